@@ -1,0 +1,40 @@
+# Two commands for a newcomer: `make run` and `make test`. Both (re)build .venv
+# whenever pyproject.toml is newer than the last install.
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+PYTHON ?= python3
+
+.PHONY: run test bench console validate render clean
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+run: $(STAMP)
+	@if [ -n "$$SLACK_BOT_TOKEN$$DISCORD_TOKEN" ]; then \
+		exec $(VENV)/bin/studybot run; \
+	else \
+		echo "No SLACK_BOT_TOKEN or DISCORD_TOKEN set: starting the console chat on the bundled lesson."; \
+		exec $(VENV)/bin/studybot console; \
+	fi
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	$(PY) -m benchmarks
+
+console: $(STAMP)
+	$(VENV)/bin/studybot console
+
+validate: $(STAMP)
+	$(VENV)/bin/studybot validate
+
+render: $(STAMP)
+	$(VENV)/bin/studybot render
+
+clean:
+	rm -rf $(VENV)

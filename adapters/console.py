@@ -1,0 +1,100 @@
+"""The console chat: the same command lines as the platforms, in a terminal, with no network.
+
+Choices are shown as numbered lines and answered by their number; a form's answer is
+the next line typed. Timers (a round's reveal) fire in the background.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import TextIO
+
+from bot.app import StudyBot
+from bot.messages import Actor, ChoiceMade, Command, Form, MessageRef, Place, Reply, TextSubmitted
+
+PLATFORM, COHORT, CHANNEL = "console", "local", "console"
+BANNER = "studybot console. Type /help for the commands, /quit to leave."
+
+
+class ConsoleChat:
+    def __init__(self, bot: StudyBot, out: TextIO = sys.stdout, user: str = "learner") -> None:
+        self.bot = bot
+        self.out = out
+        self.actor = Actor(PLATFORM, COHORT, user, user, bot.settings.instructors.console)
+        self.place = Place(PLATFORM, COHORT, CHANNEL)
+        self.choices: list[str] = []
+        self.form: Form | None = None
+        self._posted = 0
+
+    async def line(self, text: str) -> None:
+        """Handle one typed line."""
+        text = text.strip()
+        if not text:
+            return
+        if text.startswith("/"):
+            name, _, args = text[1:].partition(" ")
+            event = Command(name, args, self.actor, self.place)
+        elif text.isdigit() and self.choices and 1 <= int(text) <= len(self.choices):
+            event = ChoiceMade(self.choices[int(text) - 1], self.actor, self.place)
+        elif self.form is not None:
+            event = TextSubmitted(self.form.token, text, self.actor, self.place)
+        else:
+            self.say("Type a command such as /quiz or /help" + (", or a choice number." if self.choices else "."))
+            return
+        await self.show(await self.bot.handle(event))
+
+    async def show(self, replies: list[Reply]) -> None:
+        if replies:
+            self.choices, self.form = [], None
+        for reply in replies:
+            await self.send(reply)
+
+    async def send(self, reply: Reply) -> MessageRef:
+        """The console's Outbox: print the reply; numbered choices; a form asks for the next line."""
+        self.say(("[updated] " if reply.edit else "") + reply.text)
+        for choice in reply.choices:
+            self.choices.append(choice.token)
+            self.say(f"{len(self.choices)}. {choice.label}")
+        if reply.form:
+            self.form = reply.form
+            self.say(f"{reply.form.label} (type it on the next line):")
+        if reply.file:
+            self.say(f"--- {reply.file.filename} ---\n{reply.file.content.decode()}--- end ---")
+        self._posted += 1
+        ref = reply.edit or MessageRef(PLATFORM, CHANNEL, str(self._posted))
+        if reply.tag:
+            await self.bot.message_posted(reply.tag, ref)
+        return ref
+
+    async def edit(self, ref: MessageRef, reply: Reply) -> None:
+        await self.send(reply)
+
+    async def fire_timers(self) -> None:
+        for event in await self.bot.due_timers():
+            await self.show(await self.bot.handle(event))
+            await self.bot.timer_done(event.key)
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+
+async def run_console(bot: StudyBot, stdin: TextIO = sys.stdin, out: TextIO = sys.stdout) -> None:
+    chat = ConsoleChat(bot, out)
+    chat.say(BANNER)
+    loop = asyncio.get_running_loop()
+
+    async def timers() -> None:
+        while True:
+            await asyncio.sleep(1)
+            await chat.fire_timers()
+
+    ticker = asyncio.create_task(timers())
+    try:
+        while True:
+            text = await loop.run_in_executor(None, stdin.readline)
+            if not text or text.strip() in ("/quit", "/exit"):
+                break
+            await chat.line(text)
+    finally:
+        ticker.cancel()

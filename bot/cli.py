@@ -1,0 +1,130 @@
+"""The studybot command: run, console, validate, render, backup, health."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from bot.config import PLATFORM_VARIABLES, ConfigError, Settings
+from bot.content import ContentErrors, check_library, load_library
+from bot.logs import configure
+from bot.render import render_quiz
+
+
+def _settings() -> Settings:
+    try:
+        return Settings.from_env(os.environ)
+    except ConfigError as exc:
+        sys.exit(f"studybot: {exc}")
+
+
+def validate(folder: Path) -> int:
+    library, problems = check_library(folder)
+    if problems:
+        for problem in problems:
+            print(problem)
+        print(f"{len(problems)} problem(s) found.", file=sys.stderr)
+        return 1
+    print(f"OK: {len(library.lessons)} lesson(s), {len(library.questions)} questions, "
+          f"{len(library.terms)} glossary terms, {len(library.prompts)} teach-back prompts.")
+    return 0
+
+
+def render(folder: Path) -> int:
+    try:
+        library = load_library(folder)
+    except ContentErrors as exc:
+        print(exc)
+        return 1
+    for lesson in library.lessons.values():
+        target = lesson.path / "quiz.md"
+        target.write_text(render_quiz(lesson), encoding="utf-8")
+        print(f"wrote {target}")
+    return 0
+
+
+async def _start(settings: Settings):
+    from bot.app import StudyBot
+    from bot.store import StoreUnavailable
+
+    try:
+        return await StudyBot.start(settings)
+    except ContentErrors as exc:
+        sys.exit(f"studybot: the lesson packs have problems:\n{exc}")
+    except StoreUnavailable as exc:
+        sys.exit(f"studybot: {exc}")
+
+
+async def console(settings: Settings) -> None:
+    from adapters.console import run_console
+
+    bot = await _start(settings)
+    try:
+        await run_console(bot)
+    finally:
+        await bot.close()
+
+
+async def run(settings: Settings) -> int:
+    if not settings.platforms:
+        print(f"studybot run: no platform is configured. Set {PLATFORM_VARIABLES}, "
+              "or try the console with `studybot console`.", file=sys.stderr)
+        return 1
+    from adapters.runner import run_platforms
+
+    bot = await _start(settings)
+    try:
+        await run_platforms(bot, settings)
+    finally:
+        await bot.close()
+    return 0
+
+
+async def backup(settings: Settings, target: Path) -> int:
+    from bot.clock import SystemClock
+    from bot.store import Store, StoreUnavailable
+
+    try:
+        store = await Store.open(settings.db_path, SystemClock())
+    except StoreUnavailable as exc:
+        print(f"studybot backup: {exc}", file=sys.stderr)
+        return 1
+    try:
+        await store.backup(target)
+    finally:
+        await store.close()
+    print(f"backed up {settings.db_path} to {target}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="studybot", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("run", help="start every platform whose token is set")
+    sub.add_parser("console", help="the terminal chat (no network, no token)")
+    for name, what in (("validate", "check the lesson packs"), ("render", "write quiz.md from quiz.yaml")):
+        p = sub.add_parser(name, help=what)
+        p.add_argument("folder", nargs="?", type=Path, help="lesson packs (default: STUDYBOT_CONTENT or content/)")
+    p = sub.add_parser("backup", help="a consistent copy of the database, safe while the bot runs")
+    p.add_argument("path", type=Path)
+    args = parser.parse_args(argv)
+
+    settings = _settings()
+    configure(settings.log_level if args.command == "run" else "WARNING")
+    if args.command in ("validate", "render"):
+        folder = args.folder or settings.content_dir
+        sys.exit((validate if args.command == "validate" else render)(folder))
+    if args.command == "console":
+        settings.db_path.parent.mkdir(parents=True, exist_ok=True)
+        asyncio.run(console(settings))
+    elif args.command == "run":
+        sys.exit(asyncio.run(run(settings)))
+    elif args.command == "backup":
+        sys.exit(asyncio.run(backup(settings, args.path)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+"""Time, injected: the real clock in production, a fixed one that tests advance."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, tzinfo
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...
+
+
+class SystemClock:
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+class FixedClock:
+    """A clock that moves only when told to."""
+
+    def __init__(self, start: datetime | str = "2026-11-30T09:00:00+00:00") -> None:
+        self._now = datetime.fromisoformat(start) if isinstance(start, str) else start
+
+    def now(self) -> datetime:
+        return self._now
+
+    def advance(self, seconds: float) -> datetime:
+        self._now += timedelta(seconds=seconds)
+        return self._now
+
+    def set(self, when: datetime | str) -> None:
+        self._now = datetime.fromisoformat(when) if isinstance(when, str) else when
+
+
+def iso_week(moment: datetime, zone: tzinfo) -> str:
+    """The ISO week name (2026-W48) of a moment in a time zone: weeks run Monday to Sunday."""
+    year, week, _ = moment.astimezone(zone).isocalendar()
+    return f"{year}-W{week:02d}"

@@ -1,0 +1,162 @@
+"""What crosses the boundary between the core and the adapters.
+
+Inbound events and outbound replies are frozen dataclasses. The neutral size limits
+live here and are enforced when a reply is built, so no adapter can render a message a
+platform would refuse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from enum import StrEnum
+
+MAX_TEXT = 1900
+MAX_CHOICES_PER_ROW = 5
+MAX_CHOICES = 25
+MAX_CHOICE_LABEL = 75
+MAX_FORM_TITLE = 24
+MAX_INPUT_LABEL = 45
+MAX_FORM_TEXT = 4000
+CUT_NOTE = "\n… (cut to fit the chat; the full text is in the lesson pack)"
+
+
+def fit(text: str, limit: int, note: str = "…") -> str:
+    """Cut text to at most `limit` characters, ending with `note` when it was cut."""
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - len(note))] + note
+
+
+class Audience(StrEnum):
+    PUBLIC = "public"  # the channel
+    PRIVATE = "private"  # ephemeral where the platform has it, else a direct message
+    DM = "dm"  # a direct message
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who sent an event. Adapters set `is_instructor` from the settings."""
+
+    platform: str
+    cohort: str
+    user_id: str
+    display_name: str = ""
+    is_instructor: bool = False
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where an event happened. `channel_id` is None for a direct message."""
+
+    platform: str
+    cohort: str
+    channel_id: str | None = None
+    thread_id: str | None = None
+
+
+@dataclass(frozen=True)
+class MessageRef:
+    """A message the bot posted, so that a later reply can replace it."""
+
+    platform: str
+    channel_id: str
+    message_id: str
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    args: str
+    actor: Actor
+    place: Place
+
+
+@dataclass(frozen=True)
+class ChoiceMade:
+    token: str
+    actor: Actor
+    place: Place
+
+
+@dataclass(frozen=True)
+class TextSubmitted:
+    form_token: str
+    text: str
+    actor: Actor
+    place: Place
+
+
+@dataclass(frozen=True)
+class TimerFired:
+    key: str
+    at: datetime
+
+
+Event = Command | ChoiceMade | TextSubmitted | TimerFired
+
+
+@dataclass(frozen=True)
+class Choice:
+    label: str
+    token: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "label", fit(self.label, MAX_CHOICE_LABEL) or "?")
+
+
+@dataclass(frozen=True)
+class Form:
+    """A text form: a modal on Slack and Discord, the next line on the console."""
+
+    token: str
+    title: str
+    prompt: str
+    label: str = "Your answer"
+    max_length: int = MAX_FORM_TEXT
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "title", fit(self.title, MAX_FORM_TITLE))
+        object.__setattr__(self, "label", fit(self.label, MAX_INPUT_LABEL))
+        object.__setattr__(self, "prompt", fit(self.prompt, MAX_TEXT))
+
+
+@dataclass(frozen=True)
+class Attachment:
+    filename: str
+    content: bytes
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One message for the adapter to render.
+
+    `edit` replaces an earlier message instead of posting a new one. `tag` asks the
+    adapter to report the posted message back (`StudyBot.message_posted`), so the core
+    can edit it later. `place` and `to` address replies that have no triggering event
+    (scheduled posts, reminders); otherwise the event's place and actor are used.
+    """
+
+    text: str
+    audience: Audience = Audience.PRIVATE
+    choices: tuple[Choice, ...] = ()
+    form: Form | None = None
+    file: Attachment | None = None
+    edit: MessageRef | None = None
+    tag: str | None = None
+    place: Place | None = None
+    to: Actor | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", fit(self.text, MAX_TEXT, CUT_NOTE))
+        object.__setattr__(self, "choices", tuple(self.choices)[:MAX_CHOICES])
+
+    def rows(self) -> list[tuple[Choice, ...]]:
+        """The choices in rows of at most MAX_CHOICES_PER_ROW."""
+        return [
+            self.choices[i : i + MAX_CHOICES_PER_ROW]
+            for i in range(0, len(self.choices), MAX_CHOICES_PER_ROW)
+        ]
+
+    def but(self, **changes: object) -> Reply:
+        return replace(self, **changes)

@@ -1,0 +1,33 @@
+"""/progress: a learner's own picture, per lesson."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bot.messages import Command, Reply
+
+if TYPE_CHECKING:
+    from bot.app import StudyBot
+
+
+async def progress_command(bot: StudyBot, cmd: Command) -> list[Reply]:
+    """/progress: per lesson, what you answered, got right and scored, and this week's rank."""
+    learner = await bot.store.learner_id(cmd.actor)
+    answers = await bot.store.scored_answers(learner)
+    teachbacks = await bot.store.teachback_counts(learner)
+    lines = ["Your progress"]
+    for lesson in bot.library.lessons.values():
+        ids = {q.id for q in lesson.questions}
+        mine = [a for a in answers if a.question_id in ids]
+        right = sum(a.correct for a in mine)
+        self_graded = sum(a.self_graded for a in mine)
+        attempts, tb_points = teachbacks.get(lesson.id, (0, 0))
+        lines.append(
+            f"• {lesson.title}: answered {len(mine)}/{len(ids)}, correct {right}, points {right + tb_points}"
+            f" ({self_graded} self-graded); teach-backs {attempts} ({tb_points} points)"
+        )
+    week = bot.week(cmd.actor.cohort)
+    mine_now = await bot.store.standing(cmd.actor, week)
+    lines.append(f"This week ({week}): " + (f"rank {mine_now.rank}, {mine_now.points} points" if mine_now
+                                             else "no points yet"))
+    return [Reply("\n".join(lines))]

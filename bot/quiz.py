@@ -1,0 +1,176 @@
+"""Private practice: /quiz serves the learner's next unanswered question, grades it and
+explains; after the last question comes the self-score summary."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bot import rounds
+from bot.content import Lesson, Question
+from bot.errors import StudyError
+from bot.grading import grade
+from bot.messages import Actor, Audience, Choice, ChoiceMade, Command, Form, Place, Reply, TextSubmitted
+from bot.store import PromptRow
+
+if TYPE_CHECKING:
+    from bot.app import StudyBot
+
+LETTERS = "ABCDEFGHIJ"
+OPEN_FORM = "f"  # a choice suffix: open the answer form of a short question (rounds)
+
+
+async def quiz_command(bot: StudyBot, cmd: Command) -> list[Reply]:
+    """/quiz [lesson]: practise privately, one question at a time.
+    /quiz round [lesson]: a public round in this channel; everyone may answer once."""
+    words = cmd.args.split()
+    if words and words[0].lower() == "round":
+        return await rounds.start_round(bot, cmd, " ".join(words[1:]))
+    lesson = bot.lesson(" ".join(words))
+    return await next_question(bot, cmd.actor, cmd.place, lesson)
+
+
+async def next_question(bot: StudyBot, actor: Actor, place: Place, lesson: Lesson) -> list[Reply]:
+    answered = await bot.store.answered_questions(actor, lesson.id)
+    remaining = [q for q in lesson.questions if q.id not in answered]
+    if not remaining:
+        return [await summary(bot, actor, lesson)]
+    question = remaining[0]
+    number = lesson.questions.index(question) + 1
+    prompt_id = await bot.store.new_prompt(
+        "question", place, actor, lesson_id=lesson.id, item_id=question.id, mode="practice"
+    )
+    header = f"{lesson.title} · question {number} of {len(lesson.questions)}"
+    return [ask(question, prompt_id, header, Audience.PRIVATE)]
+
+
+def ask(question: Question, prompt_id: str, header: str, audience: Audience,
+        extra: tuple[Choice, ...] = (), tag: str | None = None, place: Place | None = None) -> Reply:
+    """A question as a reply: choices for multiple choice, a form for a short answer.
+
+    In public (a round) a short question gets an Answer button that opens the form."""
+    text = f"{header}\n{question.prompt}"
+    if question.type == "mc":
+        choices = tuple(
+            Choice(f"{LETTERS[i]}. {option.text}", f"{prompt_id}.{i}") for i, option in enumerate(question.choices)
+        )
+        return Reply(text, audience, choices=choices + extra, tag=tag, place=place)
+    if audience is Audience.PUBLIC:
+        answer = Choice("Answer", f"{prompt_id}.{OPEN_FORM}")
+        return Reply(text + "\n(short answer: press Answer)", audience, choices=(answer, *extra), tag=tag, place=place)
+    return Reply(text, audience, form=answer_form(question, prompt_id), tag=tag, place=place)
+
+
+def answer_form(question: Question, prompt_id: str) -> Form:
+    return Form(prompt_id, "Short answer", question.prompt, label="Your answer")
+
+
+async def on_choice(bot: StudyBot, event: ChoiceMade, prompt: PromptRow, suffix: str) -> list[Reply]:
+    question = _question(bot, prompt)
+    if suffix == OPEN_FORM:
+        if prompt.closed:
+            raise StudyError("That question has ended. Watch for the next one.")
+        return [Reply(question.prompt, form=answer_form(question, prompt.id))]
+    if suffix == rounds.NEXT:
+        return await rounds.on_next(bot, event, prompt)
+    if not suffix.isdigit() or int(suffix) >= len(question.choices):
+        raise StudyError("That button is no longer valid. Use /quiz for a fresh question.")
+    index = int(suffix)
+    correct = index == question.correct_index
+    recorded = await bot.store.record_answer(
+        prompt.id, event.actor, lesson_id=question.lesson_id, question_id=question.id,
+        mode=prompt.mode or "practice", correct=correct, week=bot.week(event.actor.cohort), choice=index,
+    )
+    if recorded.status != "recorded":
+        return [_not_recorded(recorded.status)]
+    lines = ["✅ Correct." if correct else f"❌ Not quite. You chose {LETTERS[index]}: "
+             + question.choices[index].why_wrong]
+    if not correct:
+        right = question.correct_index
+        lines.append(f"The answer is {LETTERS[right]}. {question.choices[right].text}")
+    lines.append(question.explanation)
+    if not recorded.scored:
+        lines.append("(Practice: your first answer to this question is the one that counts.)")
+    return [await _feedback(bot, event, prompt, "\n".join(lines))]
+
+
+async def on_text(bot: StudyBot, event: TextSubmitted, prompt: PromptRow) -> list[Reply]:
+    question = _question(bot, prompt)
+    if question.rubric is None:
+        raise StudyError("That question takes a button, not text. Use /quiz for a fresh one.")
+    result = grade(question.rubric, event.text)
+    recorded = await bot.store.record_answer(
+        prompt.id, event.actor, lesson_id=question.lesson_id, question_id=question.id,
+        mode=prompt.mode or "practice", correct=result.correct, week=bot.week(event.actor.cohort),
+    )
+    if recorded.status != "recorded":
+        return [_not_recorded(recorded.status)]
+    points = {p.id: p.point for p in question.rubric.points}
+    verdict = "✅ Graded correct" if result.correct else "❌ Not yet"
+    lines = [f"{verdict}: {len(result.matched)} of {len(points)} key points "
+             f"(needed {question.rubric.needed})."]
+    lines += [f"✓ {points[k]}" for k in result.matched]
+    lines += [f"✗ {points[k]}" + (" (stated as a misconception)" if k in result.voided else "") for k in result.missed]
+    lines.append(f"Model answer: {question.model_answer}")
+    if not recorded.scored:
+        lines.append("(Practice: your first answer to this question is the one that counts.)")
+    lines.append("Honor system: compare with the model answer and grade yourself.")
+    grade_id = await bot.store.new_prompt(
+        "selfgrade", event.place, event.actor, lesson_id=question.lesson_id, item_id=question.id,
+        data={"answer": recorded.answer_id},
+    )
+    self_grades = (Choice("I got it right", f"{grade_id}.1"), Choice("I missed it", f"{grade_id}.0"))
+    return [await _feedback(bot, event, prompt, "\n".join(lines), self_grades)]
+
+
+async def on_self_grade(bot: StudyBot, event: ChoiceMade, prompt: PromptRow, suffix: str) -> list[Reply]:
+    if suffix not in ("0", "1"):
+        raise StudyError("That button is no longer valid.")
+    if not await bot.store.spend(prompt.id, event.actor):
+        return [Reply("You already graded yourself on this answer.")]
+    if not await bot.store.self_grade(int(prompt.data["answer"]), suffix == "1"):
+        raise StudyError("That answer is no longer stored.")
+    verdict = "correct" if suffix == "1" else "not correct"
+    return [Reply(f"Recorded: self-graded {verdict}. Your results file shows it as self-graded.")]
+
+
+async def on_next(bot: StudyBot, event: ChoiceMade, prompt: PromptRow, suffix: str) -> list[Reply]:
+    return await next_question(bot, event.actor, event.place, bot.lesson(prompt.lesson_id))
+
+
+async def summary(bot: StudyBot, actor: Actor, lesson: Lesson) -> Reply:
+    learner = await bot.store.find_learner(actor)
+    rows = {r.question_id: r for r in await bot.store.scored_answers(learner, lesson.id)} if learner else {}
+    right = sum(1 for q in lesson.questions if q.id in rows and rows[q.id].correct)
+    self_graded = sum(1 for r in rows.values() if r.self_graded)
+    marks = " ".join(
+        f"{n}{'✓' if rows[q.id].correct else '✗'}" if q.id in rows else f"{n}·"
+        for n, q in enumerate(lesson.questions, start=1)
+    )
+    total = len(lesson.questions)
+    return Reply(
+        f"{lesson.title}: every question answered.\n{marks}\n"
+        f"Self-graded answers: {self_graded}. /results sends your quiz_results.txt.\n"
+        f"Score: {right}/{total}"
+    )
+
+
+async def _feedback(bot: StudyBot, event: ChoiceMade | TextSubmitted, prompt: PromptRow, text: str,
+                    choices: tuple[Choice, ...] = ()) -> Reply:
+    """Private feedback; in practice it offers the next question too."""
+    if prompt.mode == "practice":
+        next_id = await bot.store.new_prompt("next", event.place, event.actor, lesson_id=prompt.lesson_id)
+        choices += (Choice("Next question", f"{next_id}.0"),)
+    return Reply(text, Audience.PRIVATE, choices=choices)
+
+
+def _not_recorded(status: str) -> Reply:
+    if status == "already":
+        return Reply("You already answered this question; your first answer stands.")
+    return Reply("That question has ended, so the answer was not recorded. Use /quiz for a fresh one.")
+
+
+def _question(bot: StudyBot, prompt: PromptRow) -> Question:
+    question = bot.library.questions.get(prompt.item_id or "")
+    if question is None:
+        raise StudyError("That question is no longer in the lesson. Use /quiz for a fresh one.")
+    return question

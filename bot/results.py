@@ -1,0 +1,120 @@
+"""quiz_results.txt: a learner's (or a cohort's) results, written atomically and sent as a file.
+
+Format (version 1), UTF-8 text: a header of `key: value` lines, then one block per
+learner and lesson: `learner:`, `name:`, `lesson:`, `title:`, `score: N/M (P%)`,
+`self-graded: K`, then one tab-separated line per question: id, type, result
+(correct, wrong or unanswered) and `self-graded` when the learner graded it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bot.content import Lesson
+from bot.errors import StudyError
+from bot.messages import Actor, Attachment, Audience, Command, Reply
+from bot.store import AnswerRow
+
+if TYPE_CHECKING:
+    from bot.app import StudyBot
+
+FILENAME = "quiz_results.txt"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _safe(part: str) -> str:
+    """A path component made only from an id's safe characters; never empty, never '..'."""
+    return _UNSAFE.sub("_", part)[:64] or "_"
+
+
+def learner_dir(root: Path, actor: Actor) -> Path:
+    return root / _safe(actor.cohort) / f"{_safe(actor.platform)}-{_safe(actor.user_id)}"
+
+
+def cohort_dir(root: Path, platform: str, cohort: str) -> Path:
+    return root / _safe(cohort) / f"{_safe(platform)}-cohort"
+
+
+def write_atomically(folder: Path, content: bytes) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / FILENAME
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".quiz_results.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(content)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def delete_files(root: Path, actor: Actor) -> None:
+    shutil.rmtree(learner_dir(root, actor), ignore_errors=True)
+
+
+def lesson_block(lesson: Lesson, answers: dict[str, AnswerRow]) -> list[str]:
+    right = sum(1 for q in lesson.questions if q.id in answers and answers[q.id].correct)
+    total = len(lesson.questions)
+    percent = round(100 * right / total) if total else 0
+    lines = [
+        f"lesson: {lesson.id}",
+        f"title: {lesson.title}",
+        f"score: {right}/{total} ({percent}%)",
+        f"self-graded: {sum(1 for a in answers.values() if a.self_graded)}",
+    ]
+    for q in lesson.questions:
+        row = answers.get(q.id)
+        result = "unanswered" if row is None else ("correct" if row.correct else "wrong")
+        lines.append("\t".join([q.id, q.type, result] + (["self-graded"] if row and row.self_graded else [])))
+    return lines
+
+
+async def learner_blocks(bot: StudyBot, learner_id: int, platform: str, user_id: str, name: str) -> list[str]:
+    answers = {a.question_id: a for a in await bot.store.scored_answers(learner_id)}
+    lines: list[str] = []
+    for lesson in bot.library.lessons.values():
+        lines += ["", f"learner: {platform}:{user_id}", f"name: {_CONTROL.sub(' ', name)[:80]}"]
+        lines += lesson_block(lesson, answers)
+    return lines
+
+
+async def results_command(bot: StudyBot, cmd: Command) -> list[Reply]:
+    """/results [here]: your quiz_results.txt, by direct message (or in this channel with here).
+    /results cohort: the whole cohort's results file, by direct message (instructors)."""
+    word = cmd.args.strip().lower()
+    if word not in ("", "here", "cohort"):
+        raise StudyError("Use /results, /results here or /results cohort.")
+    now = bot.clock.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+    header = ["# studybot quiz results", "format: 1", f"cohort: {cmd.actor.platform}:{cmd.actor.cohort}",
+              f"generated: {now}"]
+    root = bot.settings.results_dir
+    if word == "cohort":
+        bot.require_instructor(cmd, "export the cohort's results")
+        lines = list(header)
+        for row in await bot.store.cohort_learners(cmd.actor.platform, cmd.actor.cohort):
+            lines += await learner_blocks(bot, row["id"], cmd.actor.platform, row["user_id"], row["display_name"])
+        folder = cohort_dir(root, cmd.actor.platform, cmd.actor.cohort)
+        note = "The cohort's results are attached."
+    else:
+        learner = await bot.store.learner_id(cmd.actor)
+        lines = header + await learner_blocks(bot, learner, cmd.actor.platform, cmd.actor.user_id,
+                                              cmd.actor.display_name)
+        folder = learner_dir(root, cmd.actor)
+        note = "Your results are attached."
+    content = ("\n".join(lines) + "\n").encode()
+    write_atomically(folder, content)
+    audience = Audience.PUBLIC if word == "here" else Audience.DM
+    attachment = Attachment(FILENAME, content)
+    replies = [Reply(note, audience, file=attachment)]
+    if audience is Audience.DM:
+        replies.append(Reply("Sent: check your direct messages for quiz_results.txt."))
+    return replies
