@@ -12,6 +12,7 @@ from typing import TextIO
 
 from bot.app import StudyBot
 from bot.messages import Actor, ChoiceMade, Command, Form, MessageRef, Place, Reply, TextSubmitted
+from bot.scheduler import deliver, run_scheduler
 
 PLATFORM, COHORT, CHANNEL = "console", "local", "console"
 BANNER = "studybot console. Type /help for the commands, /quit to leave."
@@ -48,11 +49,11 @@ class ConsoleChat:
         if replies:
             self.choices, self.form = [], None
         for reply in replies:
-            await self.send(reply)
+            await deliver(self.bot, self, reply)
 
     async def send(self, reply: Reply) -> MessageRef:
         """The console's Outbox: print the reply; numbered choices; a form asks for the next line."""
-        self.say(("[updated] " if reply.edit else "") + reply.text)
+        self.say(reply.text)
         for choice in reply.choices:
             self.choices.append(choice.token)
             self.say(f"{len(self.choices)}. {choice.label}")
@@ -62,18 +63,10 @@ class ConsoleChat:
         if reply.file:
             self.say(f"--- {reply.file.filename} ---\n{reply.file.content.decode()}--- end ---")
         self._posted += 1
-        ref = reply.edit or MessageRef(PLATFORM, CHANNEL, str(self._posted))
-        if reply.tag:
-            await self.bot.message_posted(reply.tag, ref)
-        return ref
+        return MessageRef(PLATFORM, CHANNEL, str(self._posted))
 
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
-        await self.send(reply)
-
-    async def fire_timers(self) -> None:
-        for event in await self.bot.due_timers():
-            await self.show(await self.bot.handle(event))
-            await self.bot.timer_done(event.key)
+        await self.send(reply.but(text=f"[message {ref.message_id} updated]\n{reply.text}"))
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -84,12 +77,7 @@ async def run_console(bot: StudyBot, stdin: TextIO = sys.stdin, out: TextIO = sy
     chat.say(BANNER)
     loop = asyncio.get_running_loop()
 
-    async def timers() -> None:
-        while True:
-            await asyncio.sleep(1)
-            await chat.fire_timers()
-
-    ticker = asyncio.create_task(timers())
+    ticker = asyncio.create_task(run_scheduler(bot, {PLATFORM: chat}))
     try:
         while True:
             text = await loop.run_in_executor(None, stdin.readline)

@@ -55,6 +55,7 @@ class StudyBot:
         self.settings = settings
         self.clock = clock or store.clock
         self.glossary = Glossary(library.terms)
+        self.heartbeat = self.clock.now()  # the scheduler loop refreshes it; `studybot health` reads it
         self.commands: dict[str, CommandHandler] = {
             "quiz": quiz.quiz_command,
             "glossary": glossary_command,

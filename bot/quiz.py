@@ -9,7 +9,17 @@ from bot import rounds
 from bot.content import Lesson, Question
 from bot.errors import StudyError
 from bot.grading import grade
-from bot.messages import Actor, Audience, Choice, ChoiceMade, Command, Form, Place, Reply, TextSubmitted
+from bot.messages import (
+    Actor,
+    Audience,
+    Choice,
+    ChoiceMade,
+    Command,
+    Form,
+    Place,
+    Reply,
+    TextSubmitted,
+)
 from bot.store import PromptRow
 
 if TYPE_CHECKING:

@@ -1,0 +1,63 @@
+"""`studybot run`: every configured platform in one event loop, on one store, with one
+scheduler delivering timers through each platform's Outbox. SIGTERM and Ctrl-C stop it
+cleanly: adapters finish the work in flight, then the store closes."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from typing import Protocol
+
+from bot.app import StudyBot
+from bot.config import Settings
+from bot.scheduler import Outbox, run_scheduler
+
+log = logging.getLogger("studybot.runner")
+
+
+class Adapter(Outbox, Protocol):
+    platform: str
+
+    async def start(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+def make_adapters(bot: StudyBot, settings: Settings) -> list[Adapter]:
+    adapters: list[Adapter] = []
+    if "slack" in settings.platforms:
+        from adapters.slack_app import SlackAdapter
+
+        adapters.append(SlackAdapter(bot, settings))
+    if "discord" in settings.platforms:
+        from adapters.discord_app import DiscordAdapter
+
+        adapters.append(DiscordAdapter(bot, settings))
+    return adapters
+
+
+async def run_platforms(bot: StudyBot, settings: Settings, stop: asyncio.Event | None = None) -> None:
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    adapters = make_adapters(bot, settings)
+    started: list[Adapter] = []
+    ticker = None
+    try:
+        for adapter in adapters:
+            await adapter.start()
+            started.append(adapter)
+            log.info("%s connected", adapter.platform)
+        ticker = asyncio.create_task(run_scheduler(bot, {a.platform: a for a in started}))
+        log.info("studybot is running on %s", ", ".join(a.platform for a in started))
+        await stop.wait()
+        log.info("stopping")
+    finally:
+        if ticker:
+            ticker.cancel()
+        for adapter in reversed(started):
+            await adapter.close()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
