@@ -32,11 +32,11 @@ class Glossary:
     def lookup(self, query: str) -> Term | None:
         return self._by_key.get(normalise(query))
 
-    def suggest(self, query: str, limit: int = 3) -> list[Term]:
+    def suggest(self, query: str, limit: int = 3, scorer=fuzz.ratio) -> list[Term]:
         """The closest terms to a misspelt query, best first, without repeats."""
         found: list[Term] = []
         matches = process.extract(
-            normalise(query), self._keys, scorer=fuzz.ratio, limit=limit * 3, score_cutoff=SUGGESTION_CUTOFF
+            normalise(query), self._keys, scorer=scorer, limit=limit * 3, score_cutoff=SUGGESTION_CUTOFF
         )
         for key, _score, _ in matches:
             term = self._by_key[key]
@@ -55,7 +55,7 @@ class Glossary:
                 names.append(term.term)
                 if len(names) == limit:
                     return names
-        for term in self.suggest(prefix, limit):
+        for term in self.suggest(prefix, limit, scorer=fuzz.partial_ratio):  # a typo in a partly typed name
             if term.term not in names:
                 names.append(term.term)
         return names[:limit]

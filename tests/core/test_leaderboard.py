@@ -1,0 +1,59 @@
+"""Leaderboards: competition ranks, weeks in the cohort's time zone, cohorts never mix."""
+
+from zoneinfo import ZoneInfo
+
+from bot.config import CohortSettings
+from bot.messages import Audience, Command
+from support import channel, learner
+
+
+async def score(bot, user, points, cohort="T1"):
+    who = learner(user, cohort=cohort)
+    for n in range(points):
+        pid = await bot.store.new_prompt("question", channel(cohort), who, lesson_id="l", item_id=f"q{n}")
+        await bot.store.record_answer(pid, who, lesson_id="l", question_id=f"q{n}", mode="practice",
+                                      correct=True, week=bot.week(cohort))
+
+
+async def board(bot, args="", who=None, cohort="T1"):
+    return await bot.handle(Command("leaderboard", args, who or learner("U9", cohort=cohort), channel(cohort)))
+
+
+async def test_standard_competition_ranks(bot) -> None:
+    for user, pts in (("A", 5), ("B", 3), ("C", 3), ("D", 1)):
+        await score(bot, user, pts)
+    [reply] = await board(bot, who=learner("D"))
+    lines = reply.text.splitlines()
+    assert lines[1:5] == ["1. name-A · 5", "2. name-B · 3", "2. name-C · 3", "4. name-D · 1"]
+    assert "You: rank 4 with 1 points" in reply.text
+
+
+async def test_cohorts_never_mix(bot) -> None:
+    await score(bot, "A", 2, cohort="T1")
+    await score(bot, "Z", 9, cohort="T2")
+    [reply] = await board(bot, cohort="T1")
+    assert "name-A" in reply.text and "name-Z" not in reply.text
+
+
+async def test_week_follows_the_cohort_time_zone(bot, clock, settings) -> None:
+    clock.set("2026-11-29T23:30:00+00:00")  # Sunday in UTC, already Monday in Berlin
+    bot.settings = type(settings)(**{**settings.__dict__, "cohorts": {"T1": CohortSettings(ZoneInfo("Europe/Berlin"))}})
+    assert bot.week("T1") == "2026-W49" and bot.week("T2") == "2026-W48"
+    await score(bot, "A", 1)
+    [this_week] = await board(bot, "week 2026-W49")
+    [last_week] = await board(bot, "week 2026-W48")
+    [all_time] = await board(bot, "all")
+    assert "name-A" in this_week.text and "name-A" not in last_week.text and "name-A" in all_time.text
+
+
+async def test_post_is_for_instructors(bot) -> None:
+    await score(bot, "A", 1)
+    [refusal] = await board(bot, "post", who=learner("U1"))
+    assert "Only instructors" in refusal.text
+    replies = await board(bot, "post", who=learner("U1", teacher=True))
+    assert replies[0].audience is Audience.PUBLIC and "name-A" in replies[0].text
+
+
+async def test_bad_period_says_how(bot) -> None:
+    [reply] = await board(bot, "week 2026-W99")
+    assert "/leaderboard week 2026-W48" in reply.text

@@ -1,0 +1,147 @@
+"""Private practice through StudyBot.handle, on a real SQLite file with a fixed clock."""
+
+import asyncio
+
+from bot.messages import Audience, ChoiceMade, Command, TextSubmitted
+from support import channel, learner
+
+
+async def start(bot, who):
+    [reply] = await bot.handle(Command("quiz", "", who, channel()))
+    return reply
+
+
+def lesson(bot):
+    return next(iter(bot.library.lessons.values()))
+
+
+async def answer_all(bot, who, right: bool = True) -> str:
+    """Walk the whole quiz, answering every question right (or wrong)."""
+    reply = await start(bot, who)
+    for q in lesson(bot).questions:
+        assert q.prompt in reply.text
+        if q.type == "mc":
+            index = q.correct_index if right else (q.correct_index + 1) % len(q.choices)
+            [feedback] = await bot.handle(ChoiceMade(reply.choices[index].token, who, channel()))
+        else:
+            text = q.model_answer if right else "I do not know."
+            [feedback] = await bot.handle(TextSubmitted(reply.form.token, text, who, channel()))
+        [reply] = await bot.handle(ChoiceMade(feedback.choices[-1].token, who, channel()))
+    return reply.text
+
+
+async def test_mc_question_has_choices_and_feedback_explains(bot) -> None:
+    who = learner()
+    reply = await start(bot, who)
+    q = lesson(bot).questions[0]
+    assert q.type == "mc" and reply.audience is Audience.PRIVATE
+    assert len(reply.choices) == len(q.choices)
+    wrong = (q.correct_index + 1) % len(q.choices)
+    [feedback] = await bot.handle(ChoiceMade(reply.choices[wrong].token, who, channel()))
+    assert "Not quite" in feedback.text
+    assert q.choices[wrong].why_wrong in feedback.text and q.explanation in feedback.text
+    assert feedback.choices[-1].label == "Next question"
+    assert await bot.store.count("answers") == 1
+
+
+async def test_whole_quiz_ends_with_score_line(bot) -> None:
+    text = await answer_all(bot, learner())
+    total = len(lesson(bot).questions)
+    assert f"Score: {total}/{total}" in text
+
+
+async def test_first_answer_scores_later_ones_are_practice(bot) -> None:
+    who = learner()
+    await answer_all(bot, who, right=False)
+    await bot.handle(Command("quiz", "round", learner("U9", teacher=True), channel()))
+    board = await bot.store.standing(who, bot.week("T1"))
+    assert board is None  # every first answer was wrong: no points
+
+
+async def test_same_token_twice_records_one_answer(bot) -> None:
+    who = learner()
+    reply = await start(bot, who)
+    token = reply.choices[0].token
+    await bot.handle(ChoiceMade(token, who, channel()))
+    [again] = await bot.handle(ChoiceMade(reply.choices[1].token, who, channel()))
+    assert "already answered" in again.text
+    assert await bot.store.count("answers") == 1
+
+
+async def test_fifty_concurrent_deliveries_record_one_answer_and_one_score(bot) -> None:
+    who = learner()
+    reply = await start(bot, who)
+    q = lesson(bot).questions[0]
+    token = reply.choices[q.correct_index].token
+    await asyncio.gather(*(bot.handle(ChoiceMade(token, who, channel())) for _ in range(50)))
+    assert await bot.store.count("answers") == 1
+    standing = await bot.store.standing(who, bot.week("T1"))
+    assert standing.points == 1
+
+
+async def test_someone_elses_button_is_refused_and_records_nothing(bot) -> None:
+    reply = await start(bot, learner("U1"))
+    [refusal] = await bot.handle(ChoiceMade(reply.choices[0].token, learner("U2"), channel()))
+    assert "someone else" in refusal.text
+    assert await bot.store.count("answers") == 0
+
+
+async def test_short_answer_is_graded_and_self_grade_is_recorded(bot) -> None:
+    who = learner()
+    q = next(q for q in lesson(bot).questions if q.type == "short")
+    prompt_id = await bot.store.new_prompt("question", channel(), who, lesson_id=q.lesson_id, item_id=q.id,
+                                           mode="practice")
+    [feedback] = await bot.handle(TextSubmitted(prompt_id, "no idea at all", who, channel()))
+    assert "Not yet" in feedback.text and q.model_answer in feedback.text
+    got_it = next(c for c in feedback.choices if c.label == "I got it right")
+    [done] = await bot.handle(ChoiceMade(got_it.token, who, channel()))
+    assert "self-graded correct" in done.text
+    rows = await bot.store.scored_answers(await bot.store.find_learner(who))
+    assert [(r.correct, r.self_graded) for r in rows] == [(True, True)]
+    assert (await bot.store.standing(who, None)).points == 1
+    [again] = await bot.handle(ChoiceMade(got_it.token, who, channel()))
+    assert "already" in again.text
+
+
+async def test_empty_and_huge_answers_are_refused_and_not_stored(bot) -> None:
+    who = learner()
+    q = next(q for q in lesson(bot).questions if q.type == "short")
+    prompt_id = await bot.store.new_prompt("question", channel(), who, lesson_id=q.lesson_id, item_id=q.id,
+                                           mode="practice")
+    [empty] = await bot.handle(TextSubmitted(prompt_id, "   ", who, channel()))
+    [huge] = await bot.handle(TextSubmitted(prompt_id, "x" * 100_000, who, channel()))
+    assert "empty" in empty.text and "4,000" in huge.text
+    assert await bot.store.count("answers") == 0
+    [ok] = await bot.handle(TextSubmitted(prompt_id, q.model_answer, who, channel()))
+    assert "Graded correct" in ok.text
+
+
+async def test_forged_and_unknown_tokens_are_refused(bot) -> None:
+    for token in ("", "nope", "nope.1", "a.b.c", "x" * 500):
+        [reply] = await bot.handle(ChoiceMade(token, learner(), channel()))
+        assert "no longer valid" in reply.text
+    assert await bot.store.count("answers") == 0
+
+
+async def test_unknown_command_and_lesson(bot) -> None:
+    [r1] = await bot.handle(Command("dance", "", learner(), channel()))
+    [r2] = await bot.handle(Command("quiz", "no-such-lesson", learner(), channel()))
+    assert "/help" in r1.text and "No lesson" in r2.text
+
+
+async def test_help_lists_commands_from_docstrings(bot) -> None:
+    [reply] = await bot.handle(Command("help", "", learner(), channel()))
+    for name in ("/quiz", "/glossary", "/teachback", "/progress", "/leaderboard", "/results", "/forget"):
+        assert name in reply.text
+
+
+async def test_a_bug_gets_a_reference_id_and_the_log_gets_the_traceback(bot, caplog, monkeypatch) -> None:
+    async def broken(bot, cmd):
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(bot.commands, "progress", broken)
+    [reply] = await bot.handle(Command("progress", "", learner(), channel()))
+    ref = reply.text.split("reference ")[1].split(")")[0]
+    assert len(ref) == 8
+    assert any(ref in r.getMessage() and r.exc_info for r in caplog.records)
+    assert "boom" not in reply.text

@@ -1,0 +1,31 @@
+from bot.messages import Command, TextSubmitted
+from support import channel, learner
+
+
+async def test_teachback_lists_covered_and_missed_and_stores_the_attempt(bot) -> None:
+    who = learner()
+    [reply] = await bot.handle(Command("teachback", "", who, channel()))
+    assert reply.form is not None
+    prompt = next(p for p in bot.library.prompts.values() if p.prompt in reply.text)
+    good = ". ".join(k.accept[0] for k in prompt.key_points)
+    [feedback] = await bot.handle(TextSubmitted(reply.form.token, good, who, channel()))
+    assert f"You covered {len(prompt.key_points)} of {len(prompt.key_points)}" in feedback.text
+    assert "earns 1 point" in feedback.text
+    assert await bot.store.count("teachbacks") == 1
+
+
+async def test_partial_explanation_names_what_was_missed(bot) -> None:
+    who = learner()
+    [reply] = await bot.handle(Command("teachback", "", who, channel()))
+    prompt = next(p for p in bot.library.prompts.values() if p.prompt in reply.text)
+    [feedback] = await bot.handle(TextSubmitted(reply.form.token, prompt.key_points[0].accept[0], who, channel()))
+    assert "missed" in feedback.text
+
+
+async def test_empty_or_too_long_explanation_is_refused_and_not_stored(bot) -> None:
+    who = learner()
+    [reply] = await bot.handle(Command("teachback", "", who, channel()))
+    for text in ("", "  \n ", "word " * 1000):
+        [refusal] = await bot.handle(TextSubmitted(reply.form.token, text, who, channel()))
+        assert "empty" in refusal.text or "4,000" in refusal.text
+    assert await bot.store.count("teachbacks") == 0
