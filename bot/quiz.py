@@ -126,7 +126,7 @@ async def on_text(bot: StudyBot, event: TextSubmitted, prompt: PromptRow) -> lis
     lines.append("Honor system: compare with the model answer and grade yourself.")
     grade_id = await bot.store.new_prompt(
         "selfgrade", event.place, event.actor, lesson_id=question.lesson_id, item_id=question.id,
-        data={"answer": recorded.answer_id},
+        mode=prompt.mode, data={"answer": recorded.answer_id},
     )
     self_grades = (Choice("I got it right", f"{grade_id}.1"), Choice("I missed it", f"{grade_id}.0"))
     return [await _feedback(bot, event, prompt, "\n".join(lines), self_grades)]
@@ -140,7 +140,8 @@ async def on_self_grade(bot: StudyBot, event: ChoiceMade, prompt: PromptRow, suf
     if not await bot.store.self_grade(int(prompt.data["answer"]), suffix == "1"):
         raise StudyError("That answer is no longer stored.")
     verdict = "correct" if suffix == "1" else "not correct"
-    return [Reply(f"Recorded: self-graded {verdict}. Your results file shows it as self-graded.")]
+    return [await _feedback(bot, event, prompt, f"Recorded: self-graded {verdict}. Your results file shows it "
+                                                "as self-graded.")]
 
 
 async def on_next(bot: StudyBot, event: ChoiceMade, prompt: PromptRow, suffix: str) -> list[Reply]:
