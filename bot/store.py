@@ -8,6 +8,7 @@ forward by `PRAGMA user_version`.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 import sqlite3
@@ -222,6 +223,8 @@ class Store:
     def __init__(self, db: aiosqlite.Connection, clock: Clock) -> None:
         self._db = db
         self.clock = clock
+        self._pending: list[tuple[Callable[..., Any], tuple, asyncio.Future]] = []
+        self._flushing: asyncio.Task | None = None
 
     @classmethod
     async def open(cls, path: Path | str, clock: Clock) -> Store:
@@ -243,6 +246,8 @@ class Store:
         return store
 
     async def close(self) -> None:
+        if self._flushing is not None:
+            await self._flushing
         await self._db.close()
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
@@ -250,14 +255,37 @@ class Store:
         return await self._db._execute(fn, self._db._conn, *args)  # noqa: SLF001
 
     async def _write(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run fn in one IMMEDIATE transaction; a locked or full database is StoreBusy."""
+        """Run fn(connection, *args) in a transaction and return once it has committed.
+
+        Writes that arrive together share one transaction (group commit), each in its own
+        savepoint so that one failing write does not undo the others. A locked or full
+        database is StoreBusy: nothing of that batch was committed.
+        """
+        future: asyncio.Future = asyncio.get_running_loop().create_future()
+        self._pending.append((fn, args, future))
+        if self._flushing is None:
+            self._flushing = asyncio.create_task(self._flush())
         try:
-            return await self._run(_transaction, fn, *args)
+            return await future
         except sqlite3.OperationalError as exc:
             text = str(exc).lower()
             if "locked" in text or "busy" in text or "full" in text or "disk" in text:
                 raise StoreBusy() from exc
             raise
+
+    async def _flush(self) -> None:
+        try:
+            while self._pending:
+                batch, self._pending = self._pending, []
+                try:
+                    outcomes = await self._run(_commit_together, [(fn, args) for fn, args, _ in batch])
+                except BaseException as exc:  # nothing of the batch was committed
+                    outcomes = [(False, exc)] * len(batch)
+                for (_, _, future), (ok, value) in zip(batch, outcomes, strict=True):
+                    if not future.done():
+                        future.set_result(value) if ok else future.set_exception(value)
+        finally:
+            self._flushing = None
 
     async def _read(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
         return await self._run(lambda c: c.execute(sql, tuple(params)).fetchall())
@@ -677,15 +705,25 @@ def migrate(c: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
     return target
 
 
-def _transaction(c: sqlite3.Connection, fn: Callable[..., T], *args: Any) -> T:
+def _commit_together(c: sqlite3.Connection, writes: list[tuple[Callable[..., Any], tuple]]) -> list[tuple[bool, Any]]:
+    """Run each write in a savepoint of one IMMEDIATE transaction, then commit them all."""
+    outcomes: list[tuple[bool, Any]] = []
     c.execute("BEGIN IMMEDIATE")
     try:
-        result = fn(c, *args)
+        for fn, args in writes:
+            c.execute("SAVEPOINT write")
+            try:
+                outcomes.append((True, fn(c, *args)))
+            except Exception as exc:  # this write is undone; the others stand
+                c.execute("ROLLBACK TO write")
+                outcomes.append((False, exc))
+            c.execute("RELEASE write")
+        c.execute("COMMIT")
     except BaseException:
-        c.execute("ROLLBACK")
+        if c.in_transaction:
+            c.execute("ROLLBACK")
         raise
-    c.execute("COMMIT")
-    return result
+    return outcomes
 
 
 def _learner(c: sqlite3.Connection, actor: Actor, now: str) -> int:

@@ -1,0 +1,215 @@
+"""Start-up, glossary typo lookups, answer recording and leaderboard queries, each beside a
+bare baseline run in the same process. Prints figures; asserts nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sqlite3
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import aiosqlite
+import yaml
+
+from bot.app import StudyBot
+from bot.clock import FixedClock
+from bot.config import Settings
+from bot.content import load_library
+from bot.glossary import Glossary
+from bot.messages import Actor, ChoiceMade, Place
+
+LESSONS, QUESTIONS_PER_LESSON, TERMS_PER_LESSON = 100, 50, 50
+
+
+def write_library(root: Path) -> list[Path]:
+    """100 lessons, 5,000 questions (about 600 bytes of YAML each), 5,000 glossary terms."""
+    files = []
+    for n in range(LESSONS):
+        folder = root / f"lesson{n:03d}"
+        folder.mkdir(parents=True)
+        (folder / "lesson.yaml").write_text(
+            f'id: "lesson-{n}"\ntitle: "Lesson {n}"\nsummary: "Generated lesson {n}."\n'
+            'goals:\n  - id: "g"\n    text: "A goal"\n'
+        )
+        questions = []
+        for q in range(QUESTIONS_PER_LESSON):
+            questions.append(
+                f'  - id: "l{n}-q{q}"\n    type: mc\n    goal: "g"\n'
+                f'    prompt: "Which statement about generated topic number {q} of lesson {n} is right?"\n'
+                "    choices:\n"
+                '      - text: "The first statement, which is the correct one for this question"\n'
+                "        correct: true\n"
+                '      - text: "A second statement that sounds plausible but is wrong"\n'
+                '        why_wrong: "It confuses the training side with the serving side."\n'
+                '      - text: "A third statement that mixes up two of the terms"\n'
+                '        why_wrong: "It swaps the meaning of the two terms in the lesson."\n'
+                '    explanation: "The first statement follows from the reading; the others do not."\n'
+                "    sources: [P1, M2]\n"
+            )
+        (folder / "quiz.yaml").write_text("questions:\n" + "".join(questions))
+        terms = [
+            f'  - term: "term {n}-{t} widget"\n    aliases: ["tw{n}x{t}"]\n'
+            f'    definition: "A generated definition of term {t} in lesson {n}, in plain words."\n'
+            for t in range(TERMS_PER_LESSON)
+        ]
+        (folder / "glossary.yaml").write_text("terms:\n" + "".join(terms))
+        files += [folder / "lesson.yaml", folder / "quiz.yaml", folder / "glossary.yaml"]
+    return files
+
+
+def best_of(runs: int, fn) -> float:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def bench_startup() -> list[str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "content"
+        files = write_library(root)
+        size = sum(f.stat().st_size for f in files)
+        bare = best_of(3, lambda: [yaml.load(f.read_text(), Loader=yaml.CSafeLoader) for f in files])  # noqa: S506
+        ours = best_of(3, lambda: load_library(root))
+        library = load_library(root)
+        glossary = Glossary(library.terms)
+        names = [t.term for t in library.terms]
+        rng = random.Random(7)
+        lookups = []
+        for _ in range(1000):
+            name = list(rng.choice(names))
+            i = rng.randrange(len(name) - 1)
+            name[i], name[i + 1] = name[i + 1], name[i]  # a transposition typo
+            started = time.perf_counter()
+            glossary.lookup("".join(name)) or glossary.suggest("".join(name))
+            lookups.append((time.perf_counter() - started) * 1000)
+    p99 = statistics.quantiles(lookups, n=100)[98]
+    return [
+        f"start-up: {len(library.questions):,} questions, {len(library.terms):,} terms, {size / 1e6:.1f} MB of YAML",
+        f"  load + validate {ours * 1000:.0f} ms vs bare CSafeLoader {bare * 1000:.0f} ms: "
+        f"ratio {ours / bare:.2f}x (goal <= 1.5x)",
+        f"glossary typo lookup over {len(names):,} terms: p50 {statistics.median(lookups):.2f} ms, "
+        f"p99 {p99:.2f} ms (goal p99 < 2 ms)",
+    ]
+
+
+async def bench_answers(learners: int = 500, rounds: int = 4) -> list[str]:
+    """Answers per second through StudyBot.handle, each returned after its commit."""
+    with tempfile.TemporaryDirectory() as tmp:
+        content = Path(__file__).resolve().parents[1] / "content"
+        settings = Settings(db_path=Path(tmp) / "bench.db", content_dir=content, results_dir=Path(tmp) / "r")
+        bot = await StudyBot.start(settings, FixedClock())
+        lesson = next(iter(bot.library.lessons.values()))
+        mc = [q for q in lesson.questions if q.type == "mc"][:rounds]
+        place = Place("slack", "T1", "C1")
+        actors = [Actor("slack", "T1", f"U{i}", f"learner {i}") for i in range(learners)]
+        tokens = []
+        for q in mc:
+            for actor in actors:
+                pid = await bot.store.new_prompt("question", place, actor, lesson_id=lesson.id, item_id=q.id,
+                                                 mode="round")
+                tokens.append((f"{pid}.{q.correct_index}", actor))
+        started = time.perf_counter()
+        for batch in range(rounds):
+            chunk = tokens[batch * learners:(batch + 1) * learners]
+            await asyncio.gather(*(bot.handle(ChoiceMade(token, actor, place)) for token, actor in chunk))
+        ours = len(tokens) / (time.perf_counter() - started)
+        recorded = await bot.store.count("answers")
+        await bot.close()
+
+        async with aiosqlite.connect(Path(tmp) / "bare.db", isolation_level=None) as db:
+            await db.execute("PRAGMA journal_mode = WAL")
+            await db.execute("PRAGMA synchronous = NORMAL")
+            await db.execute("CREATE TABLE answers (id INTEGER PRIMARY KEY, learner TEXT, question TEXT, correct INT,"
+                             " week TEXT, at TEXT)")
+            await db.execute("CREATE TABLE scores (learner TEXT, week TEXT, points INT, PRIMARY KEY (learner, week))")
+            lock = asyncio.Lock()
+
+            async def bare(i: int) -> None:
+                async with lock:  # one transaction per answer, like the bot's
+                    await db.execute("BEGIN IMMEDIATE")
+                    await db.execute("INSERT INTO answers (learner, question, correct, week, at) VALUES (?,?,?,?,?)",
+                                     (f"U{i}", "q", 1, "2026-W49", "now"))
+                    await db.execute("INSERT INTO scores VALUES (?, '2026-W49', 1) ON CONFLICT DO UPDATE"
+                                     " SET points = points + 1", (f"U{i}",))
+                    await db.execute("COMMIT")
+
+            started = time.perf_counter()
+            for _ in range(rounds):
+                await asyncio.gather(*(bare(i) for i in range(learners)))
+            baseline = len(tokens) / (time.perf_counter() - started)
+    return [
+        f"answers: {learners} concurrent learners x {rounds} questions, {recorded:,} recorded",
+        f"  through StudyBot.handle {ours:,.0f}/s vs bare aiosqlite {baseline:,.0f}/s: ratio {ours / baseline:.2f} "
+        "(goal >= 2,000/s)",
+    ]
+
+
+async def bench_leaderboard(answers: int = 1_000_000, learners: int = 10_000) -> list[str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "board.db"
+        clock = FixedClock()
+        settings = Settings(db_path=path, content_dir=Path(__file__).resolve().parents[1] / "content")
+        bot = await StudyBot.start(settings, clock)
+        week = bot.week("T1")
+        await bot.close()
+        rng = random.Random(3)
+        points = [0] * learners
+        with sqlite3.connect(path) as c:
+            c.execute("PRAGMA synchronous = OFF")
+            c.executemany("INSERT INTO learners (id, platform, cohort, user_id, display_name, last_seen)"
+                          " VALUES (?, 'slack', 'T1', ?, ?, 'x')",
+                          ((i + 1, f"U{i}", f"learner {i}") for i in range(learners)))
+            rows = []
+            for n in range(answers):
+                who = rng.randrange(learners)
+                correct = rng.random() < 0.6
+                points[who] += correct
+                rows.append((who + 1, f"p{n}", "l", f"q{n % 500}", "round", int(correct), 1, int(correct), week, "t"))
+            c.executemany("INSERT INTO answers (learner_id, prompt_id, lesson_id, question_id, mode, correct, scored,"
+                          " points, week, answered_at) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+            c.executemany("INSERT INTO weekly_scores VALUES (?, ?, 'slack', 'T1', ?)",
+                          ((i + 1, week, p) for i, p in enumerate(points)))
+            c.executemany("UPDATE learners SET points = ? WHERE id = ?", ((p, i + 1) for i, p in enumerate(points)))
+        bot = await StudyBot.start(settings, clock)
+        top, rank, scan = [], [], []
+        for i in range(50):
+            started = time.perf_counter()
+            await bot.store.leaderboard("slack", "T1", week)
+            top.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            await bot.store.standing(Actor("slack", "T1", f"U{i * 37}"), week)
+            rank.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            await bot.store._read("SELECT learner_id, SUM(points) AS p FROM answers WHERE week = ?"
+                                  " GROUP BY learner_id ORDER BY p DESC LIMIT 10", (week,))
+            scan.append((time.perf_counter() - started) * 1000)
+            if i == 4:
+                break  # the scan baseline is slow; five samples are enough for it
+        for i in range(5, 50):
+            started = time.perf_counter()
+            await bot.store.leaderboard("slack", "T1", week)
+            top.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            await bot.store.standing(Actor("slack", "T1", f"U{i * 37}"), week)
+            rank.append((time.perf_counter() - started) * 1000)
+        await bot.close()
+    med = statistics.median
+    return [
+        f"leaderboard: {answers:,} answers from {learners:,} learners in one week",
+        f"  weekly top 10 {med(top):.2f} ms (goal < 5 ms); one learner's rank {med(rank):.2f} ms (goal < 20 ms);"
+        f" baseline GROUP BY over the answers {med(scan):.0f} ms (ratio {med(scan) / med(top):.0f}x)",
+    ]
+
+
+async def main() -> list[str]:
+    return bench_startup() + await bench_answers() + await bench_leaderboard()
+
+
+if __name__ == "__main__":
+    print(*asyncio.run(main()), sep="\n")
