@@ -9,6 +9,7 @@ import sqlite3
 import statistics
 import tempfile
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import aiosqlite
@@ -207,8 +208,40 @@ async def bench_leaderboard(answers: int = 1_000_000, learners: int = 10_000) ->
     ]
 
 
+async def bench_due_queue(cards: int = 5_000) -> list[str]:
+    """The next due card for a learner with 5,000 cards: one indexed range query."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cards.db"
+        clock = FixedClock()
+        settings = Settings(db_path=path, content_dir=Path(__file__).resolve().parents[1] / "content")
+        bot = await StudyBot.start(settings, clock)
+        await bot.close()
+        rng = random.Random(5)
+        now = clock.now()
+        with sqlite3.connect(path) as c:
+            c.executemany("INSERT INTO learners (id, platform, cohort, user_id, last_seen) VALUES (?, 'slack', 'T1', ?, 'x')",
+                          ((i, f"U{i}") for i in range(1, 11)))
+            c.executemany("INSERT INTO cards (learner_id, question_id, lesson_id, state, due) VALUES (?,?,?,?,?)",
+                          ((i, f"q{n}", f"l{n % 100}", "{}", (now + timedelta(hours=rng.uniform(-500, 500))).isoformat())
+                           for i in range(1, 11) for n in range(cards)))
+        bot = await StudyBot.start(settings, clock)
+        times, scans = [], []
+        for _ in range(200):
+            started = time.perf_counter()
+            await bot.store.due_cards(3, now, limit=10)
+            times.append((time.perf_counter() - started) * 1000)
+        for _ in range(20):
+            started = time.perf_counter()
+            await bot.store._read("SELECT question_id, state, due FROM cards WHERE learner_id = 3")
+            scans.append((time.perf_counter() - started) * 1000)
+        await bot.close()
+    med = statistics.median
+    return [f"review due queue, one learner with {cards:,} cards: {med(times):.2f} ms (goal < 5 ms);"
+            f" baseline reading all their cards {med(scans):.2f} ms"]
+
+
 async def main() -> list[str]:
-    return bench_startup() + await bench_answers() + await bench_leaderboard()
+    return bench_startup() + await bench_answers() + await bench_leaderboard() + await bench_due_queue()
 
 
 if __name__ == "__main__":

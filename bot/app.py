@@ -13,7 +13,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import timedelta
 
-from bot import forget, leaderboard, progress, quiz, results, rounds, teachback
+from fsrs import Scheduler
+
+from bot import forget, leaderboard, progress, quiz, results, review, rounds, teachback
 from bot.clock import Clock, SystemClock, iso_week
 from bot.config import Settings
 from bot.content import Lesson, Library, load_library
@@ -55,11 +57,13 @@ class StudyBot:
         self.settings = settings
         self.clock = clock or store.clock
         self.glossary = Glossary(library.terms)
+        self.fsrs = Scheduler()  # tests swap in Scheduler(enable_fuzzing=False)
         self.heartbeat = self.clock.now()  # the scheduler loop refreshes it; `studybot health` reads it
         self.commands: dict[str, CommandHandler] = {
             "quiz": quiz.quiz_command,
             "glossary": glossary_command,
             "teachback": teachback.teachback_command,
+            "review": review.review_command,
             "progress": progress.progress_command,
             "leaderboard": leaderboard.leaderboard_command,
             "results": results.results_command,
@@ -78,6 +82,7 @@ class StudyBot:
         }
         self.timer_kinds: dict[str, TimerHandler] = {
             "round": rounds.on_timer,
+            review.REMINDER_KEY: review.on_reminders,
         }
 
     @classmethod
@@ -163,9 +168,9 @@ class StudyBot:
         now = self.clock.now()
         return [TimerFired(key, now) for key, _ in await self.store.due_timers(now)]
 
-    async def timer_done(self, key: str) -> None:
-        """Called after a timer's replies were delivered: the timer will not fire again."""
-        await self.store.delete_timer(key)
+    async def timer_done(self, event: TimerFired) -> None:
+        """Called after a timer's replies were delivered: it will not fire again (unless re-armed)."""
+        await self.store.delete_timer(event.key, event.at)
 
     # ------------------------------------------------------------ helpers for the features
 

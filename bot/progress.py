@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from bot import review
 from bot.messages import Command, Reply
 
 if TYPE_CHECKING:
@@ -11,7 +12,7 @@ if TYPE_CHECKING:
 
 
 async def progress_command(bot: StudyBot, cmd: Command) -> list[Reply]:
-    """/progress: per lesson, what you answered, got right and scored, and this week's rank."""
+    """/progress: per lesson, what you answered, got right and scored; cards due; this week's rank."""
     learner = await bot.store.learner_id(cmd.actor)
     answers = await bot.store.scored_answers(learner)
     teachbacks = await bot.store.teachback_counts(learner)
@@ -26,6 +27,11 @@ async def progress_command(bot: StudyBot, cmd: Command) -> list[Reply]:
             f"• {lesson.title}: answered {len(mine)}/{len(ids)}, correct {right}, points {right + tb_points}"
             f" ({self_graded} self-graded); teach-backs {attempts} ({tb_points} points)"
         )
+    cards = await bot.store.cards(learner)
+    due_today = await bot.store.due_cards(learner, review.end_of_local_day(bot, cmd.actor.cohort), limit=len(cards))
+    chance = review.recall(bot, [c["state"] for c in cards])
+    lines.append(f"Review: {len(due_today)} of {len(cards)} cards due today"
+                 + (f"; predicted recall now {chance:.0%}" if chance is not None else "") + " (/review)")
     week = bot.week(cmd.actor.cohort)
     mine_now = await bot.store.standing(cmd.actor, week)
     lines.append(f"This week ({week}): " + (f"rank {mine_now.rank}, {mine_now.points} points" if mine_now

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bot import rounds
+from datetime import timedelta
+
+from fsrs import Rating
+
+from bot import review, rounds
 from bot.content import Lesson, Question
 from bot.errors import StudyError
 from bot.grading import grade
@@ -26,6 +30,11 @@ if TYPE_CHECKING:
     from bot.app import StudyBot
 
 LETTERS = "ABCDEFGHIJ"
+SELF_GRADES = {  # choice suffix: (label, rating for the review schedule)
+    "1": ("I got it right", Rating.Good),
+    "h": ("Right, but it was hard", Rating.Hard),
+    "0": ("I missed it", Rating.Again),
+}
 OPEN_FORM = "f"  # a choice suffix: open the answer form of a short question (rounds)
 
 
@@ -92,6 +101,8 @@ async def on_choice(bot: StudyBot, event: ChoiceMade, prompt: PromptRow, suffix:
     )
     if recorded.status != "recorded":
         return [_not_recorded(recorded.status)]
+    answered_in = bot.clock.now() - prompt.created_at
+    await review.rate(bot, event.actor, question, review.rating_for(correct, question.type, answered_in))
     lines = ["✅ Correct." if correct else f"❌ Not quite. You chose {LETTERS[index]}: "
              + question.choices[index].why_wrong]
     if not correct:
@@ -114,6 +125,7 @@ async def on_text(bot: StudyBot, event: TextSubmitted, prompt: PromptRow) -> lis
     )
     if recorded.status != "recorded":
         return [_not_recorded(recorded.status)]
+    before = await review.rate(bot, event.actor, question, review.rating_for(result.correct, "short", timedelta()))
     points = {p.id: p.point for p in question.rubric.points}
     verdict = "✅ Graded correct" if result.correct else "❌ Not yet"
     lines = [f"{verdict}: {len(result.matched)} of {len(points)} key points "
@@ -126,26 +138,33 @@ async def on_text(bot: StudyBot, event: TextSubmitted, prompt: PromptRow) -> lis
     lines.append("Honor system: compare with the model answer and grade yourself.")
     grade_id = await bot.store.new_prompt(
         "selfgrade", event.place, event.actor, lesson_id=question.lesson_id, item_id=question.id,
-        mode=prompt.mode, data={"answer": recorded.answer_id},
+        mode=prompt.mode, data={"answer": recorded.answer_id, "card": before},
     )
-    self_grades = (Choice("I got it right", f"{grade_id}.1"), Choice("I missed it", f"{grade_id}.0"))
+    self_grades = tuple(Choice(label, f"{grade_id}.{key}") for key, (label, _) in SELF_GRADES.items())
     return [await _feedback(bot, event, prompt, "\n".join(lines), self_grades)]
 
 
 async def on_self_grade(bot: StudyBot, event: ChoiceMade, prompt: PromptRow, suffix: str) -> list[Reply]:
-    if suffix not in ("0", "1"):
+    if suffix not in SELF_GRADES:
         raise StudyError("That button is no longer valid.")
     if not await bot.store.spend(prompt.id, event.actor):
         return [Reply("You already graded yourself on this answer.")]
-    if not await bot.store.self_grade(int(prompt.data["answer"]), suffix == "1"):
+    correct = suffix != "0"
+    if not await bot.store.self_grade(int(prompt.data["answer"]), correct):
         raise StudyError("That answer is no longer stored.")
-    verdict = "correct" if suffix == "1" else "not correct"
+    # the learner's own grade replaces the rubric's in the review schedule too
+    question = _question(bot, prompt)
+    await review.rate(bot, event.actor, question, SELF_GRADES[suffix][1], base=prompt.data.get("card") or "")
+    verdict = "correct" if correct else "not correct"
     return [await _feedback(bot, event, prompt, f"Recorded: self-graded {verdict}. Your results file shows it "
                                                 "as self-graded.")]
 
 
 async def on_next(bot: StudyBot, event: ChoiceMade, prompt: PromptRow, suffix: str) -> list[Reply]:
-    return await next_question(bot, event.actor, event.place, bot.lesson(prompt.lesson_id))
+    lesson = bot.lesson(prompt.lesson_id)
+    if prompt.mode == "review":
+        return await review.next_card(bot, event.actor, event.place, lesson)
+    return await next_question(bot, event.actor, event.place, lesson)
 
 
 async def summary(bot: StudyBot, actor: Actor, lesson: Lesson) -> Reply:
@@ -168,8 +187,9 @@ async def summary(bot: StudyBot, actor: Actor, lesson: Lesson) -> Reply:
 async def _feedback(bot: StudyBot, event: ChoiceMade | TextSubmitted, prompt: PromptRow, text: str,
                     choices: tuple[Choice, ...] = ()) -> Reply:
     """Private feedback; in practice it offers the next question too."""
-    if prompt.mode == "practice":
-        next_id = await bot.store.new_prompt("next", event.place, event.actor, lesson_id=prompt.lesson_id)
+    if prompt.mode in ("practice", "review"):
+        next_id = await bot.store.new_prompt("next", event.place, event.actor, lesson_id=prompt.lesson_id,
+                                             mode=prompt.mode)
         choices += (Choice("Next question", f"{next_id}.0"),)
     return Reply(text, Audience.PRIVATE, choices=choices)
 

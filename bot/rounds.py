@@ -65,7 +65,9 @@ async def on_next(bot: StudyBot, event: ChoiceMade, prompt: PromptRow) -> list[R
     starter = await bot.store.find_learner(event.actor)
     if starter != round_.starter_id and not event.actor.is_instructor:
         raise StudyError("Only the person who started the round (or an instructor) can move it on.")
-    replies = await reveal(bot, round_.id, int(prompt.data["position"]))
+    position = int(prompt.data["position"])
+    replies = await reveal(bot, round_.id, position)
+    await bot.store.delete_timer(_key(round_.id, position))  # revealed now: the timer has nothing left to do
     if not replies:
         return [Reply("That question was already revealed.")]
     return [Reply("Revealed."), *replies]
@@ -83,7 +85,7 @@ async def reveal(bot: StudyBot, round_id: int, position: int) -> list[Reply]:
     prompt_id = await bot.store.round_prompt(round_id, position)
     if round_ is None or prompt_id is None or round_.position > position + 1:
         return []
-    advanced = await bot.store.advance_round(round_id, position, prompt_id, _key(round_id, position))
+    advanced = await bot.store.advance_round(round_id, position, prompt_id)
     if not advanced and round_.position != position + 1:
         return []
     round_ = await bot.store.round(round_id)

@@ -56,7 +56,7 @@ async def fire_due(bot: StudyBot, outboxes: Mapping[str, Outbox]) -> int:
                 log.warning("no outbox for a %s reply of timer %s", _platform(reply), event.key.split(":")[0])
                 continue
             await deliver(bot, outbox, reply)
-        await bot.timer_done(event.key)
+        await bot.timer_done(event)
     return len(events)
 
 

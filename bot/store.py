@@ -14,7 +14,7 @@ import secrets
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -147,6 +147,7 @@ MIGRATIONS: tuple[str, ...] = (
     ) WITHOUT ROWID;
     CREATE INDEX cards_due ON cards (learner_id, due);
     ALTER TABLE learners ADD COLUMN remind INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE learners ADD COLUMN reminded_on TEXT;
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -167,6 +168,7 @@ class PromptRow:
     round_id: int | None
     data: dict
     closed: bool
+    created_at: datetime
 
 
 @dataclass(frozen=True)
@@ -592,7 +594,7 @@ class Store:
         return RoundRow(r["id"], r["platform"], r["cohort"], r["channel_id"], r["lesson_id"], r["starter_id"],
                         tuple(json.loads(r["question_ids"])), r["position"], r["state"])
 
-    async def advance_round(self, round_id: int, position: int, prompt_id: str, timer_key: str) -> bool:
+    async def advance_round(self, round_id: int, position: int, prompt_id: str) -> bool:
         """Close question `position` and move on, once: False if it was already closed."""
 
         def run(c: sqlite3.Connection) -> bool:
@@ -605,7 +607,6 @@ class Store:
                 (position + 1, "done" if last else "open", now if last else None, round_id),
             )
             c.execute("UPDATE prompts SET closed_at = ? WHERE id = ? AND closed_at IS NULL", (now, prompt_id))
-            c.execute("DELETE FROM timers WHERE key = ?", (timer_key,))
             return True
 
         now = _iso(self.clock.now())
@@ -642,8 +643,87 @@ class Store:
         rows = await self._read("SELECT key, data FROM timers WHERE due_at <= ? ORDER BY due_at", (_iso(now),))
         return [(r["key"], json.loads(r["data"])) for r in rows]
 
-    async def delete_timer(self, key: str) -> None:
-        await self._write(lambda c: c.execute("DELETE FROM timers WHERE key = ?", (key,)))
+    async def delete_timer(self, key: str, fired_at: datetime | None = None) -> None:
+        """Delete a timer; with `fired_at`, only if it was not re-armed for later meanwhile."""
+        if fired_at is None:
+            await self._write(lambda c: c.execute("DELETE FROM timers WHERE key = ?", (key,)))
+        else:
+            await self._write(lambda c: c.execute("DELETE FROM timers WHERE key = ? AND due_at <= ?",
+                                                  (key, _iso(fired_at))))
+
+    async def ensure_timer(self, key: str, due: datetime) -> None:
+        """Create a timer unless one with that key exists."""
+        await self._write(lambda c: c.execute("INSERT OR IGNORE INTO timers (key, due_at) VALUES (?, ?)",
+                                              (key, _iso(due))))
+
+    # ------------------------------------------------------------ review cards
+
+    async def update_card(self, actor: Actor, question_id: str, lesson_id: str,
+                          review: Callable[[str | None], tuple[str, datetime]], base: str | None = None) -> str | None:
+        """Apply `review(previous state)` to a learner's card in one transaction.
+
+        Returns the previous state, so that a later self-grade can review it again instead.
+        With `base`, review that state rather than the stored one."""
+
+        def run(c: sqlite3.Connection) -> str | None:
+            learner = _learner(c, actor, now)
+            row = c.execute("SELECT state FROM cards WHERE learner_id = ? AND question_id = ?",
+                            (learner, question_id)).fetchone()
+            previous = row["state"] if row else None
+            state, due = review(base if base is not None else previous)
+            c.execute("INSERT INTO cards (learner_id, question_id, lesson_id, state, due) VALUES (?,?,?,?,?)"
+                      " ON CONFLICT (learner_id, question_id) DO UPDATE SET state = excluded.state, due = excluded.due",
+                      (learner, question_id, lesson_id, state, _iso(due.astimezone(UTC))))
+            return previous
+
+        now = _iso(self.clock.now())
+        return await self._write(run)
+
+    async def due_cards(self, learner_id: int, until: datetime, lesson_id: str | None = None,
+                        limit: int = 1) -> list[str]:
+        """Question ids of the cards due by `until`, most overdue first: one indexed range."""
+        sql = "SELECT question_id FROM cards WHERE learner_id = ? AND due <= ?"
+        params: tuple = (learner_id, _iso(until.astimezone(UTC)))
+        if lesson_id:
+            sql += " AND lesson_id = ?"
+            params += (lesson_id,)
+        rows = await self._read(sql + " ORDER BY due LIMIT ?", params + (limit,))
+        return [r["question_id"] for r in rows]
+
+    async def next_due(self, learner_id: int, lesson_id: str) -> datetime | None:
+        rows = await self._read("SELECT MIN(due) AS due FROM cards WHERE learner_id = ? AND lesson_id = ?",
+                                (learner_id, lesson_id))
+        return datetime.fromisoformat(rows[0]["due"]) if rows and rows[0]["due"] else None
+
+    async def cards(self, learner_id: int) -> list[sqlite3.Row]:
+        return await self._read("SELECT question_id, lesson_id, state, due FROM cards WHERE learner_id = ?",
+                                (learner_id,))
+
+    async def set_remind(self, actor: Actor, on: bool) -> None:
+        def run(c: sqlite3.Connection) -> None:
+            c.execute("UPDATE learners SET remind = ? WHERE id = ?", (int(on), _learner(c, actor, now)))
+
+        now = _iso(self.clock.now())
+        await self._write(run)
+
+    async def claim_reminders(self, until: datetime, local_day: Callable[[str], str | None]) -> list[Actor]:
+        """Opted-in learners with cards due and no reminder yet on their local day; marks them reminded."""
+
+        def run(c: sqlite3.Connection) -> list[Actor]:
+            rows = c.execute(
+                "SELECT l.id, l.platform, l.cohort, l.user_id, l.display_name, l.reminded_on FROM learners l"
+                " WHERE l.remind = 1 AND EXISTS (SELECT 1 FROM cards WHERE learner_id = l.id AND due <= ?)",
+                (_iso(until.astimezone(UTC)),),
+            ).fetchall()
+            claimed = []
+            for r in rows:
+                today = local_day(r["cohort"])
+                if today is not None and r["reminded_on"] != today:
+                    c.execute("UPDATE learners SET reminded_on = ? WHERE id = ?", (today, r["id"]))
+                    claimed.append(Actor(r["platform"], r["cohort"], r["user_id"], r["display_name"]))
+            return claimed
+
+        return await self._write(run)
 
     async def remember_message(self, tag: str, ref: MessageRef) -> None:
         await self._write(
@@ -782,4 +862,5 @@ def _record_answer(
 
 def _prompt_row(r: sqlite3.Row) -> PromptRow:
     return PromptRow(r["id"], r["kind"], r["platform"], r["cohort"], r["owner_id"], r["lesson_id"],
-                     r["item_id"], r["mode"], r["round_id"], json.loads(r["data"]), r["closed_at"] is not None)
+                     r["item_id"], r["mode"], r["round_id"], json.loads(r["data"]), r["closed_at"] is not None,
+                     datetime.fromisoformat(r["created_at"]))

@@ -7,6 +7,7 @@ import socket
 from pathlib import Path
 
 import pytest
+from fsrs import Scheduler
 
 from bot.app import StudyBot
 from bot.clock import FixedClock
@@ -68,5 +69,6 @@ def settings(tmp_path: Path) -> Settings:
 @pytest.fixture
 async def bot(settings: Settings, clock: FixedClock):
     studybot = await StudyBot.start(settings, clock)
+    studybot.fsrs = Scheduler(enable_fuzzing=False)
     yield studybot
     await studybot.close()

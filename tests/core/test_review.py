@@ -1,0 +1,114 @@
+"""Spaced repetition with FSRS, on a fixed clock and a real SQLite file."""
+
+import json
+
+from fsrs import Scheduler
+
+from bot.app import StudyBot
+from bot.messages import Audience, ChoiceMade, Command
+from bot.scheduler import fire_due
+from support import channel, learner
+
+
+def mc_questions(bot):
+    return [q for q in next(iter(bot.library.lessons.values())).questions if q.type == "mc"]
+
+
+async def review(bot, who):
+    [reply] = await bot.handle(Command("review", "", who, channel()))
+    return reply
+
+
+async def answer(bot, who, reply, right: bool):
+    q = next(q for q in mc_questions(bot) if q.prompt in reply.text)
+    index = q.correct_index if right else (q.correct_index + 1) % len(q.choices)
+    [feedback] = await bot.handle(ChoiceMade(reply.choices[index].token, who, channel()))
+    return q, feedback
+
+
+async def due_of(bot, who, question_id):
+    learner_id = await bot.store.find_learner(who)
+    [row] = [r for r in await bot.store.cards(learner_id) if r["question_id"] == question_id]
+    return row["due"], json.loads(row["state"])
+
+
+async def test_wrong_comes_back_sooner_than_right(bot, clock) -> None:
+    who = learner()
+    q1, _ = await answer(bot, who, await review(bot, who), right=True)
+    q2, _ = await answer(bot, who, await review(bot, who), right=False)
+    assert (await due_of(bot, who, q2.id))[0] < (await due_of(bot, who, q1.id))[0]
+
+
+async def test_fast_right_answer_is_easy_and_slow_one_good(bot, clock) -> None:
+    fast, slow = learner("U1"), learner("U2")
+    q, _ = await answer(bot, fast, await review(bot, fast), right=True)
+    reply = await review(bot, slow)
+    clock.advance(30)
+    await answer(bot, slow, reply, right=True)
+    assert (await due_of(bot, fast, q.id))[0] > (await due_of(bot, slow, q.id))[0]
+
+
+async def test_due_cards_come_before_new_ones(bot, clock) -> None:
+    who = learner()
+    first, _ = await answer(bot, who, await review(bot, who), right=False)  # Again: due in minutes
+    reply = await review(bot, who)
+    assert "new card" in reply.text and first.prompt not in reply.text
+    clock.advance(3600)
+    reply = await review(bot, who)
+    assert "due card" in reply.text and first.prompt in reply.text
+
+
+async def test_card_state_survives_a_restart(bot, clock, settings) -> None:
+    who = learner()
+    q, _ = await answer(bot, who, await review(bot, who), right=False)
+    before = await due_of(bot, who, q.id)
+    await bot.close()
+    reopened = await StudyBot.start(settings, clock)
+    reopened.fsrs = Scheduler(enable_fuzzing=False)
+    try:
+        assert await due_of(reopened, who, q.id) == before
+        clock.advance(3600)
+        [reply] = await reopened.handle(Command("review", "", who, channel()))
+        assert q.prompt in reply.text
+    finally:
+        await reopened.close()
+        bot.store = await type(bot.store).open(settings.db_path, clock)
+
+
+class Outbox:
+    def __init__(self):
+        self.sent = []
+
+    async def send(self, reply):
+        self.sent.append(reply)
+
+    async def edit(self, ref, reply):
+        raise AssertionError("reminders never edit")
+
+
+async def test_reminders_once_a_day_only_for_those_who_opted_in(bot, clock) -> None:
+    keen, quiet = learner("U1"), learner("U2")
+    for who in (keen, quiet):
+        await answer(bot, who, await review(bot, who), right=False)
+    [on] = await bot.handle(Command("review", "remind on", keen, channel()))
+    assert "on" in on.text
+    outbox = Outbox()
+    clock.set("2026-11-30T08:00:00+00:00")  # before 09:00: nobody yet
+    await fire_due(bot, {"slack": outbox})
+    assert outbox.sent == []
+    for _ in range(30):  # a day and a bit, hour by hour
+        clock.advance(3600)
+        await fire_due(bot, {"slack": outbox})
+    assert [r.to.user_id for r in outbox.sent] == ["U1", "U1"]  # today 09:00 and tomorrow 09:00
+    assert all(r.audience is Audience.DM for r in outbox.sent)
+    await bot.handle(Command("review", "remind off", keen, channel()))
+    clock.advance(24 * 3600)
+    await fire_due(bot, {"slack": outbox})
+    assert len(outbox.sent) == 2
+
+
+async def test_progress_shows_cards_due_and_recall(bot, clock) -> None:
+    who = learner()
+    await answer(bot, who, await review(bot, who), right=True)
+    [reply] = await bot.handle(Command("progress", "", who, channel()))
+    assert "Review: 0 of 1 cards due today; predicted recall now 100%" in reply.text
