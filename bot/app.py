@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from fsrs import Scheduler
 
@@ -58,7 +58,6 @@ class StudyBot:
         self.clock = clock or store.clock
         self.glossary = Glossary(library.terms)
         self.fsrs = Scheduler()  # tests swap in Scheduler(enable_fuzzing=False)
-        self.heartbeat = self.clock.now()  # the scheduler loop refreshes it; `studybot health` reads it
         self.commands: dict[str, CommandHandler] = {
             "quiz": quiz.quiz_command,
             "glossary": glossary_command,
@@ -83,6 +82,12 @@ class StudyBot:
         self.timer_kinds: dict[str, TimerHandler] = {
             "round": rounds.on_timer,
             review.REMINDER_KEY: review.on_reminders,
+            leaderboard.SCHEDULE: leaderboard.on_schedule,
+        }
+        # Repeating timers: after delivery each is re-armed at the time these give, instead of deleted.
+        self.timer_repeats: dict[str, Callable[[StudyBot, str], datetime]] = {
+            review.REMINDER_KEY: lambda bot, key: bot.clock.now() + review.REMINDER_EVERY,
+            leaderboard.SCHEDULE: leaderboard.next_post,
         }
 
     @classmethod
@@ -90,7 +95,9 @@ class StudyBot:
         """Load and check every lesson pack, then open the store (ContentErrors lists all problems)."""
         library = load_library(settings.content_dir)
         store = await Store.open(settings.db_path, clock or SystemClock())
-        return cls(library, store, settings, clock)
+        bot = cls(library, store, settings, clock)
+        await bot.arm_schedules()
+        return bot
 
     async def close(self) -> None:
         await self.store.close()
@@ -169,8 +176,19 @@ class StudyBot:
         return [TimerFired(key, now) for key, _ in await self.store.due_timers(now)]
 
     async def timer_done(self, event: TimerFired) -> None:
-        """Called after a timer's replies were delivered: it will not fire again (unless re-armed)."""
-        await self.store.delete_timer(event.key, event.at)
+        """Called after a timer's replies were delivered: it will not fire again for this moment.
+
+        Re-arming only now means a crash before delivery repeats a post rather than drop it."""
+        repeat = self.timer_repeats.get(event.key.split(":", 1)[0])
+        if repeat is None:
+            await self.store.delete_timer(event.key, event.at)
+        else:
+            await self.store.set_timer(event.key, repeat(self, event.key))
+
+    async def arm_schedules(self) -> None:
+        """Arm each cohort's weekly leaderboard post; a post missed while down stays due (once)."""
+        for key in leaderboard.schedule_keys(self.settings):
+            await self.store.arm_timer(key, leaderboard.next_post(self, key))
 
     # ------------------------------------------------------------ helpers for the features
 

@@ -1,4 +1,4 @@
-"""The studybot command: run, console, validate, render, backup, health."""
+"""studybot: run, console, validate, render, backup, health."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import os
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 from bot.config import PLATFORM_VARIABLES, ConfigError, Settings
@@ -100,6 +101,31 @@ async def backup(settings: Settings, target: Path) -> int:
     return 0
 
 
+HEALTHY_WITHIN = timedelta(seconds=90)
+
+
+async def health(settings: Settings) -> int:
+    """Exit 0 when the database opens and the scheduler's heartbeat is fresh (Docker's healthcheck)."""
+    from bot.clock import SystemClock
+    from bot.store import Store, StoreUnavailable
+
+    clock = SystemClock()
+    try:
+        store = await Store.open(settings.db_path, clock)
+    except StoreUnavailable as exc:
+        print(f"unhealthy: {exc}", file=sys.stderr)
+        return 1
+    try:
+        beat = await store.last_beat()
+    finally:
+        await store.close()
+    if beat is None or clock.now() - beat > HEALTHY_WITHIN:
+        print(f"unhealthy: the scheduler's last heartbeat was {beat or 'never'}", file=sys.stderr)
+        return 1
+    print(f"healthy: heartbeat {int((clock.now() - beat).total_seconds())} s ago")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="studybot", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -110,6 +136,7 @@ def main(argv: list[str] | None = None) -> None:
         p.add_argument("folder", nargs="?", type=Path, help="lesson packs (default: STUDYBOT_CONTENT or content/)")
     p = sub.add_parser("backup", help="a consistent copy of the database, safe while the bot runs")
     p.add_argument("path", type=Path)
+    sub.add_parser("health", help="exit 0 when the database opens and the scheduler is alive")
     args = parser.parse_args(argv)
 
     settings = _settings()
@@ -124,6 +151,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(asyncio.run(run(settings)))
     elif args.command == "backup":
         sys.exit(asyncio.run(backup(settings, args.path)))
+    elif args.command == "health":
+        sys.exit(asyncio.run(health(settings)))
 
 
 if __name__ == "__main__":

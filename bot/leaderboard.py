@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from bot.clock import iso_week
+from bot.config import Settings
 from bot.errors import StudyError
-from bot.messages import Audience, Command, Reply
+from bot.messages import Audience, Command, Place, Reply, TimerFired
 
 if TYPE_CHECKING:
     from bot.app import StudyBot
@@ -55,3 +58,46 @@ async def leaderboard_command(bot: StudyBot, cmd: Command) -> list[Reply]:
     mine = await bot.store.standing(cmd.actor, week)
     text += f"\nYou: rank {mine.rank} with {mine.points} points." if mine else "\nYou have no points in this period yet."
     return [Reply(text)]
+
+
+# ---------------------------------------------------------------- the weekly post
+
+SCHEDULE = "leaderboard"
+
+
+def schedule_keys(settings: Settings) -> list[str]:
+    return [f"{SCHEDULE}:{cohort}" for cohort, c in settings.cohorts.items() if c.leaderboard]
+
+
+def platform_of(cohort: str) -> str:
+    """Discord guild ids are numeric snowflakes; Slack team ids start with a letter."""
+    return "discord" if cohort.isdigit() else "slack"
+
+
+def last_post(bot: StudyBot, cohort: str, before: datetime) -> datetime:
+    """The latest scheduled moment at or before `before`, in the cohort's time zone."""
+    settings = bot.settings.cohort(cohort)
+    plan, zone = settings.leaderboard, settings.timezone
+    local = before.astimezone(zone)
+    day = local.date() - timedelta(days=(local.weekday() - plan.weekday) % 7)
+    moment = datetime.combine(day, plan.at, zone)
+    return moment if moment <= local else moment - timedelta(weeks=1)
+
+
+def next_post(bot: StudyBot, key: str) -> datetime:
+    cohort = key.split(":", 1)[1]
+    return last_post(bot, cohort, bot.clock.now()) + timedelta(weeks=1)
+
+
+async def on_schedule(bot: StudyBot, event: TimerFired, key: str) -> list[Reply]:
+    """Post the board of the week up to the day before the post (a Monday post shows the week
+    just ended). After downtime only the latest missed post goes out."""
+    cohort = key.split(":", 1)[1]
+    plan = bot.settings.cohort(cohort).leaderboard
+    if plan is None:
+        return []
+    moment = last_post(bot, cohort, bot.clock.now())
+    week = iso_week(moment - timedelta(days=1), bot.settings.cohort(cohort).timezone)
+    platform = platform_of(cohort)
+    text = await board_text(bot, platform, cohort, week)
+    return [Reply(text, Audience.PUBLIC, place=Place(platform, cohort, plan.channel))]

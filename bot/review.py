@@ -101,9 +101,8 @@ async def next_card(bot: StudyBot, actor: Actor, place: Place, lesson: Lesson) -
 
 
 async def on_reminders(bot: StudyBot, event: TimerFired, key: str) -> list[Reply]:
-    """The hourly check: each opted-in learner with cards due gets one direct message a day."""
+    """The hourly check (a repeating timer): each opted-in learner with cards due gets one direct message a day."""
     now = bot.clock.now()
-    await bot.store.set_timer(REMINDER_KEY, now + REMINDER_EVERY)
 
     def local_day(cohort: str) -> str | None:
         """The learner's local date once it is past the reminder hour there, else None."""

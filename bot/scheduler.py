@@ -69,5 +69,8 @@ async def run_scheduler(bot: StudyBot, outboxes: Mapping[str, Outbox], interval:
             raise
         except Exception:
             log.exception("timer delivery failed; will retry")
-        bot.heartbeat = bot.clock.now()
+        try:
+            await bot.store.beat()
+        except Exception:
+            log.exception("cannot record the heartbeat")
         await asyncio.sleep(interval)

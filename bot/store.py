@@ -135,7 +135,7 @@ MIGRATIONS: tuple[str, ...] = (
         message_id TEXT NOT NULL
     );
     """,
-    # 2: spaced-repetition cards and reminder opt-ins
+    # 2: spaced-repetition cards, reminder opt-ins and the scheduler's heartbeat
     """
     CREATE TABLE cards (
         learner_id INTEGER NOT NULL REFERENCES learners (id) ON DELETE CASCADE,
@@ -148,6 +148,7 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX cards_due ON cards (learner_id, due);
     ALTER TABLE learners ADD COLUMN remind INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE learners ADD COLUMN reminded_on TEXT;
+    CREATE TABLE heartbeat (id INTEGER PRIMARY KEY CHECK (id = 1), at TEXT NOT NULL);
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -218,7 +219,8 @@ def new_token() -> str:
 
 
 def _iso(moment: datetime) -> str:
-    return moment.isoformat(timespec="microseconds")
+    """Stored times are UTC in one fixed format, so comparing the text compares the times."""
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
 class Store:
@@ -651,6 +653,12 @@ class Store:
             await self._write(lambda c: c.execute("DELETE FROM timers WHERE key = ? AND due_at <= ?",
                                                   (key, _iso(fired_at))))
 
+    async def arm_timer(self, key: str, due: datetime) -> None:
+        """Set a timer to `due`, unless it is already past due: that one still has to fire."""
+        await self._write(lambda c: c.execute(
+            "INSERT INTO timers (key, due_at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET due_at = excluded.due_at"
+            " WHERE timers.due_at > ?", (key, _iso(due), _iso(self.clock.now()))))
+
     async def ensure_timer(self, key: str, due: datetime) -> None:
         """Create a timer unless one with that key exists."""
         await self._write(lambda c: c.execute("INSERT OR IGNORE INTO timers (key, due_at) VALUES (?, ?)",
@@ -673,7 +681,7 @@ class Store:
             state, due = review(base if base is not None else previous)
             c.execute("INSERT INTO cards (learner_id, question_id, lesson_id, state, due) VALUES (?,?,?,?,?)"
                       " ON CONFLICT (learner_id, question_id) DO UPDATE SET state = excluded.state, due = excluded.due",
-                      (learner, question_id, lesson_id, state, _iso(due.astimezone(UTC))))
+                      (learner, question_id, lesson_id, state, _iso(due)))
             return previous
 
         now = _iso(self.clock.now())
@@ -683,7 +691,7 @@ class Store:
                         limit: int = 1) -> list[str]:
         """Question ids of the cards due by `until`, most overdue first: one indexed range."""
         sql = "SELECT question_id FROM cards WHERE learner_id = ? AND due <= ?"
-        params: tuple = (learner_id, _iso(until.astimezone(UTC)))
+        params: tuple = (learner_id, _iso(until))
         if lesson_id:
             sql += " AND lesson_id = ?"
             params += (lesson_id,)
@@ -713,7 +721,7 @@ class Store:
             rows = c.execute(
                 "SELECT l.id, l.platform, l.cohort, l.user_id, l.display_name, l.reminded_on FROM learners l"
                 " WHERE l.remind = 1 AND EXISTS (SELECT 1 FROM cards WHERE learner_id = l.id AND due <= ?)",
-                (_iso(until.astimezone(UTC)),),
+                (_iso(until),),
             ).fetchall()
             claimed = []
             for r in rows:
@@ -738,6 +746,15 @@ class Store:
         return MessageRef(rows[0]["platform"], rows[0]["channel_id"], rows[0]["message_id"]) if rows else None
 
     # ------------------------------------------------------------ maintenance
+
+    async def beat(self) -> None:
+        """The scheduler is alive: `studybot health` reads this."""
+        await self._write(lambda c: c.execute("INSERT OR REPLACE INTO heartbeat (id, at) VALUES (1, ?)",
+                                              (_iso(self.clock.now()),)))
+
+    async def last_beat(self) -> datetime | None:
+        rows = await self._read("SELECT at FROM heartbeat WHERE id = 1")
+        return datetime.fromisoformat(rows[0]["at"]) if rows else None
 
     async def backup(self, target: Path | str) -> None:
         """A consistent copy of the whole database, taken while it is in use."""
