@@ -1,0 +1,768 @@
+"""A loopback Slack stand-in for adapter tests.
+
+`SlackStandIn` is a real aiohttp server that the real slack-sdk / slack-bolt talk to: the Web API
+(`/api/{method}`), the file-upload URL, `response_url` endpoints and a Socket Mode websocket. It
+enforces what real Slack enforces where a lenient fake would let adapter bugs through: tokens,
+the 3-second `trigger_id` window (single use), existing messages/views for updates, and injected
+rate limits.
+
+The module-level builders play the "Slack side" of HTTP mode: signed slash commands and
+interactivity posts (`slash_command`, `block_actions`, `view_submission`), plus the plain payload
+dicts (`*_payload`) that Socket Mode envelopes carry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import itertools
+import json
+import secrets
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Self
+from urllib.parse import urlencode
+
+import aiohttp
+from aiohttp import web
+from multidict import CIMultiDict
+
+BOT_TOKEN = "xoxb-test-token"
+APP_TOKEN = "xapp-test-token"
+SIGNING_SECRET = "test-signing-secret"
+TEAM_ID = "T0001"
+APP_ID = "A0001"
+BOT_USER_ID = "U0BOT"
+BOT_ID = "B0BOT"
+
+APP_TOKEN_METHODS = frozenset({"apps.connections.open"})
+FORM = "application/x-www-form-urlencoded"
+
+Json = dict[str, Any]
+Handler = Callable[[Json], Awaitable[Json]]
+
+
+class SlackError(Exception):
+    """Raised by a method handler to answer `{"ok": false, "error": code}`."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+@dataclass
+class Call:
+    """One request the stand-in received, with query, form and JSON parameters merged."""
+
+    method: str
+    params: dict[str, Any]
+    headers: Mapping[str, str]
+
+    @property
+    def token(self) -> str | None:
+        """The Bearer token the caller sent, if any."""
+        auth = self.headers.get("Authorization", "")
+        return auth[len("Bearer ") :] if auth.startswith("Bearer ") else None
+
+
+@dataclass
+class _Injected:
+    status: int
+    body: Json | str
+    headers: dict[str, str]
+
+
+class SlackStandIn:
+    """Slack Web API, upload, response_url and Socket Mode endpoints on 127.0.0.1.
+
+    Records: `calls` (every Web API call in order, plus the upload POST as method "upload"),
+    `uploads` (file_id -> bytes), `shared_files` (completed uploads), `responses`
+    ((id, body) posted to response URLs), `messages` ((channel, ts) -> message), `views`
+    (view_id -> view) and `socket_frames` (every frame the app sent over Socket Mode).
+    Settable: `users[uid]` (merged over a default member), `trigger_ttl`, `inject(...)`.
+    """
+
+    def __init__(
+        self,
+        *,
+        bot_token: str = BOT_TOKEN,
+        app_token: str = APP_TOKEN,
+        signing_secret: str = SIGNING_SECRET,
+        trigger_ttl: float = 3.0,
+    ) -> None:
+        self.bot_token = bot_token
+        self.app_token = app_token
+        self.signing_secret = signing_secret
+        self.trigger_ttl = trigger_ttl
+        self.url = ""
+        self.calls: list[Call] = []
+        self.uploads: dict[str, bytes] = {}
+        self.shared_files: list[Json] = []
+        self.responses: list[tuple[str, Any]] = []
+        self.messages: dict[tuple[str, str], Json] = {}
+        self.views: dict[str, Json] = {}
+        self.users: dict[str, Json] = {}
+        self.socket_frames: list[Json] = []
+        self.socket_connections = 0
+        self._ids = itertools.count(1)
+        self._epoch = int(time.time())
+        self._ts_seq = itertools.count(100)
+        self._triggers: dict[str, float] = {}
+        self._used_triggers: set[str] = set()
+        self._pending_uploads: dict[str, Json] = {}
+        self._injected: dict[str, deque[_Injected]] = {}
+        self._tickets: set[str] = set()
+        self._sockets: set[web.WebSocketResponse] = set()
+        self._ws: web.WebSocketResponse | None = None
+        self._connected = asyncio.Event()
+        self._acks: dict[str, asyncio.Future[Json]] = {}
+        self._runner: web.AppRunner | None = None
+        self._methods: dict[str, Handler] = {
+            "auth.test": self._auth_test,
+            "chat.postMessage": self._chat_post_message,
+            "chat.postEphemeral": self._chat_post_ephemeral,
+            "chat.update": self._chat_update,
+            "chat.getPermalink": self._chat_get_permalink,
+            "views.open": self._views_open,
+            "views.push": self._views_open,
+            "views.update": self._views_update,
+            "conversations.open": self._conversations_open,
+            "files.getUploadURLExternal": self._files_get_upload_url,
+            "files.completeUploadExternal": self._files_complete_upload,
+            "users.info": self._users_info,
+            "apps.connections.open": self._apps_connections_open,
+        }
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    async def start(self) -> Self:
+        """Start serving on 127.0.0.1 with a free port; sets `url`."""
+        app = web.Application()
+        app.router.add_route("*", "/api/{method}", self._api)
+        app.router.add_post("/upload/v1/{file_id}", self._upload)
+        app.router.add_post("/response_url/{id}", self._response_url)
+        app.router.add_get("/link/", self._socket)
+        self._runner = web.AppRunner(app, shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.url = f"http://127.0.0.1:{port}"
+        return self
+
+    async def close(self) -> None:
+        """Close open websockets and stop the server."""
+        for ws in list(self._sockets):
+            await ws.close(code=aiohttp.WSCloseCode.GOING_AWAY)
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> Self:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @property
+    def api_url(self) -> str:
+        """The `base_url` for `AsyncWebClient` (ends with a slash)."""
+        return self.url + "/api/"
+
+    # -- helpers for tests -----------------------------------------------------------------
+
+    def calls_to(self, method: str) -> list[Call]:
+        """The recorded calls to one Web API method, in order."""
+        return [c for c in self.calls if c.method == method]
+
+    def response_url(self, id: str) -> str:
+        """A response_url that records what is posted to it under `id`."""
+        return f"{self.url}/response_url/{id}"
+
+    def new_trigger_id(self) -> str:
+        """Issue a trigger_id, valid for `trigger_ttl` seconds and one views.open/push."""
+        trigger_id = f"{next(self._ids)}.{self._epoch}.{secrets.token_hex(8)}"
+        self._triggers[trigger_id] = time.monotonic()
+        return trigger_id
+
+    def inject(
+        self,
+        method: str,
+        status: int,
+        body: Json | str,
+        headers: Mapping[str, str] | None = None,
+        times: int = 1,
+    ) -> None:
+        """Answer the next `times` calls to `method` with this response (calls still recorded).
+
+        e.g. `inject("chat.postMessage", 429, {"ok": False, "error": "ratelimited"},
+        {"Retry-After": "1"})`.
+        """
+        queue = self._injected.setdefault(method, deque())
+        queue.extend(_Injected(status, body, dict(headers or {})) for _ in range(times))
+
+    def _next_ts(self) -> str:
+        seq = next(self._ts_seq)
+        return f"{self._epoch + seq // 1_000_000}.{seq % 1_000_000:06d}"
+
+    # -- Web API ---------------------------------------------------------------------------
+
+    async def _api(self, request: web.Request) -> web.StreamResponse:
+        method = request.match_info["method"]
+        params: dict[str, Any] = dict(request.query)
+        if request.content_type == "application/json" and request.can_read_body:
+            body = await request.json()
+            if isinstance(body, dict):
+                params.update(body)
+        elif request.content_type in (FORM, "multipart/form-data"):
+            params.update((await request.post()).items())
+        self.calls.append(Call(method, params, CIMultiDict(request.headers)))
+
+        queue = self._injected.get(method)
+        if queue:
+            hit = queue.popleft()
+            if isinstance(hit.body, str):
+                return web.Response(status=hit.status, text=hit.body, headers=hit.headers)
+            return web.json_response(hit.body, status=hit.status, headers=hit.headers)
+
+        handler = self._methods.get(method)
+        try:
+            if handler is None:
+                raise SlackError("unknown_method")
+            self._check_token(method, request, params)
+            result = await handler(params)
+        except SlackError as e:
+            return web.json_response({"ok": False, "error": e.code})
+        headers = {"x-oauth-scopes": "chat:write,commands,files:write,im:write,users:read"}
+        return web.json_response({"ok": True, **result}, headers=headers)
+
+    def _check_token(self, method: str, request: web.Request, params: Json) -> None:
+        auth = request.headers.get("Authorization", "")
+        token = auth[len("Bearer ") :] if auth.startswith("Bearer ") else params.get("token")
+        expected = self.app_token if method in APP_TOKEN_METHODS else self.bot_token
+        if token == expected:
+            return
+        if not token:
+            raise SlackError("not_authed")
+        if token in (self.bot_token, self.app_token):
+            raise SlackError("not_allowed_token_type")
+        raise SlackError("invalid_auth")
+
+    async def _auth_test(self, params: Json) -> Json:
+        return {
+            "url": "https://fake.slack.com/",
+            "team": "Fake",
+            "user": "studybot",
+            "team_id": TEAM_ID,
+            "user_id": BOT_USER_ID,
+            "bot_id": BOT_ID,
+            "is_enterprise_install": False,
+        }
+
+    @staticmethod
+    def _require(params: Json, name: str, error: str = "invalid_arguments") -> str:
+        value = params.get(name)
+        if not value:
+            raise SlackError(error)
+        return str(value)
+
+    @staticmethod
+    def _decoded(value: Any) -> Any:
+        """Parameters sent as query/form arrive as JSON strings; JSON bodies as objects."""
+        if isinstance(value, str) and value.startswith(("[", "{")):
+            return json.loads(value)
+        return value
+
+    async def _chat_post_message(self, params: Json) -> Json:
+        channel = self._require(params, "channel", "channel_not_found")
+        if channel[0] in "UW":  # posting to a user id lands in the DM with them
+            channel = "D" + channel
+        if not any(params.get(k) for k in ("text", "blocks", "attachments")):
+            raise SlackError("no_text")
+        ts = self._next_ts()
+        message = {
+            "type": "message",
+            "user": BOT_USER_ID,
+            "bot_id": BOT_ID,
+            "app_id": APP_ID,
+            "team": TEAM_ID,
+            "ts": ts,
+            "text": params.get("text", ""),
+            "blocks": self._decoded(params.get("blocks", [])),
+        }
+        if params.get("thread_ts"):
+            message["thread_ts"] = params["thread_ts"]
+        self.messages[(channel, ts)] = message
+        return {"channel": channel, "ts": ts, "message": message}
+
+    async def _chat_post_ephemeral(self, params: Json) -> Json:
+        self._require(params, "channel", "channel_not_found")
+        self._require(params, "user", "user_not_in_channel")
+        return {"message_ts": self._next_ts()}
+
+    async def _chat_update(self, params: Json) -> Json:
+        channel = self._require(params, "channel", "channel_not_found")
+        ts = self._require(params, "ts", "message_not_found")
+        message = self.messages.get((channel, ts))
+        if message is None:
+            raise SlackError("message_not_found")
+        for key in ("text", "blocks", "attachments"):
+            if key in params:
+                message[key] = self._decoded(params[key])
+        message["edited"] = {"user": BOT_USER_ID, "ts": self._next_ts()}
+        return {"channel": channel, "ts": ts, "text": message.get("text", ""), "message": message}
+
+    async def _chat_get_permalink(self, params: Json) -> Json:
+        channel = self._require(params, "channel", "channel_not_found")
+        ts = self._require(params, "message_ts", "message_not_found")
+        if (channel, ts) not in self.messages:
+            raise SlackError("message_not_found")
+        return {
+            "channel": channel,
+            "permalink": f"https://fake.slack.com/archives/{channel}/p{ts.replace('.', '')}",
+        }
+
+    async def _views_open(self, params: Json) -> Json:
+        trigger_id = str(params.get("trigger_id", ""))
+        issued = self._triggers.get(trigger_id)
+        if issued is None or time.monotonic() - issued > self.trigger_ttl:
+            raise SlackError("expired_trigger_id")
+        if trigger_id in self._used_triggers:
+            raise SlackError("exchanged_trigger_id")
+        self._used_triggers.add(trigger_id)
+        view = self._decoded(params.get("view"))
+        if not isinstance(view, dict):
+            raise SlackError("invalid_arguments")
+        view_id = f"V{next(self._ids):04d}"
+        stored = {
+            "id": view_id,
+            "team_id": TEAM_ID,
+            "type": view.get("type", "modal"),
+            "callback_id": view.get("callback_id", ""),
+            "private_metadata": view.get("private_metadata", ""),
+            "external_id": view.get("external_id", ""),
+            "title": view.get("title"),
+            "submit": view.get("submit"),
+            "close": view.get("close"),
+            "blocks": view.get("blocks", []),
+            "state": {"values": {}},
+            "hash": f"{time.time():.6f}.{secrets.token_hex(4)}",
+            "root_view_id": view_id,
+            "previous_view_id": None,
+            "app_id": APP_ID,
+            "bot_id": BOT_ID,
+            "clear_on_close": bool(view.get("clear_on_close", False)),
+            "notify_on_close": bool(view.get("notify_on_close", False)),
+        }
+        self.views[view_id] = stored
+        return {"view": stored}
+
+    async def _views_update(self, params: Json) -> Json:
+        view_id, external_id = params.get("view_id"), params.get("external_id")
+        matches = [
+            v for v in self.views.values() if external_id and v["external_id"] == external_id
+        ]
+        stored = self.views.get(view_id) if view_id else (matches[0] if matches else None)
+        if stored is None:
+            raise SlackError("not_found")
+        if params.get("hash") and params["hash"] != stored["hash"]:
+            raise SlackError("hash_conflict")
+        view = self._decoded(params.get("view"))
+        if not isinstance(view, dict):
+            raise SlackError("invalid_arguments")
+        for key in (
+            "type",
+            "callback_id",
+            "private_metadata",
+            "title",
+            "submit",
+            "close",
+            "blocks",
+        ):
+            if key in view:
+                stored[key] = view[key]
+        stored["hash"] = f"{time.time():.6f}.{secrets.token_hex(4)}"
+        return {"view": stored}
+
+    async def _conversations_open(self, params: Json) -> Json:
+        users = [u for u in str(params.get("users", "")).split(",") if u]
+        if len(users) != 1:
+            raise SlackError("users_list_not_supplied" if not users else "not_supported")
+        return {"no_op": False, "already_open": False, "channel": {"id": "D" + users[0]}}
+
+    async def _files_get_upload_url(self, params: Json) -> Json:
+        filename = self._require(params, "filename")
+        length = int(self._require(params, "length"))
+        file_id = f"F{next(self._ids):04d}"
+        self._pending_uploads[file_id] = {"filename": filename, "length": length}
+        return {"upload_url": f"{self.url}/upload/v1/{file_id}", "file_id": file_id}
+
+    async def _upload(self, request: web.Request) -> web.Response:
+        file_id = request.match_info["file_id"]
+        data = await request.read()
+        self.calls.append(
+            Call("upload", {"file_id": file_id, "size": len(data)}, CIMultiDict(request.headers))
+        )
+        if file_id not in self._pending_uploads:
+            return web.Response(status=404, text="file not found")
+        self.uploads[file_id] = data
+        return web.Response(text=f"OK - {len(data)}")
+
+    async def _files_complete_upload(self, params: Json) -> Json:
+        files = self._decoded(params.get("files"))
+        if not isinstance(files, list) or not files:
+            raise SlackError("invalid_arguments")
+        done = []
+        for f in files:
+            if f.get("id") not in self.uploads:
+                raise SlackError("file_not_found")
+            pending = self._pending_uploads[f["id"]]
+            done.append(
+                {
+                    "id": f["id"],
+                    "title": f.get("title") or pending["filename"],
+                    "name": pending["filename"],
+                    "size": len(self.uploads[f["id"]]),
+                }
+            )
+        for f in done:
+            self.shared_files.append(
+                {
+                    **f,
+                    "channel_id": params.get("channel_id"),
+                    "initial_comment": params.get("initial_comment"),
+                    "thread_ts": params.get("thread_ts"),
+                }
+            )
+        return {"files": done}
+
+    async def _users_info(self, params: Json) -> Json:
+        uid = self._require(params, "user", "user_not_found")
+        if uid not in self.users and uid[0] not in "UW":
+            raise SlackError("user_not_found")
+        user = {
+            "id": uid,
+            "team_id": TEAM_ID,
+            "name": uid.lower(),
+            "real_name": uid,
+            "deleted": False,
+            "is_bot": False,
+            "is_admin": False,
+            "is_owner": False,
+            "is_primary_owner": False,
+            "tz": "UTC",
+            "profile": {"display_name": uid.lower(), "real_name": uid},
+        }
+        return {"user": {**user, **self.users.get(uid, {})}}
+
+    # -- response_url ----------------------------------------------------------------------
+
+    async def _response_url(self, request: web.Request) -> web.Response:
+        try:
+            body = await request.json()
+        except ValueError:
+            return web.Response(status=400, text="invalid_payload")
+        self.responses.append((request.match_info["id"], body))
+        return web.Response(text="ok")
+
+    # -- Socket Mode -----------------------------------------------------------------------
+
+    async def _apps_connections_open(self, params: Json) -> Json:
+        ticket = secrets.token_hex(8)
+        self._tickets.add(ticket)
+        return {"url": f"ws://{self.url.removeprefix('http://')}/link/?ticket={ticket}"}
+
+    async def _socket(self, request: web.Request) -> web.StreamResponse:
+        if request.query.get("ticket") not in self._tickets:
+            return web.Response(status=401, text="invalid ticket")
+        ws = web.WebSocketResponse(autoping=True)
+        await ws.prepare(request)
+        self._sockets.add(ws)
+        await ws.send_json(
+            {
+                "type": "hello",
+                "num_connections": 1,
+                "debug_info": {"host": "fake"},
+                "connection_info": {"app_id": APP_ID},
+            }
+        )
+        self._ws = ws
+        self.socket_connections += 1
+        self._connected.set()
+        try:
+            async for msg in ws:
+                if msg.type != aiohttp.WSMsgType.TEXT:
+                    continue
+                frame = json.loads(msg.data)
+                self.socket_frames.append(frame)
+                future = self._acks.get(frame.get("envelope_id", ""))
+                if future is not None and not future.done():
+                    future.set_result(frame)
+        finally:
+            self._sockets.discard(ws)
+            if self._ws is ws:
+                self._ws = None
+                self._connected.clear()
+        return ws
+
+    async def wait_socket_connected(self, timeout: float = 5) -> None:
+        """Wait until an app holds an open Socket Mode connection (hello sent)."""
+        await asyncio.wait_for(self._connected.wait(), timeout)
+
+    async def socket_send(
+        self,
+        envelope_type: str,
+        payload: Json,
+        *,
+        accepts_response_payload: bool | None = None,
+        retry_attempt: int = 0,
+        retry_reason: str = "",
+    ) -> str:
+        """Push an envelope to the connected app and return its envelope_id.
+
+        `accepts_response_payload` defaults to what Slack sends: true for slash commands,
+        view submissions and block suggestions.
+        """
+        await self.wait_socket_connected()
+        assert self._ws is not None
+        if accepts_response_payload is None:
+            accepts_response_payload = envelope_type == "slash_commands" or payload.get("type") in (
+                "view_submission",
+                "block_suggestion",
+            )
+        envelope_id = f"env-{next(self._ids)}"
+        self._acks[envelope_id] = asyncio.get_running_loop().create_future()
+        envelope: Json = {
+            "envelope_id": envelope_id,
+            "type": envelope_type,
+            "payload": payload,
+            "accepts_response_payload": accepts_response_payload,
+        }
+        if envelope_type == "events_api":
+            envelope.update(retry_attempt=retry_attempt, retry_reason=retry_reason)
+        await self._ws.send_json(envelope)
+        return envelope_id
+
+    async def socket_ack(self, envelope_id: str, timeout: float = 5) -> Json:
+        """Wait for the app's ack frame (`{"envelope_id": ..., "payload"?: ...}`)."""
+        return await asyncio.wait_for(asyncio.shield(self._acks[envelope_id]), timeout)
+
+    async def socket_disconnect(self) -> None:
+        """Ask the app to reconnect, as Slack does before rotating a connection."""
+        ws, self._ws = self._ws, None
+        self._connected.clear()
+        if ws is not None and not ws.closed:
+            await ws.send_json(
+                {
+                    "type": "disconnect",
+                    "reason": "refresh_requested",
+                    "debug_info": {"host": "fake"},
+                }
+            )
+
+
+# -- the "Slack side": payloads and signed requests ------------------------------------------
+
+
+def _new_trigger_id() -> str:
+    """A well-formed trigger_id the stand-in never issued (views.open will reject it)."""
+    return f"{secrets.randbelow(10**10)}.1.{secrets.token_hex(8)}"
+
+
+def sign(
+    body: str | bytes, secret: str = SIGNING_SECRET, ts: int | str | None = None
+) -> dict[str, str]:
+    """Slack request-signing headers (v0 HMAC-SHA256 over `v0:{ts}:{body}`)."""
+    ts = str(ts if ts is not None else int(time.time()))
+    raw = body.encode() if isinstance(body, str) else body
+    digest = hmac.new(secret.encode(), b"v0:" + ts.encode() + b":" + raw, hashlib.sha256)
+    return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": "v0=" + digest.hexdigest()}
+
+
+def _signed_form(
+    fields: Mapping[str, str], secret: str, ts: int | str | None
+) -> tuple[str, dict[str, str]]:
+    body = urlencode(fields)
+    return body, {"Content-Type": FORM, **sign(body, secret, ts)}
+
+
+def slash_payload(
+    command: str,
+    text: str = "",
+    *,
+    user_id: str = "U0001",
+    user_name: str = "alice",
+    team_id: str = TEAM_ID,
+    channel_id: str = "C0001",
+    channel_name: str = "general",
+    trigger_id: str | None = None,
+    response_url: str = "",
+) -> dict[str, str]:
+    """The fields of a slash command (form fields over HTTP, the payload in Socket Mode)."""
+    return {
+        "token": "verification-token",
+        "team_id": team_id,
+        "team_domain": "fake",
+        "channel_id": channel_id,
+        "channel_name": channel_name,
+        "user_id": user_id,
+        "user_name": user_name,
+        "command": command,
+        "text": text,
+        "api_app_id": APP_ID,
+        "is_enterprise_install": "false",
+        "response_url": response_url,
+        "trigger_id": trigger_id or _new_trigger_id(),
+    }
+
+
+def block_actions_payload(
+    action_id: str,
+    value: str,
+    *,
+    user_id: str = "U0001",
+    user_name: str = "alice",
+    team_id: str = TEAM_ID,
+    channel_id: str = "C0001",
+    message_ts: str = "1700000000.000100",
+    trigger_id: str | None = None,
+    response_url: str = "",
+    block_id: str = "quiz",
+) -> Json:
+    """A button click on a message (`type: block_actions`)."""
+    return {
+        "type": "block_actions",
+        "token": "verification-token",
+        "user": {"id": user_id, "username": user_name, "name": user_name, "team_id": team_id},
+        "api_app_id": APP_ID,
+        "team": {"id": team_id, "domain": "fake"},
+        "enterprise": None,
+        "is_enterprise_install": False,
+        "container": {"type": "message", "message_ts": message_ts, "channel_id": channel_id},
+        "channel": {"id": channel_id, "name": "general"},
+        "message": {"type": "message", "ts": message_ts, "text": ""},
+        "trigger_id": trigger_id or _new_trigger_id(),
+        "response_url": response_url,
+        "state": {"values": {}},
+        "actions": [
+            {
+                "action_id": action_id,
+                "block_id": block_id,
+                "type": "button",
+                "value": value,
+                "text": {"type": "plain_text", "text": value},
+                "action_ts": f"{time.time():.6f}",
+            }
+        ],
+    }
+
+
+def view_submission_payload(
+    callback_id: str,
+    private_metadata: str = "",
+    values: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    user_id: str = "U0001",
+    user_name: str = "alice",
+    team_id: str = TEAM_ID,
+    view_id: str = "V0001",
+    trigger_id: str | None = None,
+) -> Json:
+    """A modal submission. `values` is `view.state.values`; a bare string for an action is
+    shorthand for `{"type": "plain_text_input", "value": <str>}`."""
+    state = {
+        block: {
+            action: {"type": "plain_text_input", "value": v} if isinstance(v, str) else dict(v)
+            for action, v in actions.items()
+        }
+        for block, actions in (values or {}).items()
+    }
+    return {
+        "type": "view_submission",
+        "token": "verification-token",
+        "team": {"id": team_id, "domain": "fake"},
+        "user": {"id": user_id, "username": user_name, "name": user_name, "team_id": team_id},
+        "api_app_id": APP_ID,
+        "trigger_id": trigger_id or _new_trigger_id(),
+        "view": {
+            "id": view_id,
+            "team_id": team_id,
+            "type": "modal",
+            "callback_id": callback_id,
+            "private_metadata": private_metadata,
+            "external_id": "",
+            "title": {"type": "plain_text", "text": "Modal"},
+            "blocks": [],
+            "state": {"values": state},
+            "hash": "1700000000.abcdef",
+            "root_view_id": view_id,
+            "previous_view_id": None,
+            "app_id": APP_ID,
+            "bot_id": BOT_ID,
+            "clear_on_close": False,
+            "notify_on_close": False,
+        },
+        "response_urls": [],
+        "enterprise": None,
+        "is_enterprise_install": False,
+    }
+
+
+def slash_command(
+    command: str,
+    text: str = "",
+    *,
+    secret: str = SIGNING_SECRET,
+    ts: int | str | None = None,
+    **fields: Any,
+) -> tuple[str, dict[str, str]]:
+    """A signed, form-encoded slash command; `fields` are `slash_payload` keywords."""
+    return _signed_form(slash_payload(command, text, **fields), secret, ts)
+
+
+def block_actions(
+    action_id: str,
+    value: str,
+    *,
+    secret: str = SIGNING_SECRET,
+    ts: int | str | None = None,
+    **fields: Any,
+) -> tuple[str, dict[str, str]]:
+    """A signed button click (`payload=<json>`); `fields` are `block_actions_payload` keywords."""
+    payload = block_actions_payload(action_id, value, **fields)
+    return _signed_form({"payload": json.dumps(payload)}, secret, ts)
+
+
+def view_submission(
+    callback_id: str,
+    private_metadata: str = "",
+    values: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    secret: str = SIGNING_SECRET,
+    ts: int | str | None = None,
+    **fields: Any,
+) -> tuple[str, dict[str, str]]:
+    """A signed modal submission (`payload=<json>`); see `view_submission_payload`."""
+    payload = view_submission_payload(callback_id, private_metadata, values, **fields)
+    return _signed_form({"payload": json.dumps(payload)}, secret, ts)
+
+
+async def post_signed(
+    session_or_url: aiohttp.ClientSession | str,
+    body: str | bytes,
+    headers: Mapping[str, str],
+    *,
+    url: str = "",
+) -> tuple[int, str]:
+    """POST a built request; returns (status, text).
+
+    Pass the app's URL, or a `ClientSession` plus `url=` (relative to its base_url if it has one).
+    """
+    if isinstance(session_or_url, str):
+        async with aiohttp.ClientSession() as session:
+            return await post_signed(session, body, headers, url=session_or_url)
+    async with session_or_url.post(url, data=body, headers=dict(headers)) as resp:
+        return resp.status, await resp.text()

@@ -1,0 +1,351 @@
+"""The Slack adapter end to end: real slack-bolt and slack-sdk against the loopback stand-in,
+real SQLite in tmp_path, a fixed clock for rounds."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from slack_standin import (
+    SlackStandIn,
+    block_actions,
+    block_actions_payload,
+    post_signed,
+    slash_command,
+    slash_payload,
+    view_submission,
+)
+
+from adapters.slack_app import SlackAdapter
+from bot.app import StudyBot
+from bot.clock import FixedClock
+from bot.config import Instructors, Secret, Settings
+from bot.scheduler import fire_due
+
+CONTENT = Path(__file__).resolve().parents[2] / "content"
+TEACHER = "U0TEACH"
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[SlackStandIn]:
+    async with SlackStandIn() as fake:
+        yield fake
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock()
+
+
+@pytest.fixture
+def settings(fake: SlackStandIn, tmp_path: Path) -> Settings:
+    return Settings(
+        slack_bot_token=Secret(fake.bot_token),
+        slack_signing_secret=Secret(fake.signing_secret),
+        slack_api_url=fake.api_url,
+        http_host="127.0.0.1",
+        http_port=0,
+        db_path=tmp_path / "bot.db",
+        content_dir=CONTENT,
+        results_dir=tmp_path / "results",
+        instructors=Instructors(slack=frozenset({TEACHER})),
+    )
+
+
+@pytest.fixture
+async def bot(settings: Settings, clock: FixedClock) -> AsyncIterator[StudyBot]:
+    bot = await StudyBot.start(settings, clock)
+    yield bot
+    await bot.close()
+
+
+@pytest.fixture
+async def adapter(bot: StudyBot, settings: Settings) -> AsyncIterator[SlackAdapter]:
+    adapter = SlackAdapter(bot, settings)
+    await adapter.start()
+    yield adapter
+    await adapter.close()
+
+
+async def post(adapter: SlackAdapter, built: tuple[str, dict[str, str]]) -> tuple[int, str]:
+    return await post_signed(f"http://127.0.0.1:{adapter.port}/slack/events", *built)
+
+
+def answers(settings: Settings, user_id: str | None = None) -> list[sqlite3.Row]:
+    with sqlite3.connect(settings.db_path) as db:
+        db.row_factory = sqlite3.Row
+        sql = "SELECT a.*, l.user_id FROM answers a JOIN learners l ON l.id = a.learner_id"
+        rows = db.execute(sql + (" WHERE l.user_id = ?" if user_id else ""), (user_id,) if user_id else ()).fetchall()
+    return rows
+
+
+def buttons(blocks: list[dict]) -> list[dict]:
+    return [e for b in blocks if b["type"] == "actions" for e in b["elements"]]
+
+
+async def quiz(adapter: SlackAdapter, fake: SlackStandIn, user: str = "U0001", **fields) -> dict:
+    status, text = await post(adapter, slash_command("/quiz", user_id=user, trigger_id=fake.new_trigger_id(),
+                                                     response_url=fake.response_url(f"quiz-{user}"), **fields))
+    assert status == 200
+    return json.loads(text) if text else {}
+
+
+async def click(adapter: SlackAdapter, fake: SlackStandIn, button: dict, user: str = "U0001",
+                **fields) -> int:
+    built = block_actions(button["action_id"], button["value"], user_id=user, user_name=user.lower(),
+                          response_url=fake.response_url(f"click-{user}"), trigger_id=fake.new_trigger_id(),
+                          **fields)
+    status, _ = await post(adapter, built)
+    return status
+
+
+def correct_button(bot: StudyBot, blocks: list[dict], question_index: int = 0) -> dict:
+    lesson = next(iter(bot.library.lessons.values()))
+    return buttons(blocks)[lesson.questions[question_index].correct_index]
+
+
+# -- HTTP mode ---------------------------------------------------------------------------------
+
+
+async def test_glossary_answers_with_the_definition(adapter: SlackAdapter, fake: SlackStandIn) -> None:
+    status, text = await post(adapter, slash_command("/glossary", "mfu"))
+    assert status == 200
+    body = json.loads(text)
+    assert body["text"].startswith("*MFU* (Model FLOPs utilization")
+    assert "peak arithmetic throughput" in body["blocks"][0]["text"]["text"]
+    assert [c.method for c in fake.calls] == ["auth.test"]
+
+
+async def test_glossary_payload_is_looked_up_like_any_term(adapter: SlackAdapter) -> None:
+    status, text = await post(adapter, slash_command("/glossary", "payload"))
+    assert status == 200
+    assert json.loads(text)["text"].startswith("No term 'payload' in the glossary.")
+
+
+async def test_unknown_command_goes_to_the_core(adapter: SlackAdapter) -> None:
+    status, text = await post(adapter, slash_command("/nonsense"))
+    assert (status, json.loads(text)["text"]) == (200, "There is no command /nonsense. Type /help to see the commands.")
+
+
+async def test_quiz_shows_ephemeral_buttons_and_a_click_is_recorded_once(
+    adapter: SlackAdapter, fake: SlackStandIn, bot: StudyBot, settings: Settings
+) -> None:
+    body = await quiz(adapter, fake)
+    assert body.get("response_type") in (None, "ephemeral")
+    assert body["blocks"][0]["type"] == "section" and "question 1 of" in body["blocks"][0]["text"]["text"]
+    choices = buttons(body["blocks"])
+    assert len(choices) == 4
+    assert len({b["action_id"] for b in choices}) == 4 and all(b["action_id"].startswith("studybot:") for b in choices)
+
+    right = correct_button(bot, body["blocks"])
+    assert await click(adapter, fake, right) == 200
+    assert await click(adapter, fake, right) == 200  # a double click: two deliveries
+
+    [first, second] = [r for r in fake.responses if r[0] == "click-U0001"]
+    assert first[1]["text"].startswith("✅ Correct.") and first[1]["response_type"] == "ephemeral"
+    assert "Next question" in [b["text"]["text"] for b in buttons(first[1]["blocks"])]
+    assert second[1]["text"].startswith("You already answered this question")
+    [row] = answers(settings)
+    assert (row["user_id"], row["correct"], row["mode"]) == ("U0001", 1, "practice")
+
+
+async def test_next_question_button_leads_to_a_graded_short_answer_modal(
+    adapter: SlackAdapter, fake: SlackStandIn, bot: StudyBot, settings: Settings
+) -> None:
+    """Answer, press Next question, until the next question is a short one: its form opens as a
+    modal with that click's trigger_id; the submission is graded and the feedback is ephemeral."""
+    blocks = (await quiz(adapter, fake))["blocks"]
+    for _ in range(10):
+        assert await click(adapter, fake, buttons(blocks)[0]) == 200
+        feedback = fake.responses[-1][1]
+        [next_button] = [b for b in buttons(feedback["blocks"]) if b["text"]["text"] == "Next question"]
+        trigger = fake.new_trigger_id()
+        built = block_actions(next_button["action_id"], next_button["value"], trigger_id=trigger,
+                              response_url=fake.response_url("next"))
+        assert (await post(adapter, built))[0] == 200
+        if fake.calls_to("views.open"):
+            break
+        blocks = fake.responses[-1][1]["blocks"]
+    else:
+        pytest.fail("no short-answer question came up")
+    [opened] = fake.calls_to("views.open")
+    assert opened.params["trigger_id"] == trigger
+    view = opened.params["view"]
+    assert view["callback_id"] == "studybot_form"
+    assert view["blocks"][1]["element"]["type"] == "plain_text_input"
+    assert view["blocks"][1]["element"]["multiline"] is True
+    assert json.loads(view["private_metadata"])["channel"] == "C0001"
+
+    text = "FSDP shards the parameters across GPUs so each GPU only holds a slice, at the cost of more communication."
+    status, reply = await post(adapter, view_submission("studybot_form", view["private_metadata"],
+                                                        {"answer": {"text": text}}))
+    assert (status, reply) == (200, "")
+    [feedback] = fake.calls_to("chat.postEphemeral")
+    assert feedback.params["channel"] == "C0001" and feedback.params["user"] == "U0001"
+    assert feedback.params["text"].startswith("✅ Graded correct")
+    short = [r for r in answers(settings) if r["question_id"] == "meta-q06"]
+    assert [r["correct"] for r in short] == [1]
+
+
+async def test_teachback_opens_a_modal_from_the_command_and_refusals_are_shown(
+    adapter: SlackAdapter, fake: SlackStandIn
+) -> None:
+    trigger = fake.new_trigger_id()
+    status, text = await post(adapter, slash_command("/teachback", trigger_id=trigger, channel_id="DU0001"))
+    assert (status, text) == (200, "")
+    [opened] = fake.calls_to("views.open")
+    assert opened.params["trigger_id"] == trigger
+    view = opened.params["view"]
+    assert view["title"]["text"] == "Teach-back"
+    assert json.loads(view["private_metadata"])["channel"] is None  # asked in a DM
+
+    status, _ = await post(adapter, view_submission("studybot_form", view["private_metadata"],
+                                                    {"answer": {"text": "   "}}))
+    assert status == 200
+    [dm] = fake.calls_to("chat.postMessage")
+    assert dm.params["channel"] == "DU0001" and dm.params["text"].startswith("Your answer is empty.")
+
+
+async def test_an_expired_trigger_leaves_a_note_instead_of_a_modal(adapter: SlackAdapter, fake: SlackStandIn) -> None:
+    status, text = await post(adapter, slash_command("/teachback", trigger_id="1.2.never-issued"))
+    assert status == 200 and "could not open" in json.loads(text)["text"]
+
+
+async def test_round_is_posted_answered_and_revealed_by_an_edit(
+    adapter: SlackAdapter, fake: SlackStandIn, bot: StudyBot, settings: Settings, clock: FixedClock
+) -> None:
+    status, text = await post(adapter, slash_command("/quiz", "round", response_url=fake.response_url("r")))
+    assert status == 200 and json.loads(text)["text"].startswith("Round started")
+    await adapter.idle()
+    [posted] = fake.calls_to("chat.postMessage")
+    assert posted.params["channel"] == "C0001"
+    [message] = [(key, m) for key, m in fake.messages.items()]
+    (channel, ts), stored = message
+    blocks = stored["blocks"]
+
+    right = correct_button(bot, blocks)
+    wrong = next(b for b in buttons(blocks)[:4] if b is not right)
+    for user, button in (("U0002", right), ("U0003", right), ("U0004", wrong)):
+        assert await click(adapter, fake, button, user, message_ts=ts) == 200
+    assert len(answers(settings)) == 3
+
+    clock.advance(settings.round_seconds + 1)
+    assert await fire_due(bot, {"slack": adapter}) == 1
+    [update] = fake.calls_to("chat.update")
+    assert (update.params["channel"], update.params["ts"]) == (channel, ts)
+    assert "3 answered, 2 correct." in update.params["text"]
+    assert buttons(fake.messages[(channel, ts)]["blocks"]) == []  # the buttons are gone
+    assert len(fake.calls_to("chat.postMessage")) == 2  # and the next question is up
+
+
+async def test_results_file_is_uploaded_to_the_dm(
+    adapter: SlackAdapter, fake: SlackStandIn, bot: StudyBot
+) -> None:
+    body = await quiz(adapter, fake)
+    assert await click(adapter, fake, correct_button(bot, body["blocks"])) == 200
+    status, text = await post(adapter, slash_command("/results", response_url=fake.response_url("res")))
+    assert status == 200 and "check your direct messages" in json.loads(text)["text"]
+    await adapter.idle()
+
+    methods = [c.method for c in fake.calls]
+    start = methods.index("files.getUploadURLExternal")
+    assert methods[start : start + 3] == ["files.getUploadURLExternal", "upload", "files.completeUploadExternal"]
+    assert fake.calls_to("conversations.open")[0].params["users"] == "U0001"
+    [shared] = fake.shared_files
+    assert (shared["name"], shared["channel_id"]) == ("quiz_results.txt", "DU0001")
+    content = fake.uploads[shared["id"]].decode()
+    total = len(next(iter(bot.library.lessons.values())).questions)
+    assert f"score: 1/{total} ({round(100 / total)}%)" in content.splitlines()
+
+
+async def test_forged_and_stale_requests_get_401_and_change_nothing(
+    adapter: SlackAdapter, fake: SlackStandIn, settings: Settings
+) -> None:
+    body = await quiz(adapter, fake)
+    button = buttons(body["blocks"])[0]
+    forged = block_actions(button["action_id"], button["value"], secret="not-the-secret")
+    stale = block_actions(button["action_id"], button["value"], ts=int(time.time()) - 301)
+    assert (await post(adapter, forged))[0] == 401
+    assert (await post(adapter, stale))[0] == 401
+    assert (await post(adapter, slash_command("/quiz", "round", secret="nope")))[0] == 401
+    await adapter.idle()
+    assert answers(settings) == []
+    assert fake.responses == [] and not fake.calls_to("chat.postMessage")
+
+
+async def test_only_instructors_post_the_leaderboard(adapter: SlackAdapter, fake: SlackStandIn) -> None:
+    status, text = await post(adapter, slash_command("/leaderboard", "post"))
+    assert (status, json.loads(text)["text"]) == (
+        200, "Only instructors can post the leaderboard. Ask your instructor if you need it.")
+    await adapter.idle()
+    assert not fake.calls_to("chat.postMessage")
+
+    status, text = await post(adapter, slash_command("/leaderboard", "post", user_id=TEACHER))
+    assert (status, json.loads(text)["text"]) == (200, "Posted.")
+    await adapter.idle()
+    [posted] = fake.calls_to("chat.postMessage")
+    assert posted.params["channel"] == "C0001" and posted.params["text"].startswith("Leaderboard · week")
+
+
+async def test_workspace_admins_count_as_instructors_when_configured(
+    fake: SlackStandIn, bot: StudyBot, settings: Settings
+) -> None:
+    fake.users["U0ADMIN"] = {"is_admin": True}
+    admins = replace(settings.instructors, slack_admins=True)
+    adapter = SlackAdapter(bot, replace(settings, instructors=admins))
+    await adapter.start()
+    try:
+        for _ in range(2):
+            status, text = await post(adapter, slash_command("/leaderboard", "post", user_id="U0ADMIN"))
+            assert (status, json.loads(text)["text"]) == (200, "Posted.")
+        status, text = await post(adapter, slash_command("/leaderboard", "post", user_id="U0002"))
+        assert status == 200 and json.loads(text)["text"].startswith("Only instructors")
+    finally:
+        await adapter.close()
+    assert [c.params["user"] for c in fake.calls_to("users.info")] == ["U0ADMIN", "U0002"]  # cached
+
+
+async def test_rate_limited_post_is_retried_and_arrives(adapter: SlackAdapter, fake: SlackStandIn) -> None:
+    fake.inject("chat.postMessage", 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": "0"})
+    status, _ = await post(adapter, slash_command("/leaderboard", "post", user_id=TEACHER))
+    assert status == 200
+    await adapter.idle()
+    assert len(fake.calls_to("chat.postMessage")) == 2
+    [message] = fake.messages.values()
+    assert message["text"].startswith("Leaderboard · week")
+
+
+async def test_dm_commands_have_no_channel(adapter: SlackAdapter, fake: SlackStandIn) -> None:
+    status, text = await post(adapter, slash_command("/quiz", "round", channel_id="DU0001"))
+    assert status == 200 and json.loads(text)["text"].startswith("Start a round in a channel")
+
+
+# -- Socket Mode -------------------------------------------------------------------------------
+
+
+async def test_socket_mode_quiz_and_click_are_acked(
+    fake: SlackStandIn, bot: StudyBot, settings: Settings
+) -> None:
+    adapter = SlackAdapter(bot, replace(settings, slack_app_token=Secret(fake.app_token), slack_signing_secret=None))
+    await adapter.start()
+    try:
+        await fake.wait_socket_connected()
+        envelope = await fake.socket_send("slash_commands", slash_payload("/quiz", response_url=fake.response_url("q")))
+        ack = await fake.socket_ack(envelope)
+        blocks = ack["payload"]["blocks"]
+        right = correct_button(bot, blocks)
+
+        payload = block_actions_payload(right["action_id"], right["value"], response_url=fake.response_url("c"))
+        envelope = await fake.socket_send("interactive", payload)
+        assert await fake.socket_ack(envelope) == {"envelope_id": envelope}
+    finally:
+        await adapter.close()
+    assert fake.responses[0][0] == "c" and fake.responses[0][1]["text"].startswith("✅ Correct.")
+    [row] = answers(settings)
+    assert row["correct"] == 1
+    assert all(c.token == fake.app_token for c in fake.calls_to("apps.connections.open"))

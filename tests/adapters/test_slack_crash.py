@@ -1,0 +1,132 @@
+"""A click acknowledged with HTTP 200 survives a SIGKILL: `studybot run` (Slack HTTP mode) is
+killed in the middle of a burst of clicks, restarted on the same database, and every click that
+got a 200 is stored exactly once; a click that never got its 200 can be sent again."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import sqlite3
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+from slack_standin import SlackStandIn, block_actions, post_signed
+
+from bot.app import StudyBot
+from bot.config import Settings
+from bot.messages import Actor, Command, Place
+
+REPO = Path(__file__).resolve().parents[2]
+LEARNERS = 120
+CONCURRENCY = 8  # clicks in flight at once
+KILL_AFTER = 30  # acknowledged clicks before the SIGKILL
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[SlackStandIn]:
+    async with SlackStandIn() as fake:
+        yield fake
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def button_tokens(db: Path) -> dict[str, str]:
+    """Each learner's first /quiz question, made through a bot on the same database."""
+    bot = await StudyBot.start(Settings(db_path=db, content_dir=REPO / "content"))
+    tokens = {}
+    try:
+        for n in range(LEARNERS):
+            user = f"U{n:04d}"
+            [reply] = await bot.handle(Command("quiz", "", Actor("slack", "T0001", user, user.lower()),
+                                               Place("slack", "T0001", "C0001")))
+            tokens[user] = reply.choices[0].token
+    finally:
+        await bot.close()
+    return tokens
+
+
+async def start_bot(env: dict[str, str], port: int, log: Path) -> asyncio.subprocess.Process:
+    with log.open("ab") as out:
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot.cli", "run", env=env, cwd=REPO,
+                                                    stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=out)
+    deadline = time.monotonic() + 8
+    while time.monotonic() < deadline:
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.close()
+            return proc
+        except OSError:
+            if proc.returncode is not None:
+                break
+            await asyncio.sleep(0.05)
+    proc.kill()
+    pytest.fail("studybot run did not start:\n" + log.read_text()[-2000:])
+
+
+def rows_by_learner(db: Path) -> dict[str, int]:
+    with sqlite3.connect(db) as conn:
+        return dict(conn.execute(
+            "SELECT l.user_id, COUNT(a.id) FROM learners l LEFT JOIN answers a ON a.learner_id = l.id GROUP BY l.user_id"
+        ).fetchall())
+
+
+async def test_acknowledged_clicks_survive_a_kill_mid_burst(fake: SlackStandIn, tmp_path: Path) -> None:
+    db = tmp_path / "bot.db"
+    tokens = await button_tokens(db)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/slack/events"
+    env = {k: v for k, v in os.environ.items() if "PROXY" not in k.upper() and not k.startswith(("SLACK_", "STUDYBOT_"))}
+    env.pop("DISCORD_TOKEN", None)
+    env.update(SLACK_BOT_TOKEN=fake.bot_token, SLACK_SIGNING_SECRET=fake.signing_secret, SLACK_API_URL=fake.api_url,
+               STUDYBOT_HTTP_HOST="127.0.0.1", STUDYBOT_HTTP_PORT=str(port), STUDYBOT_DB=str(db),
+               STUDYBOT_CONTENT=str(REPO / "content"), STUDYBOT_RESULTS_DIR=str(tmp_path / "results"),
+               STUDYBOT_LOG_LEVEL="WARNING")
+    log = tmp_path / "studybot.log"
+
+    def signed_click(user: str) -> tuple[str, dict[str, str]]:
+        return block_actions("studybot:0", tokens[user], user_id=user, user_name=user.lower(),
+                             response_url=fake.response_url(user))
+
+    proc = await start_bot(env, port, log)
+    acknowledged: set[str] = set()
+    in_flight = asyncio.Semaphore(CONCURRENCY)
+    async with aiohttp.ClientSession() as session:
+
+        async def send(user: str) -> None:
+            try:
+                async with in_flight:
+                    status, _ = await post_signed(session, *signed_click(user), url=url)
+            except (TimeoutError, aiohttp.ClientError):
+                return
+            if status == 200:
+                acknowledged.add(user)
+                if len(acknowledged) == KILL_AFTER:
+                    proc.kill()
+
+        await asyncio.wait_for(asyncio.gather(*(send(user) for user in tokens)), 8)
+    await proc.wait()
+
+    stored = rows_by_learner(db)
+    assert KILL_AFTER <= len(acknowledged) < LEARNERS  # killed mid-burst
+    assert all(stored.get(user) == 1 for user in acknowledged), (acknowledged, stored)
+    assert all(stored.get(user, 0) <= 1 for user in tokens)
+
+    proc = await start_bot(env, port, log)  # every learner presses again after the restart
+    try:
+        results = [await post_signed(url, *signed_click(user)) for user in tokens]
+    finally:
+        proc.terminate()
+        assert await asyncio.wait_for(proc.wait(), 5) == 0
+    assert all(status == 200 for status, _ in results)
+    assert rows_by_learner(db) == {user: 1 for user in tokens}
+    again = [body for user, body in fake.responses if user in acknowledged][-1]
+    assert again["text"].startswith("You already answered this question")
