@@ -126,7 +126,7 @@ async def health(settings: Settings) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> None:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="studybot", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("run", help="start every platform whose token is set")
@@ -137,7 +137,11 @@ def main(argv: list[str] | None = None) -> None:
     p = sub.add_parser("backup", help="a consistent copy of the database, safe while the bot runs")
     p.add_argument("path", type=Path)
     sub.add_parser("health", help="exit 0 when the database opens and the scheduler is alive")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
 
     settings = _settings()
     configure(settings.log_level if args.command == "run" else "WARNING")
