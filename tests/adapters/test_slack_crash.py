@@ -1,11 +1,12 @@
-"""A click acknowledged with HTTP 200 survives a SIGKILL: `studybot run` (Slack HTTP mode) is
-killed in the middle of a burst of clicks, restarted on the same database, and every click that
-got a 200 is stored exactly once; a click that never got its 200 can be sent again."""
+"""A click acknowledged with HTTP 200 survives a SIGKILL or a SIGTERM: `studybot run` (Slack HTTP
+mode) is stopped in the middle of a burst of clicks, restarted on the same database, and every click
+that got a 200 is stored exactly once; a click that never got its 200 can be sent again."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import socket
 import sqlite3
 import sys
@@ -79,7 +80,9 @@ def rows_by_learner(db: Path) -> dict[str, int]:
         ).fetchall())
 
 
-async def test_acknowledged_clicks_survive_a_kill_mid_burst(fake: SlackStandIn, tmp_path: Path) -> None:
+@pytest.mark.parametrize("signal_name", ["SIGKILL", "SIGTERM"])
+async def test_acknowledged_clicks_survive_a_stop_mid_burst(fake: SlackStandIn, tmp_path: Path,
+                                                             signal_name: str) -> None:
     db = tmp_path / "bot.db"
     tokens = await button_tokens(db)
     port = free_port()
@@ -110,10 +113,12 @@ async def test_acknowledged_clicks_survive_a_kill_mid_burst(fake: SlackStandIn, 
             if status == 200:
                 acknowledged.add(user)
                 if len(acknowledged) == KILL_AFTER:
-                    proc.kill()
+                    proc.send_signal(getattr(signal, signal_name))
 
         await asyncio.wait_for(asyncio.gather(*(send(user) for user in tokens)), 8)
-    await proc.wait()
+    exit_code = await asyncio.wait_for(proc.wait(), 10)
+    if signal_name == "SIGTERM":
+        assert exit_code == 0, log.read_text()[-2000:]  # a clean stop
 
     stored = rows_by_learner(db)
     assert KILL_AFTER <= len(acknowledged) < LEARNERS  # killed mid-burst

@@ -1,0 +1,346 @@
+"""The Discord adapter end to end: the real discord.py against the stand-in, a real SQLite file."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from discord_fixtures import discord_fake  # noqa: F401  (fixture import)
+from discord_standin import DiscordStandIn
+
+from adapters.discord_app import DiscordAdapter, command_args
+from bot.app import StudyBot
+from bot.clock import FixedClock
+from bot.config import Instructors, Secret, Settings
+from bot.scheduler import fire_due
+
+CONTENT = Path(__file__).resolve().parents[2] / "content"
+COMMANDS = {"quiz", "glossary", "teachback", "review", "progress", "results", "leaderboard", "forget", "help"}
+ALICE, BOB, CAROL = "4444", "5555", "6666"  # carol has the Instructor role in the stand-in
+SHORT_ANSWER = "FSDP shards the parameters across GPUs, and it needs more communication between them."
+
+
+@pytest.fixture
+def discord_settings(tmp_path: Path, discord_fake: DiscordStandIn) -> Settings:  # noqa: F811
+    return Settings(
+        discord_token=Secret(discord_fake.token),
+        discord_api_url=discord_fake.api_base,
+        discord_gateway_url=discord_fake.gateway_url,
+        db_path=tmp_path / "bot.db",
+        content_dir=CONTENT,
+        results_dir=tmp_path / "results",
+        instructors=Instructors(discord_roles=frozenset({"Instructor"})),
+        round_seconds=60,
+    )
+
+
+@pytest.fixture
+def fixed_clock() -> FixedClock:
+    return FixedClock("2026-11-30T09:00:00+00:00")
+
+
+async def start(settings: Settings, clock: FixedClock) -> tuple[StudyBot, DiscordAdapter]:
+    studybot = await StudyBot.start(settings, clock)
+    adapter = DiscordAdapter(studybot, settings, guild_ready_timeout=0.05, ready_timeout=5)
+    await adapter.start()
+    return studybot, adapter
+
+
+async def stop(studybot: StudyBot, adapter: DiscordAdapter) -> None:
+    await adapter.close()
+    await studybot.close()
+
+
+@pytest.fixture
+async def running(discord_settings: Settings, fixed_clock: FixedClock) -> AsyncIterator[tuple[StudyBot, DiscordAdapter]]:
+    studybot, adapter = await start(discord_settings, fixed_clock)
+    yield studybot, adapter
+    await stop(studybot, adapter)
+
+
+def buttons(message: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for row in message["components"] for c in row.get("components", [])]
+
+
+def button(message: dict[str, Any], label_start: str) -> str:
+    return next(b["custom_id"] for b in buttons(message) if b["label"].startswith(label_start))
+
+
+async def public_posts(fake: DiscordStandIn, count: int) -> list[dict[str, Any]]:
+    """The bot's channel posts (not interaction responses), once `count` were made."""
+    await fake.wait_for_call("POST", rf"/channels/{fake.channel_id}/messages", count=count)
+    return [m for m in fake.channel_messages(fake.channel_id) if "interaction_metadata" not in m]
+
+
+async def eventually(predicate: Callable[[], object], timeout: float = 2.0) -> None:
+    """Poll until `predicate()` is truthy (for effects that follow the last recorded call)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        assert asyncio.get_running_loop().time() < deadline, "condition not met in time"
+        await asyncio.sleep(0.01)
+
+
+# ------------------------------------------------------------ pure translation
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "args"),
+    [
+        ("quiz", {"mode": None, "lesson": None}, ""),
+        ("quiz", {"mode": "round", "lesson": "meta-llm-scale"}, "round meta-llm-scale"),
+        ("quiz", {"mode": "practice", "lesson": None}, ""),
+        ("leaderboard", {"action": "post", "period": "all", "week": None}, "post all"),
+        ("leaderboard", {"action": None, "period": None, "week": "2026-W48"}, "week 2026-W48"),
+        ("results", {"where": "me"}, ""),
+        ("results", {"where": "here"}, "here"),
+        ("review", {"remind": "on", "lesson": None}, "remind on"),
+        ("review", {"remind": "off", "lesson": "meta-llm-scale"}, "remind off"),
+        ("review", {"remind": None, "lesson": "meta-llm-scale"}, "meta-llm-scale"),
+        ("forget", {"confirm": "me"}, "me"),
+        ("glossary", {"term": " FSDP "}, "FSDP"),
+    ],
+)
+def test_options_become_the_core_argument_text(name: str, options: dict, args: str) -> None:
+    assert command_args(name, options) == args
+
+
+# ------------------------------------------------------------ against the stand-in
+
+
+async def test_login_sync_and_ready(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    fake = discord_fake
+    assert [c.path for c in fake.calls[:3]] == ["/users/@me", "/oauth2/applications/@me",
+                                                f"/applications/{fake.app_id}/commands"]
+    synced = {c["name"]: c for c in fake.commands[None]}
+    assert set(synced) == COMMANDS
+    mode = next(o for o in synced["quiz"]["options"] if o["name"] == "mode")
+    assert [c["value"] for c in mode["choices"]] == ["practice", "round"] and not mode.get("required")
+    assert next(o for o in synced["glossary"]["options"] if o["name"] == "term")["autocomplete"]
+    assert fake.identified.is_set()
+
+
+async def test_sync_to_configured_guilds(discord_settings: Settings, fixed_clock: FixedClock,
+                                         discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    settings = replace(discord_settings, discord_sync_guilds=(int(discord_fake.guild_id),))
+    studybot, adapter = await start(settings, fixed_clock)
+    try:
+        guild = discord_fake.guild_id
+        assert discord_fake.calls_matching("PUT", rf"/applications/\d+/guilds/{guild}/commands")
+        assert {c["name"] for c in discord_fake.commands[guild]} == COMMANDS
+        result = await discord_fake.interact(discord_fake.slash("help"))
+        assert "/quiz" in result.data["content"]
+    finally:
+        await stop(studybot, adapter)
+
+
+async def test_glossary_typo_gets_did_you_mean_privately(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    result = await discord_fake.interact(discord_fake.slash("glossary", {"term": "FDSP"}))
+    assert result.status == 200 and result.type == 4 and result.data["flags"] == 64
+    assert "Did you mean" in result.data["content"] and "FSDP" in result.data["content"]
+
+
+async def test_glossary_autocomplete(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    result = await discord_fake.interact(discord_fake.autocomplete("glossary", "term", "MF"))
+    assert result.type == 8
+    assert "MFU" in [c["value"] for c in result.data["choices"]]
+
+
+async def test_quiz_click_records_then_gives_private_feedback_once(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    studybot, _ = running
+    fake = discord_fake
+    quiz = await fake.interact(fake.slash("quiz"))
+    assert quiz.type == 4 and quiz.data["flags"] == 64 and "question 1 of" in quiz.data["content"]
+    assert all(len(row["components"]) <= 5 for row in quiz.data["components"])
+    assert all(b["custom_id"].startswith("sb:") for b in buttons(quiz.data))
+
+    first = fake.component(button(quiz.message, "A."), quiz.message)
+    click = await fake.interact(first)
+    assert click.type == 4 and click.data["flags"] == 64 and "Correct" in click.data["content"]
+    assert await studybot.store.count("answers") == 1
+
+    again = await fake.interact(fake.component(button(quiz.message, "B."), quiz.message))
+    assert "already answered" in again.data["content"]
+    assert await studybot.store.count("answers") == 1
+
+
+async def test_short_answer_modal_is_graded(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    fake = discord_fake
+    message = (await fake.interact(fake.slash("quiz"))).message
+    for _ in range(5):  # questions 1-5 are multiple choice; Next leads on to question 6, a short answer
+        feedback = await fake.interact(fake.component(button(message, "A."), message))
+        result = await fake.interact(fake.component(button(feedback.message, "Next question"), feedback.message))
+        message = result.message
+    assert result.type == 9 and result.data["custom_id"].startswith("sbform:")
+    assert "FSDP" in str(result.data["components"])  # the prompt is shown in the modal
+    graded = await fake.interact(fake.modal_submit(result.data["custom_id"], {"answer": SHORT_ANSWER}))
+    assert graded.type == 4 and graded.data["flags"] == 64
+    assert "Graded correct: 2 of 2" in graded.data["content"]
+    assert {"I got it right", "I missed it", "Next question"} <= {b["label"] for b in buttons(graded.data)}
+
+
+async def test_round_with_three_members_is_revealed_by_editing(running, discord_fake: DiscordStandIn,  # noqa: F811
+                                                               fixed_clock: FixedClock) -> None:
+    studybot, adapter = running
+    fake = discord_fake
+    started = await fake.interact(fake.slash("quiz", {"mode": "round"}))
+    assert started.data["flags"] == 64 and "Round started" in started.data["content"]
+    [question] = await public_posts(fake, 1)
+    assert "question 1 of" in question["content"] and not question["flags"] & 64
+    picks = {ALICE: "A.", BOB: "A.", CAROL: "B."}  # A is right for question 1
+    for user, label in picks.items():
+        feedback = await fake.interact(fake.component(button(question, label), question, user_id=user))
+        assert feedback.data["flags"] == 64
+    assert await studybot.store.count("answers") == 3
+
+    assert await fire_due(studybot, {"discord": adapter}) == 0
+    fixed_clock.advance(61)
+    assert await fire_due(studybot, {"discord": adapter}) == 1
+    [edit] = fake.calls_matching("PATCH", rf"/channels/{fake.channel_id}/messages/{question['id']}")
+    assert "3 answered, 2 correct" in edit.json["content"] and edit.json["components"] == []
+    assert "A: 2 ✓" in fake.messages[question["id"]]["content"]
+    assert "question 2 of" in (await public_posts(fake, 2))[-1]["content"]
+
+
+async def test_results_file_is_sent_by_dm(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    fake = discord_fake
+    quiz = await fake.interact(fake.slash("quiz"))
+    await fake.interact(fake.component(button(quiz.message, "A."), quiz.message))
+    sent = await fake.interact(fake.slash("results"))
+    assert sent.data["flags"] == 64 and "direct messages" in sent.data["content"]
+    opened = await fake.wait_for_call("POST", r"/users/@me/channels")
+    assert opened.json == {"recipient_id": int(ALICE)}
+    dm_id = opened.response["id"]
+    upload = await fake.wait_for_call("POST", rf"/channels/{dm_id}/messages")
+    assert "multipart" in upload.headers["Content-Type"]
+    content = upload.files["quiz_results.txt"].decode()
+    assert "learner: discord:4444" in content and "score: 1/10 (10%)" in content
+
+
+async def test_closed_direct_messages_get_a_private_note(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    fake = discord_fake
+    fake.dm_closed.add(ALICE)
+    await fake.interact(fake.slash("results"))
+    note = await fake.wait_for_call("POST", rf"/webhooks/{fake.app_id}/[^/]+")
+    assert note.json["flags"] == 64 and "could not send you a direct message" in note.json["content"]
+    refused = fake.calls_matching("POST", r"/channels/\d+/messages")
+    assert [(c.status, c.response["code"]) for c in refused] == [(403, 50007)]
+
+
+async def test_results_here_is_the_public_response(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    result = await discord_fake.interact(discord_fake.slash("results", {"where": "here"}))
+    assert result.type == 4 and not result.data.get("flags")
+    assert "quiz_results.txt" in result.files
+
+
+async def test_buttons_and_modals_work_after_a_restart(discord_settings: Settings, fixed_clock: FixedClock,
+                                                       discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    fake = discord_fake
+    studybot, adapter = await start(discord_settings, fixed_clock)
+    quiz = await fake.interact(fake.slash("quiz"))
+    modal = await fake.interact(fake.slash("teachback", user_id=BOB))
+    assert modal.type == 9
+    await stop(studybot, adapter)
+
+    fake.reset_connection_state()
+    studybot, adapter = await start(discord_settings, fixed_clock)
+    try:
+        click = await fake.interact(fake.component(button(quiz.message, "A."), quiz.message))
+        assert "Correct" in click.data["content"]
+        assert await studybot.store.count("answers") == 1
+        submitted = await fake.interact(fake.modal_submit(modal.data["custom_id"], {"answer": SHORT_ANSWER},
+                                                          user_id=BOB))
+        assert submitted.data["flags"] == 64 and "You covered" in submitted.data["content"]
+    finally:
+        await stop(studybot, adapter)
+
+
+async def test_only_instructors_post_the_leaderboard(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    fake = discord_fake
+    refused = await fake.interact(fake.slash("leaderboard", {"action": "post"}, user_id=ALICE))
+    assert refused.data["flags"] == 64 and "Only instructors" in refused.data["content"]
+    assert not fake.calls_matching("POST", rf"/channels/{fake.channel_id}/messages")
+    posted = await fake.interact(fake.slash("leaderboard", {"action": "post", "period": "all"}, user_id=CAROL))
+    assert posted.data["flags"] == 64 and posted.data["content"] == "Posted."
+    [board] = await public_posts(fake, 1)
+    assert board["content"].startswith("Leaderboard · all time")
+
+
+async def test_expired_interaction_is_logged_and_the_answer_kept(running, discord_fake: DiscordStandIn,  # noqa: F811
+                                                                 caplog: pytest.LogCaptureFixture) -> None:
+    studybot, _ = running
+    fake = discord_fake
+    quiz = await fake.interact(fake.slash("quiz"))
+    caplog.set_level(logging.INFO)
+    fake.initial_response_deadline_s = 0.0  # every first callback now arrives too late
+    payload = fake.component(button(quiz.message, "A."), quiz.message)
+    late = await fake.interact(payload)
+    assert (late.status, late.response["code"]) == (404, 10062)
+    await eventually(lambda: any(r.name == "studybot.discord" and "10062" in r.getMessage() for r in caplog.records))
+    assert await studybot.store.count("answers") == 1  # recorded before the platform was answered
+    ours = "\n".join(r.getMessage() for r in caplog.records if not r.name.startswith("aiohttp"))  # not the stand-in's
+    assert "expired" in ours and payload["token"] not in ours and fake.token not in ours
+
+    fake.initial_response_deadline_s = 3.0
+    result = await fake.interact(fake.slash("glossary", {"term": "MFU"}))
+    assert result.status == 200 and "MFU" in result.data["content"]
+
+
+async def test_rate_limited_post_is_retried(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    studybot, _ = running
+    fake = discord_fake
+    path = rf"/channels/{fake.channel_id}/messages"
+    fake.rate_limit("POST", path, retry_after=0.2)
+    started = await fake.interact(fake.slash("quiz", {"mode": "round"}))
+    assert "Round started" in started.data["content"]
+    await fake.wait_for_call("POST", path, count=2)
+    assert [c.status for c in fake.calls_matching("POST", path)] == [429, 200]
+    [question] = await public_posts(fake, 1)
+    ref = await studybot.store.message("round:1:0")
+    assert ref is not None and ref.message_id == question["id"]
+
+
+async def test_direct_message_uses_the_last_cohort(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    fake = discord_fake
+    first = await fake.interact(fake.slash("progress", guild=False))
+    assert "channel first" in first.data["content"]
+    await fake.interact(fake.slash("quiz"))  # the learner now belongs to the guild's cohort
+    later = await fake.interact(fake.slash("leaderboard", guild=False))
+    assert later.data["content"].startswith("Leaderboard")
+
+
+async def test_review_reminder_option(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    result = await discord_fake.interact(discord_fake.slash("review", {"remind": "on"}))
+    assert result.data["flags"] == 64 and "reminders are on" in result.data["content"]
+
+
+async def test_reveal_of_a_deleted_question_does_not_retry_forever(running, discord_fake: DiscordStandIn,  # noqa: F811
+                                                                   fixed_clock: FixedClock) -> None:
+    studybot, adapter = running
+    fake = discord_fake
+    await fake.interact(fake.slash("quiz", {"mode": "round"}))
+    [question] = await public_posts(fake, 1)
+    del fake.messages[question["id"]]  # a moderator deleted it
+    fixed_clock.advance(61)
+    assert await fire_due(studybot, {"discord": adapter}) == 1
+    assert await fire_due(studybot, {"discord": adapter}) == 0
+    assert "question 2 of" in (await public_posts(fake, 2))[-1]["content"]
+
+
+async def test_wrong_token_and_unreachable_gateway_fail_clearly(discord_settings: Settings, fixed_clock: FixedClock,
+                                                                tmp_path: Path) -> None:
+    studybot = await StudyBot.start(discord_settings, fixed_clock)
+    try:
+        wrong = DiscordAdapter(studybot, replace(discord_settings, discord_token=Secret("wrong")), ready_timeout=2)
+        with pytest.raises(RuntimeError, match="DISCORD_TOKEN"):
+            await wrong.start()
+        nowhere = replace(discord_settings, discord_gateway_url="ws://127.0.0.1:9/gateway")
+        adapter = DiscordAdapter(studybot, nowhere, guild_ready_timeout=0.05, ready_timeout=0.5)
+        with pytest.raises(RuntimeError, match="did not become ready"):
+            await adapter.start()
+    finally:
+        await studybot.close()
