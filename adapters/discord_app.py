@@ -1,0 +1,454 @@
+"""The Discord adapter: slash commands, buttons and modals on discord.py, in the shared event loop.
+
+Every button's custom_id is ``sb:<choice token>`` and is dispatched through one registered
+DynamicItem, and every modal's custom_id is ``sbform:<form token>`` and is handled from
+``on_interaction``; neither needs state in memory, so both keep working after a restart.
+An interaction is answered after ``StudyBot.handle`` has committed: the first private reply
+(or the form's modal) is the interaction response; public posts, DMs, files and edits follow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import discord
+import yarl
+from discord import app_commands
+from discord.ext import commands
+
+from bot.app import StudyBot
+from bot.config import Instructors, Settings
+from bot.messages import (
+    Actor,
+    Audience,
+    ChoiceMade,
+    Command,
+    Form,
+    MessageRef,
+    Place,
+    Reply,
+    TextSubmitted,
+    fit,
+)
+from bot.scheduler import deliver
+
+log = logging.getLogger("studybot.discord")
+
+PLATFORM = "discord"
+BUTTON_PREFIX = "sb:"
+FORM_PREFIX = "sbform:"
+ANSWER_INPUT = "answer"
+MAX_CUSTOM_ID = 100
+MAX_CONTENT = 2000
+UNKNOWN_INTERACTION = 10062
+UNDELIVERABLE = {  # keyed by "was it a public post?"
+    False: "I could not send you a direct message. Allow direct messages from server members "
+           "(Privacy Settings), then try again.",
+    True: "I could not post in this channel. Ask an admin to let studybot send messages and attach files here.",
+}
+
+
+def apply_urls(api_url: str, gateway_url: str) -> None:
+    """Point discord.py's REST, webhook and gateway traffic at the configured URLs.
+
+    discord.py has no public setting for these; both are class attributes read when a
+    request or connection is made, and this is the one place studybot sets them."""
+    discord.http.Route.BASE = api_url.rstrip("/")
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
+
+
+# ------------------------------------------------------------ interaction -> event
+
+
+def command_args(name: str, options: Mapping[str, str | None]) -> str:
+    """The core's argument text for a slash command's options (`/quiz mode:round` -> "round")."""
+    opt = {k: (v or "").strip() for k, v in options.items()}
+    words: list[str] = []
+    if name == "quiz":
+        words = ["round" if opt.get("mode") == "round" else "", opt.get("lesson", "")]
+    elif name == "review":
+        words = ["remind", opt["remind"]] if opt.get("remind") else [opt.get("lesson", "")]
+    elif name == "results":
+        words = ["" if opt.get("where") in ("", "me", None) else opt["where"]]
+    elif name == "leaderboard":
+        period = ("week " + opt["week"]) if opt.get("week") else opt.get("period", "")
+        words = ["post" if opt.get("action") == "post" else "", period]
+    elif name == "forget":
+        words = [opt.get("confirm", "")]
+    else:
+        words = [v for v in opt.values()]
+    return " ".join(w for w in words if w)
+
+
+def is_instructor(user: discord.abc.User, instructors: Instructors) -> bool:
+    """An instructor by user id, or by any guild role whose name or id is configured."""
+    if str(user.id) in instructors.discord:
+        return True
+    roles = getattr(user, "roles", ())  # a Member in a guild, a User in a DM
+    return any(r.name in instructors.discord_roles or str(r.id) in instructors.discord_roles for r in roles)
+
+
+def actor_of(interaction: discord.Interaction, instructors: Instructors) -> Actor:
+    """Who acted: the guild is the cohort ("" in a DM, where the core uses the last cohort)."""
+    user = interaction.user
+    cohort = str(interaction.guild_id) if interaction.guild_id else ""
+    return Actor(PLATFORM, cohort, str(user.id), user.display_name, is_instructor(user, instructors))
+
+
+def place_of(interaction: discord.Interaction) -> Place:
+    """Where: the guild and channel, or no channel in a DM."""
+    if not interaction.guild_id:
+        return Place(PLATFORM, "", None)
+    channel = str(interaction.channel_id) if interaction.channel_id else None
+    return Place(PLATFORM, str(interaction.guild_id), channel)
+
+
+def submitted_text(components: list[Mapping[str, Any]]) -> str:
+    """The answer typed into a submitted modal (label-wrapped or in an action row)."""
+    for comp in components:
+        inner = comp.get("components") or ([comp["component"]] if "component" in comp else [])
+        for item in [comp, *inner]:
+            if item.get("type") == 4 and item.get("custom_id") == ANSWER_INPUT:
+                return str(item.get("value") or "")
+    return ""
+
+
+# ------------------------------------------------------------ reply -> Discord
+
+
+class ChoiceButton(discord.ui.DynamicItem[discord.ui.Button], template=r"sb:(?P<token>.+)"):
+    """A choice's button; rebuilt from its custom_id on every click, so it survives restarts."""
+
+    def __init__(self, token: str, label: str = "?", *, row: int | None = None) -> None:
+        button = discord.ui.Button(label=label, custom_id=BUTTON_PREFIX + token, style=discord.ButtonStyle.secondary)
+        super().__init__(button, row=row)
+        self.token = token
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button, match: Any, /
+    ) -> ChoiceButton:
+        return cls(match["token"], item.label or "?")
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        adapter = getattr(interaction.client, "adapter", None)
+        if adapter is not None:
+            await adapter.on_choice(interaction, self.token)
+
+
+class AnswerModal(discord.ui.Modal):
+    """A form as a modal: the prompt as text, one paragraph input labelled with the form's label.
+
+    Its submission is handled from ``on_interaction`` by custom_id, never by this object."""
+
+    def __init__(self, form: Form) -> None:
+        super().__init__(title=form.title, custom_id=FORM_PREFIX + form.token, timeout=None)
+        self.add_item(discord.ui.TextDisplay(form.prompt))
+        answer = discord.ui.TextInput(
+            custom_id=ANSWER_INPUT,
+            style=discord.TextStyle.paragraph,
+            max_length=min(form.max_length, 4000),
+            placeholder=fit(form.prompt, 100),
+        )
+        self.add_item(discord.ui.Label(text=form.label, component=answer))
+
+
+def _inert(view: discord.ui.BaseView) -> discord.ui.BaseView:
+    """Stop a view before it is sent, so that discord.py keeps no copy of it: clicks and
+    submissions are dispatched by custom_id (DynamicItem, on_interaction) instead."""
+    view.stop()
+    return view
+
+
+def render(reply: Reply) -> tuple[str, discord.ui.View | None]:
+    """A reply's message content and its buttons (rows of at most five), or None without choices."""
+    if not reply.choices:
+        return fit(reply.text, MAX_CONTENT), None
+    view = discord.ui.View(timeout=None)
+    for row, choices in enumerate(reply.rows()):
+        for choice in choices:
+            if len(BUTTON_PREFIX + choice.token) > MAX_CUSTOM_ID:
+                log.error("a choice token is too long for a Discord custom_id; button left out")
+                continue
+            view.add_item(ChoiceButton(choice.token, choice.label, row=row))
+    _inert(view)
+    return fit(reply.text, MAX_CONTENT), view
+
+
+def message_kwargs(reply: Reply) -> dict[str, Any]:
+    """Keyword arguments for send/followup.send: content, a view and a file when present."""
+    content, view = render(reply)
+    kwargs: dict[str, Any] = {"content": content}
+    if view is not None:
+        kwargs["view"] = view
+    if reply.file is not None:
+        kwargs["file"] = discord.File(io.BytesIO(reply.file.content), filename=reply.file.filename)
+    return kwargs
+
+
+def _private(reply: Reply) -> bool:
+    return reply.audience is Audience.PRIVATE and reply.edit is None
+
+
+# ------------------------------------------------------------ the discord.py client
+
+
+class StudyClient(commands.Bot):
+    """The discord.py bot: registers the slash commands and the button template, syncs the tree."""
+
+    def __init__(self, adapter: DiscordAdapter, *, guild_ready_timeout: float = 2.0) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            help_command=None,
+            intents=discord.Intents.default(),
+            guild_ready_timeout=guild_ready_timeout,
+            chunk_guilds_at_startup=False,
+        )
+        self.adapter = adapter
+        add_commands(self.tree, adapter)
+        self.tree.on_error = self._on_tree_error
+
+    async def setup_hook(self) -> None:
+        self.add_dynamic_items(ChoiceButton)
+        guilds = self.adapter.settings.discord_sync_guilds
+        if not guilds:
+            await self.tree.sync()
+            return
+        for guild_id in guilds:
+            guild = discord.Object(id=guild_id)
+            self.tree.copy_global_to(guild=guild)
+            await self.tree.sync(guild=guild)
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        if interaction.type is discord.InteractionType.modal_submit:
+            custom_id = str((interaction.data or {}).get("custom_id", ""))
+            if custom_id.startswith(FORM_PREFIX):
+                await self.adapter.on_form(interaction, custom_id[len(FORM_PREFIX) :])
+
+    async def _on_tree_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
+        log.error("discord command %s failed: %s", interaction.command and interaction.command.name,
+                  type(getattr(error, "original", error)).__name__)
+
+
+def add_commands(tree: app_commands.CommandTree, adapter: DiscordAdapter) -> None:
+    """Every studybot command as a slash command whose options become the core's argument text."""
+
+    async def run(interaction: discord.Interaction, name: str, **options: str | None) -> None:
+        await adapter.on_command(interaction, name, command_args(name, options))
+
+    @tree.command(description="Practise a lesson's quiz privately, or start a public round here")
+    @app_commands.describe(mode="practice (private, default) or round (public, in this channel)", lesson="lesson id")
+    async def quiz(interaction: discord.Interaction, mode: Literal["practice", "round"] | None = None,
+                   lesson: str | None = None) -> None:
+        await run(interaction, "quiz", mode=mode, lesson=lesson)
+
+    @tree.command(description="A glossary term's plain-language definition")
+    @app_commands.describe(term="the term (leave empty to list them all)")
+    async def glossary(interaction: discord.Interaction, term: str | None = None) -> None:
+        await run(interaction, "glossary", term=term)
+
+    @glossary.autocomplete("term")
+    async def glossary_term(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        names = adapter.bot.glossary.autocomplete(current)[:25]
+        return [app_commands.Choice(name=fit(n, 100), value=fit(n, 100)) for n in names]
+
+    @tree.command(description="Explain one of the lesson's ideas in your own words")
+    @app_commands.describe(lesson="lesson id")
+    async def teachback(interaction: discord.Interaction, lesson: str | None = None) -> None:
+        await run(interaction, "teachback", lesson=lesson)
+
+    @tree.command(description="Review due questions, or turn the daily reminder on or off")
+    @app_commands.describe(remind="turn the daily reminder on or off", lesson="lesson id")
+    async def review(interaction: discord.Interaction, remind: Literal["on", "off"] | None = None,
+                     lesson: str | None = None) -> None:
+        await run(interaction, "review", remind=remind, lesson=lesson)
+
+    @tree.command(description="Your progress per lesson, privately")
+    async def progress(interaction: discord.Interaction) -> None:
+        await run(interaction, "progress")
+
+    @tree.command(description="Your quiz_results.txt by DM, here in the channel, or the cohort's (instructors)")
+    @app_commands.describe(where="me (by DM, default), here (in this channel) or cohort (instructors)")
+    async def results(interaction: discord.Interaction,
+                      where: Literal["me", "here", "cohort"] | None = None) -> None:
+        await run(interaction, "results", where=where)
+
+    @tree.command(description="The cohort leaderboard; instructors can post it in the channel")
+    @app_commands.describe(action="view (privately, default) or post (instructors)", period="week or all",
+                           week="an archived week, such as 2026-W48")
+    async def leaderboard(interaction: discord.Interaction, action: Literal["view", "post"] | None = None,
+                          period: Literal["week", "all"] | None = None, week: str | None = None) -> None:
+        await run(interaction, "leaderboard", action=action, period=period, week=week)
+
+    @tree.command(description="Delete everything studybot stores about you (asks first)")
+    @app_commands.describe(confirm="me")
+    async def forget(interaction: discord.Interaction, confirm: Literal["me"] | None = None) -> None:
+        await run(interaction, "forget", confirm=confirm)
+
+    @tree.command(name="help", description="The commands and what they do")
+    async def help_(interaction: discord.Interaction) -> None:
+        await run(interaction, "help")
+
+
+# ------------------------------------------------------------ the adapter
+
+
+class DiscordAdapter:
+    """studybot on Discord: `start()` logs in, syncs the commands and returns once ready."""
+
+    platform = PLATFORM
+
+    def __init__(self, bot: StudyBot, settings: Settings, *, guild_ready_timeout: float = 2.0,
+                 ready_timeout: float = 30.0) -> None:
+        self.bot = bot
+        self.settings = settings
+        self.ready_timeout = ready_timeout
+        self.client = StudyClient(self, guild_ready_timeout=guild_ready_timeout)
+        self._connection: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        if self.settings.discord_token is None:
+            raise RuntimeError("DISCORD_TOKEN is not set")
+        apply_urls(self.settings.discord_api_url, self.settings.discord_gateway_url)
+        try:
+            await self.client.login(self.settings.discord_token.reveal())
+        except discord.LoginFailure as exc:
+            await self.client.close()
+            raise RuntimeError("Discord refused DISCORD_TOKEN (401 at login): copy the bot token again") from exc
+        self._connection = asyncio.create_task(self.client.connect(), name="discord-gateway")
+        ready = asyncio.create_task(self.client.wait_until_ready())
+        done, _ = await asyncio.wait({self._connection, ready}, timeout=self.ready_timeout,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if ready in done:
+            return
+        ready.cancel()
+        failure = self._connection.exception() if self._connection in done else None
+        await self.close()
+        raise RuntimeError(f"Discord gateway at {self.settings.discord_gateway_url} did not become ready within "
+                           f"{self.ready_timeout:g} s; check DISCORD_TOKEN and DISCORD_GATEWAY_URL") from failure
+
+    async def close(self) -> None:
+        await self.client.close()
+        if self._connection is not None:
+            try:
+                await asyncio.wait_for(self._connection, 10)
+            except Exception:  # the connection's own failure was logged by discord.py
+                log.debug("discord connection ended with an error", exc_info=True)
+            self._connection = None
+
+    # -------------------------------------------------------- inbound
+
+    async def on_command(self, interaction: discord.Interaction, name: str, args: str) -> None:
+        event = Command(name, args, actor_of(interaction, self.settings.instructors), place_of(interaction))
+        await self._handle(interaction, event)
+
+    async def on_choice(self, interaction: discord.Interaction, token: str) -> None:
+        event = ChoiceMade(token, actor_of(interaction, self.settings.instructors), place_of(interaction))
+        await self._handle(interaction, event)
+
+    async def on_form(self, interaction: discord.Interaction, token: str) -> None:
+        text = submitted_text((interaction.data or {}).get("components") or [])  # type: ignore[arg-type]
+        event = TextSubmitted(token, text, actor_of(interaction, self.settings.instructors), place_of(interaction))
+        await self._handle(interaction, event)
+
+    async def _handle(self, interaction: discord.Interaction, event: Command | ChoiceMade | TextSubmitted) -> None:
+        """Record first (handle commits), then answer; never raise into discord.py."""
+        try:
+            replies = [self._addressed(r, event) for r in await self.bot.handle(event)]
+            await self._respond(interaction, replies)
+        except Exception:
+            log.exception("discord interaction %s failed after handling", interaction.id)
+
+    @staticmethod
+    def _addressed(reply: Reply, event: Command | ChoiceMade | TextSubmitted) -> Reply:
+        """Fill in where a reply goes from the event that caused it."""
+        return reply.but(place=reply.place or event.place, to=reply.to or event.actor)
+
+    async def _respond(self, interaction: discord.Interaction, replies: list[Reply]) -> None:
+        """The first response within the 3 s window, then everything that may take longer."""
+        first, rest = self._first(interaction, replies)
+        acked = await self._send_first(interaction, first)
+        for reply in rest:
+            try:
+                if _private(reply):
+                    if acked:
+                        await interaction.followup.send(ephemeral=True, **message_kwargs(reply))
+                elif await deliver(self.bot, self, reply) is None and acked:
+                    await interaction.followup.send(UNDELIVERABLE[reply.audience is Audience.PUBLIC], ephemeral=True)
+            except discord.HTTPException as exc:
+                log.warning("discord refused a reply: HTTP %s code %s", exc.status, exc.code)
+
+    @staticmethod
+    def _first(interaction: discord.Interaction, replies: list[Reply]) -> tuple[Reply | None, list[Reply]]:
+        """The reply that answers the interaction: a form (as a modal), else the first private
+        reply, else a public command reply; the others follow it."""
+        can_modal = interaction.type is not discord.InteractionType.modal_submit
+        pick = next((r for r in replies if r.form is not None and can_modal), None)
+        pick = pick or next((r for r in replies if _private(r)), None)
+        if pick is None and interaction.type is discord.InteractionType.application_command:
+            pick = next((r for r in replies if r.audience is Audience.PUBLIC and r.edit is None), None)
+        return pick, [r for r in replies if r is not pick]
+
+    async def _send_first(self, interaction: discord.Interaction, reply: Reply | None) -> bool:
+        """Send the interaction response; False when the interaction expired (logged, not raised)."""
+        try:
+            if reply is None:
+                if interaction.type is discord.InteractionType.application_command:
+                    await interaction.response.send_message("Done.", ephemeral=True)
+                else:
+                    await interaction.response.defer()
+            elif reply.form is not None and interaction.type is not discord.InteractionType.modal_submit:
+                await interaction.response.send_modal(_inert(AnswerModal(reply.form)))
+            elif _private(reply):
+                await interaction.response.send_message(ephemeral=True, **message_kwargs(reply))
+            else:
+                sent = await interaction.response.send_message(**message_kwargs(reply))
+                if reply.tag and sent.message_id and interaction.channel_id:
+                    ref = MessageRef(PLATFORM, str(interaction.channel_id), str(sent.message_id))
+                    await self.bot.message_posted(reply.tag, ref)
+            return True
+        except discord.HTTPException as exc:
+            if exc.code == UNKNOWN_INTERACTION:
+                log.warning("discord interaction %s expired before the bot answered (code 10062); "
+                            "what was recorded stays recorded", interaction.id)
+            else:
+                log.warning("discord refused the response to interaction %s: HTTP %s code %s",
+                            interaction.id, exc.status, exc.code)
+            return False
+
+    # -------------------------------------------------------- Outbox
+
+    async def send(self, reply: Reply) -> MessageRef | None:
+        """Post a reply: in its channel when public, else (or in a DM context) to its user by DM.
+
+        None when Discord refuses for good (DMs closed, no access, channel gone), so that a
+        timer is not retried forever; other failures raise and are retried."""
+        try:
+            return await self._post(reply)
+        except (discord.Forbidden, discord.NotFound) as exc:
+            log.warning("discord refused a %s message: HTTP %s code %s", reply.audience, exc.status, exc.code)
+            return None
+
+    async def _post(self, reply: Reply) -> MessageRef | None:
+        if reply.audience is Audience.PUBLIC and reply.place is not None and reply.place.channel_id:
+            channel: discord.abc.Messageable = self.client.get_partial_messageable(int(reply.place.channel_id))
+        elif reply.to is not None:
+            channel = await self.client.create_dm(discord.Object(id=int(reply.to.user_id)))
+        else:
+            log.warning("a %s reply has no channel and no recipient; not sent", reply.audience)
+            return None
+        message = await channel.send(**message_kwargs(reply))
+        return MessageRef(PLATFORM, str(message.channel.id), str(message.id))
+
+    async def edit(self, ref: MessageRef, reply: Reply) -> None:
+        """Replace an earlier message's text and buttons (no choices: the buttons go)."""
+        content, view = render(reply)
+        message = self.client.get_partial_messageable(int(ref.channel_id)).get_partial_message(int(ref.message_id))
+        try:
+            await message.edit(content=content, view=view)
+        except discord.NotFound as exc:  # deleted meanwhile: nothing left to update
+            log.warning("discord message to edit is gone: HTTP %s code %s", exc.status, exc.code)
