@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from datetime import timedelta
-
 from fsrs import Rating
 
 from bot import review, rounds
@@ -95,14 +93,14 @@ async def on_choice(bot: StudyBot, event: ChoiceMade, prompt: PromptRow, suffix:
         raise StudyError("That button is no longer valid. Use /quiz for a fresh question.")
     index = int(suffix)
     correct = index == question.correct_index
+    rating = review.rating_for(correct, question.type, bot.clock.now() - prompt.created_at)
     recorded = await bot.store.record_answer(
         prompt.id, event.actor, lesson_id=question.lesson_id, question_id=question.id,
         mode=prompt.mode or "practice", correct=correct, week=bot.week(event.actor.cohort), choice=index,
+        review=review.card_review(bot, event.actor, question, rating),
     )
     if recorded.status != "recorded":
         return [_not_recorded(recorded.status)]
-    answered_in = bot.clock.now() - prompt.created_at
-    await review.rate(bot, event.actor, question, review.rating_for(correct, question.type, answered_in))
     lines = ["✅ Correct." if correct else f"❌ Not quite. You chose {LETTERS[index]}: "
              + question.choices[index].why_wrong]
     if not correct:
@@ -119,13 +117,14 @@ async def on_text(bot: StudyBot, event: TextSubmitted, prompt: PromptRow) -> lis
     if question.rubric is None:
         raise StudyError("That question takes a button, not text. Use /quiz for a fresh one.")
     result = grade(question.rubric, event.text)
+    rating = review.rating_for(result.correct, question.type, bot.clock.now() - prompt.created_at)
     recorded = await bot.store.record_answer(
         prompt.id, event.actor, lesson_id=question.lesson_id, question_id=question.id,
         mode=prompt.mode or "practice", correct=result.correct, week=bot.week(event.actor.cohort),
+        review=review.card_review(bot, event.actor, question, rating),
     )
     if recorded.status != "recorded":
         return [_not_recorded(recorded.status)]
-    before = await review.rate(bot, event.actor, question, review.rating_for(result.correct, "short", timedelta()))
     points = {p.id: p.point for p in question.rubric.points}
     verdict = "✅ Graded correct" if result.correct else "❌ Not yet"
     lines = [f"{verdict}: {len(result.matched)} of {len(points)} key points "
@@ -138,7 +137,7 @@ async def on_text(bot: StudyBot, event: TextSubmitted, prompt: PromptRow) -> lis
     lines.append("Honor system: compare with the model answer and grade yourself.")
     grade_id = await bot.store.new_prompt(
         "selfgrade", event.place, event.actor, lesson_id=question.lesson_id, item_id=question.id,
-        mode=prompt.mode, data={"answer": recorded.answer_id, "card": before},
+        mode=prompt.mode, data={"answer": recorded.answer_id, "card": recorded.card_before},
     )
     self_grades = tuple(Choice(label, f"{grade_id}.{key}") for key, (label, _) in SELF_GRADES.items())
     return [await _feedback(bot, event, prompt, "\n".join(lines), self_grades)]

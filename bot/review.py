@@ -17,6 +17,7 @@ from fsrs import Card, Rating, Scheduler
 from bot.content import Lesson, Question
 from bot.errors import StudyError
 from bot.messages import Actor, Audience, Command, Place, Reply, TimerFired
+from bot.store import CardReview
 
 if TYPE_CHECKING:
     from bot.app import StudyBot
@@ -38,10 +39,8 @@ def _card_id(actor: Actor, question_id: str) -> int:
     return zlib.crc32(f"{actor.platform}:{actor.cohort}:{actor.user_id}:{question_id}".encode())
 
 
-async def rate(bot: StudyBot, actor: Actor, question: Question, rating: Rating, base: str | None = None) -> str | None:
-    """Review the learner's card for a question; returns the state before, for a later self-grade.
-
-    `base` reviews that earlier state instead of the stored one ('' for a card never reviewed)."""
+def card_review(bot: StudyBot, actor: Actor, question: Question, rating: Rating) -> CardReview:
+    """The review of one card, as the store applies it inside its transaction."""
     now = bot.clock.now()
 
     def review(state: str | None) -> tuple[str, datetime]:
@@ -49,7 +48,13 @@ async def rate(bot: StudyBot, actor: Actor, question: Question, rating: Rating, 
         card, _log = bot.fsrs.review_card(card, rating, review_datetime=now)
         return card.to_json(), card.due
 
-    return await bot.store.update_card(actor, question.id, question.lesson_id, review, base)
+    return review
+
+
+async def rate(bot: StudyBot, actor: Actor, question: Question, rating: Rating, base: str | None = None) -> None:
+    """Review the learner's card again (a self-grade); `base` is the state before the answer ('' if new)."""
+    await bot.store.update_card(actor, question.id, question.lesson_id, card_review(bot, actor, question, rating),
+                                base)
 
 
 def recall(bot: StudyBot, states: list[str]) -> float | None:

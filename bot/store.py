@@ -13,7 +13,7 @@ import json
 import secrets
 import sqlite3
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,6 +25,8 @@ from bot.errors import StoreBusy, StudyError
 from bot.messages import Actor, MessageRef, Place
 
 T = TypeVar("T")
+PROMPT_MEMORY = 100_000  # prompts kept in memory (about 20 MB at most)
+CardReview = Callable[[str | None], tuple[str, datetime]]  # a card's state (None: new) -> (new state, due)
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: the first schema
@@ -174,11 +176,14 @@ class PromptRow:
 
 @dataclass(frozen=True)
 class Recorded:
-    """The outcome of an answer: `status` is 'recorded', 'already' or 'closed'."""
+    """The outcome of an answer: `status` is 'recorded', 'already' or 'closed'.
+
+    `card_before` is the review card's state before this answer rated it (None: a new card)."""
 
     status: str
     answer_id: int | None = None
     scored: bool = False
+    card_before: str | None = None
 
 
 @dataclass(frozen=True)
@@ -227,6 +232,7 @@ class Store:
     def __init__(self, db: aiosqlite.Connection, clock: Clock) -> None:
         self._db = db
         self.clock = clock
+        self._prompts: dict[str, PromptRow] = {}  # tokens resolve on every click; rows never change but closing
         self._pending: list[tuple[Callable[..., Any], tuple, asyncio.Future]] = []
         self._flushing: asyncio.Task | None = None
 
@@ -317,6 +323,7 @@ class Store:
             c.execute("DELETE FROM learners WHERE id = ?", (row["id"],))  # cascades
             return True
 
+        self._prompts.clear()  # some of them were the learner's
         return await self._write(run)
 
     # ------------------------------------------------------------ prompts and tokens
@@ -333,23 +340,38 @@ class Store:
         round_id: int | None = None,
         data: dict | None = None,
     ) -> str:
-        def run(c: sqlite3.Connection) -> str:
-            owner_id = _learner(c, owner, now) if owner else None
-            token = new_token()
+        def run(c: sqlite3.Connection) -> PromptRow:
+            owner_id = _learner(c, owner, iso) if owner else None
+            row = PromptRow(new_token(), kind, place.platform, place.cohort, owner_id, lesson_id, item_id, mode,
+                            round_id, data or {}, False, now)
             c.execute(
                 "INSERT INTO prompts (id, kind, platform, cohort, owner_id, lesson_id, item_id, mode,"
                 " round_id, data, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (token, kind, place.platform, place.cohort, owner_id, lesson_id, item_id, mode,
-                 round_id, json.dumps(data or {}), now),
+                (row.id, kind, place.platform, place.cohort, owner_id, lesson_id, item_id, mode,
+                 round_id, json.dumps(row.data), iso),
             )
-            return token
+            return row
 
-        now = _iso(self.clock.now())
-        return await self._write(run)
+        now = self.clock.now()
+        iso = _iso(now)
+        row = await self._write(run)
+        self._remember(row)
+        return row.id
 
     async def prompt(self, prompt_id: str) -> PromptRow | None:
-        rows = await self._read("SELECT * FROM prompts WHERE id = ?", (prompt_id,))
-        return _prompt_row(rows[0]) if rows else None
+        """What a token refers to, from memory when this process made or read it before."""
+        if (known := self._prompts.get(prompt_id)) is not None:
+            return known
+        row = await self._write(lambda c: c.execute("SELECT * FROM prompts WHERE id = ?", (prompt_id,)).fetchone())
+        if row is None:
+            return None
+        self._remember(prompt := _prompt_row(row))
+        return prompt
+
+    def _remember(self, prompt: PromptRow) -> None:
+        self._prompts[prompt.id] = prompt
+        if len(self._prompts) > PROMPT_MEMORY:
+            del self._prompts[next(iter(self._prompts))]  # the oldest
 
     async def spend(self, prompt_id: str, actor: Actor) -> bool:
         """Spend a prompt for a learner; False when they already had."""
@@ -365,14 +387,6 @@ class Store:
         now = _iso(self.clock.now())
         return await self._write(run)
 
-    async def close_prompt(self, prompt_id: str) -> None:
-        await self._write(
-            lambda c: c.execute(
-                "UPDATE prompts SET closed_at = ? WHERE id = ? AND closed_at IS NULL",
-                (_iso(self.clock.now()), prompt_id),
-            )
-        )
-
     # ------------------------------------------------------------ answers and scores
 
     async def record_answer(
@@ -386,14 +400,15 @@ class Store:
         correct: bool,
         week: str,
         choice: int | None = None,
+        review: CardReview | None = None,
     ) -> Recorded:
-        """Record an answer and spend the prompt for this learner, in one transaction.
+        """Record an answer, spend the prompt for this learner and review their card, in one transaction.
 
         The first answer a learner gives to a question scores; later ones are practice.
         """
         now = _iso(self.clock.now())
         return await self._write(
-            _record_answer, prompt_id, actor, lesson_id, question_id, mode, correct, week, choice, now
+            _record_answer, prompt_id, actor, lesson_id, question_id, mode, correct, week, choice, now, review
         )
 
     async def self_grade(self, answer_id: int, correct: bool) -> bool:
@@ -612,7 +627,10 @@ class Store:
             return True
 
         now = _iso(self.clock.now())
-        return await self._write(run)
+        advanced = await self._write(run)
+        if (known := self._prompts.get(prompt_id)) is not None:
+            self._prompts[prompt_id] = replace(known, closed=True)
+        return advanced
 
     async def round_prompt(self, round_id: int, position: int) -> str | None:
         rows = await self._read(
@@ -666,26 +684,15 @@ class Store:
 
     # ------------------------------------------------------------ review cards
 
-    async def update_card(self, actor: Actor, question_id: str, lesson_id: str,
-                          review: Callable[[str | None], tuple[str, datetime]], base: str | None = None) -> str | None:
-        """Apply `review(previous state)` to a learner's card in one transaction.
+    async def update_card(self, actor: Actor, question_id: str, lesson_id: str, review: CardReview,
+                          base: str | None = None) -> str | None:
+        """Apply `review` to a learner's card in one transaction; returns the state before it.
 
-        Returns the previous state, so that a later self-grade can review it again instead.
-        With `base`, review that state rather than the stored one."""
-
-        def run(c: sqlite3.Connection) -> str | None:
-            learner = _learner(c, actor, now)
-            row = c.execute("SELECT state FROM cards WHERE learner_id = ? AND question_id = ?",
-                            (learner, question_id)).fetchone()
-            previous = row["state"] if row else None
-            state, due = review(base if base is not None else previous)
-            c.execute("INSERT INTO cards (learner_id, question_id, lesson_id, state, due) VALUES (?,?,?,?,?)"
-                      " ON CONFLICT (learner_id, question_id) DO UPDATE SET state = excluded.state, due = excluded.due",
-                      (learner, question_id, lesson_id, state, _iso(due)))
-            return previous
-
+        With `base`, review that state rather than the stored one ('' for a new card)."""
         now = _iso(self.clock.now())
-        return await self._write(run)
+        return await self._write(
+            lambda c: _review_card(c, _learner(c, actor, now), question_id, lesson_id, review, base)
+        )
 
     async def due_cards(self, learner_id: int, until: datetime, lesson_id: str | None = None,
                         limit: int = 1) -> list[str]:
@@ -845,7 +852,7 @@ def _add_points(c: sqlite3.Connection, learner: int, platform: str, cohort: str,
 
 def _record_answer(
     c: sqlite3.Connection, prompt_id: str, actor: Actor, lesson_id: str, question_id: str, mode: str,
-    correct: bool, week: str, choice: int | None, now: str,
+    correct: bool, week: str, choice: int | None, now: str, review: CardReview | None,
 ) -> Recorded:
     prompt = c.execute("SELECT closed_at FROM prompts WHERE id = ?", (prompt_id,)).fetchone()
     if prompt is None or prompt["closed_at"] is not None:
@@ -874,7 +881,20 @@ def _record_answer(
             "INSERT OR IGNORE INTO weekly_scores (learner_id, week, platform, cohort, points) VALUES (?,?,?,?,0)",
             (learner, week, actor.platform, actor.cohort),
         )
-    return Recorded("recorded", answer_id, scored)
+    before = _review_card(c, learner, question_id, lesson_id, review) if review else None
+    return Recorded("recorded", answer_id, scored, before)
+
+
+def _review_card(c: sqlite3.Connection, learner: int, question_id: str, lesson_id: str, review: CardReview,
+                 base: str | None = None) -> str | None:
+    row = c.execute("SELECT state FROM cards WHERE learner_id = ? AND question_id = ?",
+                    (learner, question_id)).fetchone()
+    previous = row["state"] if row else None
+    state, due = review(base if base is not None else previous)
+    c.execute("INSERT INTO cards (learner_id, question_id, lesson_id, state, due) VALUES (?,?,?,?,?)"
+              " ON CONFLICT (learner_id, question_id) DO UPDATE SET state = excluded.state, due = excluded.due",
+              (learner, question_id, lesson_id, state, _iso(due)))
+    return previous
 
 
 def _prompt_row(r: sqlite3.Row) -> PromptRow:
