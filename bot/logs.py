@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import TextIO
 
 # Credentials as the platforms shape them; a line carrying one is masked, not dropped.
 _SECRETS = re.compile(
@@ -25,8 +26,9 @@ class Redact(logging.Filter):
         return True
 
 
-def configure(level: str = "INFO") -> None:
-    handler = logging.StreamHandler()
+def configure(level: str = "INFO", stream: TextIO | None = None) -> None:
+    """Log to stderr (or `stream`) at `level`; SDK loggers that print bodies stay at INFO or above."""
+    handler = logging.StreamHandler(stream)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(Redact())
     root = logging.getLogger()

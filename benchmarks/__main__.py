@@ -1,0 +1,15 @@
+"""`make bench`: every benchmark, each figure beside a bare baseline run in the same process."""
+
+import asyncio
+
+from benchmarks import bench_core, bench_discord, bench_slack
+
+
+async def main() -> None:
+    for module in (bench_core, bench_slack, bench_discord):
+        for line in await module.main():
+            print(line, flush=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,74 @@
+"""At DEBUG, through a Slack and a Discord exchange, no token, secret or answer text reaches the log."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from pathlib import Path
+
+from discord_fixtures import discord_fake  # noqa: F401  (fixture import)
+from discord_standin import DiscordStandIn
+from slack_standin import SlackStandIn, post_signed, slash_command, view_submission
+
+from adapters.discord_app import DiscordAdapter
+from adapters.slack_app import SlackAdapter
+from bot.app import StudyBot
+from bot.config import Secret, Settings
+from bot.logs import configure
+
+CONTENT = Path(__file__).resolve().parents[2] / "content"
+SLACK_ANSWER = "Zebrafish explanation: data parallelism copies the model to every GPU"
+DISCORD_ANSWER = "Quokka explanation: tensor parallelism splits each layer across GPUs"
+
+
+def stand_in_records(record: logging.LogRecord) -> bool:
+    """The stand-ins' own web servers log the URLs they are sent (with interaction tokens): not the bot."""
+    return record.name.startswith("aiohttp.access")
+
+
+async def test_debug_log_holds_no_secret_and_no_answer(tmp_path: Path, discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    out = io.StringIO()
+    configure("DEBUG", out)
+    logging.getLogger().handlers[0].addFilter(lambda r: not stand_in_records(r))
+    try:
+        async with SlackStandIn() as slack:
+            settings = Settings(
+                slack_bot_token=Secret(slack.bot_token), slack_signing_secret=Secret(slack.signing_secret),
+                slack_api_url=slack.api_url, http_host="127.0.0.1", http_port=0,
+                discord_token=Secret(discord_fake.token), discord_api_url=discord_fake.api_base,
+                discord_gateway_url=discord_fake.gateway_url,
+                db_path=tmp_path / "bot.db", content_dir=CONTENT, results_dir=tmp_path / "results",
+            )
+            bot = await StudyBot.start(settings, None)
+            slack_adapter = SlackAdapter(bot, settings)
+            discord_adapter = DiscordAdapter(bot, settings, guild_ready_timeout=0.05, ready_timeout=5)
+            await slack_adapter.start()
+            await discord_adapter.start()
+            try:
+                url = f"http://127.0.0.1:{slack_adapter.port}/slack/events"
+                assert (await post_signed(url, *slash_command("/teachback", trigger_id=slack.new_trigger_id())))[0] == 200
+                [opened] = slack.calls_to("views.open")
+                meta = opened.params["view"]["private_metadata"]
+                status, _ = await post_signed(url, *view_submission("studybot_form", meta, {"answer": {"text": SLACK_ANSWER}}))
+                assert status == 200
+                await slack_adapter.idle()
+
+                form = await discord_fake.interact(discord_fake.slash("teachback"))
+                assert form.type == 9
+                done = await discord_fake.interact(discord_fake.modal_submit(form.data["custom_id"],
+                                                                             {"answer": DISCORD_ANSWER}))
+                assert "You covered" in done.data["content"]
+                assert await bot.store.count("teachbacks") == 2  # both explanations were handled and stored
+            finally:
+                await discord_adapter.close()
+                await slack_adapter.close()
+                await bot.close()
+    finally:
+        configure("WARNING")
+    log = out.getvalue()
+    assert "handled platform=slack" in log and "handled platform=discord" in log  # the log did capture both
+    assert "DEBUG" in log
+    for secret in (slack.bot_token, slack.signing_secret, discord_fake.token, "Zebrafish", "Quokka"):
+        assert secret not in log, f"{secret[:12]}… leaked into the log"
+    assert json.dumps(SLACK_ANSWER)[1:20] not in log
