@@ -44,7 +44,7 @@ class LeaderboardSchedule:
 
 @dataclass(frozen=True)
 class CohortSettings:
-    timezone: ZoneInfo = ZoneInfo("UTC")
+    timezone: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
     leaderboard: LeaderboardSchedule | None = None
 
 

@@ -56,7 +56,7 @@ async def leaderboard_command(bot: StudyBot, cmd: Command) -> list[Reply]:
     if post:
         return [Reply(text, Audience.PUBLIC), Reply("Posted.")]
     mine = await bot.store.standing(cmd.actor, week)
-    text += f"\nYou: rank {mine.rank} with {mine.points} points." if mine else "\nYou have no points in this period yet."
+    text += f"\nYou: rank {mine.rank} with {mine.points} points." if mine else "\nNo points for you in this period yet."
     return [Reply(text)]
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from fsrs import Rating
 
 from bot import review, rounds
+from bot.asking import LETTERS, OPEN_FORM, answer_form, ask
 from bot.content import Lesson, Question
 from bot.errors import StudyError
 from bot.grading import grade
@@ -17,7 +18,6 @@ from bot.messages import (
     Choice,
     ChoiceMade,
     Command,
-    Form,
     Place,
     Reply,
     TextSubmitted,
@@ -27,13 +27,11 @@ from bot.store import PromptRow
 if TYPE_CHECKING:
     from bot.app import StudyBot
 
-LETTERS = "ABCDEFGHIJ"
 SELF_GRADES = {  # choice suffix: (label, rating for the review schedule)
     "1": ("I got it right", Rating.Good),
     "h": ("Right, but it was hard", Rating.Hard),
     "0": ("I missed it", Rating.Again),
 }
-OPEN_FORM = "f"  # a choice suffix: open the answer form of a short question (rounds)
 
 
 async def quiz_command(bot: StudyBot, cmd: Command) -> list[Reply]:
@@ -58,27 +56,6 @@ async def next_question(bot: StudyBot, actor: Actor, place: Place, lesson: Lesso
     )
     header = f"{lesson.title} · question {number} of {len(lesson.questions)}"
     return [ask(question, prompt_id, header, Audience.PRIVATE)]
-
-
-def ask(question: Question, prompt_id: str, header: str, audience: Audience,
-        extra: tuple[Choice, ...] = (), tag: str | None = None, place: Place | None = None) -> Reply:
-    """A question as a reply: choices for multiple choice, a form for a short answer.
-
-    In public (a round) a short question gets an Answer button that opens the form."""
-    text = f"{header}\n{question.prompt}"
-    if question.type == "mc":
-        choices = tuple(
-            Choice(f"{LETTERS[i]}. {option.text}", f"{prompt_id}.{i}") for i, option in enumerate(question.choices)
-        )
-        return Reply(text, audience, choices=choices + extra, tag=tag, place=place)
-    if audience is Audience.PUBLIC:
-        answer = Choice("Answer", f"{prompt_id}.{OPEN_FORM}")
-        return Reply(text + "\n(short answer: press Answer)", audience, choices=(answer, *extra), tag=tag, place=place)
-    return Reply(text, audience, form=answer_form(question, prompt_id), tag=tag, place=place)
-
-
-def answer_form(question: Question, prompt_id: str) -> Form:
-    return Form(prompt_id, "Short answer", question.prompt, label="Your answer")
 
 
 async def on_choice(bot: StudyBot, event: ChoiceMade, prompt: PromptRow, suffix: str) -> list[Reply]:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+from bot.asking import LETTERS
 from bot.content import Lesson
 
 HEADER = "<!-- Generated from quiz.yaml by `studybot render`; edit quiz.yaml, not this file. -->"
 
 
 def render_quiz(lesson: Lesson) -> str:
-    from bot.quiz import LETTERS
-
     goals = {g.id: g.text for g in lesson.goals}
     out = [HEADER, "", f"# {lesson.title}: quiz", "", f"{len(lesson.questions)} questions. "
            "Take it interactively with `/quiz` (or `make run` for the console chat); "

@@ -12,8 +12,9 @@ import zlib
 from datetime import datetime, time, timedelta
 from typing import TYPE_CHECKING
 
-from fsrs import Card, Rating, Scheduler
+from fsrs import Card, Rating
 
+from bot.asking import ask
 from bot.content import Lesson, Question
 from bot.errors import StudyError
 from bot.messages import Actor, Audience, Command, Place, Reply, TimerFired
@@ -85,8 +86,6 @@ async def review_command(bot: StudyBot, cmd: Command) -> list[Reply]:
 
 
 async def next_card(bot: StudyBot, actor: Actor, place: Place, lesson: Lesson) -> list[Reply]:
-    from bot.quiz import ask
-
     learner = await bot.store.learner_id(actor)
     due = await bot.store.due_cards(learner, bot.clock.now(), lesson.id)
     if due:

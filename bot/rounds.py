@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
+from bot.asking import LETTERS, ask
 from bot.errors import StudyError
 from bot.messages import Audience, Choice, ChoiceMade, Command, Reply, TimerFired
 from bot.store import PromptRow, RoundRow
@@ -38,8 +39,6 @@ async def start_round(bot: StudyBot, cmd: Command, lesson_name: str) -> list[Rep
 
 async def _post_question(bot: StudyBot, round_: RoundRow, position: int) -> Reply:
     """The public message of a round's question, creating its prompt and timer once."""
-    from bot.quiz import ask
-
     question = bot.library.questions[round_.question_ids[position]]
     prompt_id = await bot.store.round_prompt(round_.id, position)
     if prompt_id is None:
@@ -99,8 +98,6 @@ async def reveal(bot: StudyBot, round_id: int, position: int) -> list[Reply]:
 
 
 async def _reveal_edit(bot: StudyBot, round_: RoundRow, position: int, prompt_id: str) -> Reply:
-    from bot.quiz import LETTERS
-
     question = bot.library.questions[round_.question_ids[position]]
     counts = await bot.store.tally(prompt_id)
     lines = [_header(bot, round_, position), question.prompt, ""]

@@ -239,20 +239,22 @@ class Store:
     @classmethod
     async def open(cls, path: Path | str, clock: Clock) -> Store:
         path = Path(path)
-        if str(path) != ":memory:":
-            if not path.parent.is_dir():
-                raise StoreUnavailable(f"the database folder {path.parent} does not exist; create it or set STUDYBOT_DB")
+        if str(path) != ":memory:" and not path.parent.is_dir():
+            raise StoreUnavailable(f"the database folder {path.parent} does not exist; create it or set STUDYBOT_DB")
         try:
+            sqlite3.connect(path).close()  # fails here, before aiosqlite starts a thread that would outlive the loop
             db = await aiosqlite.connect(path, isolation_level=None, timeout=5.0)
         except sqlite3.Error as exc:
-            raise StoreUnavailable(f"cannot open the database {path}: {exc}") from exc
+            raise StoreUnavailable(f"cannot open the database {path}: {exc}; make {path.parent} writable by this "
+                                   "user, or set STUDYBOT_DB to a file in a folder it can write") from exc
         db.row_factory = sqlite3.Row
         store = cls(db, clock)
         try:
             await store._run(_prepare)
         except sqlite3.Error as exc:
             await db.close()
-            raise StoreUnavailable(f"cannot use the database {path}: {exc}") from exc
+            raise StoreUnavailable(f"cannot use the database {path}: {exc}; make it and {path.parent} writable by "
+                                   "this user, or set STUDYBOT_DB to another file") from exc
         return store
 
     async def close(self) -> None:
@@ -262,7 +264,7 @@ class Store:
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run fn(sqlite3.Connection, *args) on the connection's thread: one hop."""
-        return await self._db._execute(fn, self._db._conn, *args)  # noqa: SLF001
+        return await self._db._execute(fn, self._db._conn, *args)
 
     async def _write(self, fn: Callable[..., T], *args: Any) -> T:
         """Run fn(connection, *args) in a transaction and return once it has committed.
@@ -771,7 +773,7 @@ class Store:
     async def count(self, table: str) -> int:
         if table not in {"answers", "learners", "teachbacks", "prompt_uses", "weekly_scores", "cards", "timers"}:
             raise ValueError(table)
-        rows = await self._read(f"SELECT COUNT(*) AS n FROM {table}")  # noqa: S608 - table is allow-listed
+        rows = await self._read(f"SELECT COUNT(*) AS n FROM {table}")
         return rows[0]["n"]
 
 
@@ -788,6 +790,7 @@ def _prepare(c: sqlite3.Connection) -> None:
     c.execute("PRAGMA foreign_keys = ON")
     c.execute("PRAGMA busy_timeout = 5000")
     migrate(c)
+    c.execute("DELETE FROM heartbeat WHERE 0")  # a read-only file fails here, at start, not at the first answer
 
 
 def migrate(c: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
@@ -819,6 +822,8 @@ def _commit_together(c: sqlite3.Connection, writes: list[tuple[Callable[..., Any
             try:
                 outcomes.append((True, fn(c, *args)))
             except Exception as exc:  # this write is undone; the others stand
+                if not c.in_transaction:  # SQLITE_FULL (and the like) rolled the whole transaction back
+                    raise
                 c.execute("ROLLBACK TO write")
                 outcomes.append((False, exc))
             c.execute("RELEASE write")
