@@ -53,7 +53,7 @@ class ConsoleChat:
 
     async def send(self, reply: Reply) -> MessageRef:
         """The console's Outbox: print the reply; numbered choices; a form asks for the next line."""
-        self.say(reply.text)
+        self.say(reply.text.replace("**", ""))  # the core's bold markers mean nothing in a terminal
         for choice in reply.choices:
             self.choices.append(choice.token)
             self.say(f"{len(self.choices)}. {choice.label}")

@@ -20,7 +20,7 @@ def run_console(tmp_path: Path, lines: list[str]) -> str:
 
 def test_glossary_lookups(tmp_path: Path) -> None:
     out = run_console(tmp_path, ["/glossary fsdp", "/glossary FDSP", "/glossary", "/quit"])
-    assert "**FSDP**" in out and "Did you mean: FSDP" in out and "Glossary terms (" in out
+    assert "FSDP (Fully Sharded Data Parallel" in out and "Did you mean: FSDP" in out and "Glossary terms (" in out
 
 
 def test_a_whole_quiz_then_teachback_then_results(tmp_path: Path) -> None:
