@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTHON ?= python3
 
-.PHONY: run test bench console validate render clean
+.PHONY: run test bench console validate render reliability-doc clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,6 +35,9 @@ validate: $(STAMP)
 
 render: $(STAMP)
 	$(VENV)/bin/studybot render
+
+reliability-doc: $(STAMP)
+	STUDYBOT_WRITE_DOCS=1 $(PY) -m pytest -q tests/reliability/test_reliability_doc.py
 
 clean:
 	rm -rf $(VENV)
