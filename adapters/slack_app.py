@@ -103,7 +103,7 @@ def user_of(body: Json) -> tuple[str, str, str]:
 def mrkdwn(text: str) -> str:
     """Slack mrkdwn: escape the three control characters; the core's **bold** is Slack's *bold*."""
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace("**", "*")
+    return text.replace("**", "*")[:3000]  # escaping may grow it past Slack's 3,000 for a section
 
 
 def blocks_for(reply: Reply) -> list[Json]:

@@ -149,7 +149,11 @@ def main(argv: list[str] | None = None) -> None:
         folder = args.folder or settings.content_dir
         sys.exit((validate if args.command == "validate" else render)(folder))
     if args.command == "console":
-        settings.db_path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            settings.db_path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            sys.exit(f"studybot: cannot create the database folder {settings.db_path.parent} ({exc.strerror}); "
+                     "make its parent writable or set STUDYBOT_DB")
         asyncio.run(console(settings))
     elif args.command == "run":
         sys.exit(asyncio.run(run(settings)))

@@ -10,7 +10,7 @@ from fsrs import Rating
 from bot import review, rounds
 from bot.asking import LETTERS, OPEN_FORM, answer_form, ask
 from bot.content import Lesson, Question
-from bot.errors import StudyError
+from bot.errors import StoreBusy, StudyError
 from bot.grading import grade
 from bot.messages import (
     Actor,
@@ -66,7 +66,7 @@ async def on_choice(bot: StudyBot, event: ChoiceMade, prompt: PromptRow, suffix:
         return [Reply(question.prompt, form=answer_form(question, prompt.id))]
     if suffix == rounds.NEXT:
         return await rounds.on_next(bot, event, prompt)
-    if not suffix.isdigit() or int(suffix) >= len(question.choices):
+    if suffix not in [str(i) for i in range(len(question.choices))]:  # only the indexes we issued
         raise StudyError("That button is no longer valid. Use /quiz for a fresh question.")
     index = int(suffix)
     correct = index == question.correct_index
@@ -112,11 +112,9 @@ async def on_text(bot: StudyBot, event: TextSubmitted, prompt: PromptRow) -> lis
     if not recorded.scored:
         lines.append("(Practice: your first answer to this question is the one that counts.)")
     lines.append("Honor system: compare with the model answer and grade yourself.")
-    grade_id = await bot.store.new_prompt(
-        "selfgrade", event.place, event.actor, lesson_id=question.lesson_id, item_id=question.id,
-        mode=prompt.mode, data={"answer": recorded.answer_id, "card": recorded.card_before},
-    )
-    self_grades = tuple(Choice(label, f"{grade_id}.{key}") for key, (label, _) in SELF_GRADES.items())
+    grade_id = await _follow_up(bot, "selfgrade", event, lesson_id=question.lesson_id, item_id=question.id,
+                                mode=prompt.mode, data={"answer": recorded.answer_id, "card": recorded.card_before})
+    self_grades = tuple(Choice(label, f"{grade_id}.{key}") for key, (label, _) in SELF_GRADES.items()) if grade_id else ()
     return [await _feedback(bot, event, prompt, "\n".join(lines), self_grades)]
 
 
@@ -164,10 +162,18 @@ async def _feedback(bot: StudyBot, event: ChoiceMade | TextSubmitted, prompt: Pr
                     choices: tuple[Choice, ...] = ()) -> Reply:
     """Private feedback; in practice it offers the next question too."""
     if prompt.mode in ("practice", "review"):
-        next_id = await bot.store.new_prompt("next", event.place, event.actor, lesson_id=prompt.lesson_id,
-                                             mode=prompt.mode)
-        choices += (Choice("Next question", f"{next_id}.0"),)
+        next_id = await _follow_up(bot, "next", event, lesson_id=prompt.lesson_id, mode=prompt.mode)
+        choices += (Choice("Next question", f"{next_id}.0"),) if next_id else ()
     return Reply(text, Audience.PRIVATE, choices=choices)
+
+
+async def _follow_up(bot: StudyBot, kind: str, event: ChoiceMade | TextSubmitted, **fields: object) -> str | None:
+    """A prompt for a follow-up button, or None when the store is busy: the answer is already
+    saved, so the feedback goes out without that button rather than as "nothing was recorded"."""
+    try:
+        return await bot.store.new_prompt(kind, event.place, event.actor, **fields)
+    except StoreBusy:
+        return None
 
 
 def _not_recorded(status: str) -> Reply:
