@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -66,7 +67,7 @@ def apply_urls(api_url: str, gateway_url: str) -> None:
 
 def command_args(name: str, options: Mapping[str, str | None]) -> str:
     """The core's argument text for a slash command's options (`/quiz mode:round` -> "round")."""
-    opt = {k: (v or "").strip() for k, v in options.items()}
+    opt = {k: ("" if v is None else str(v)).strip() for k, v in options.items()}  # a malformed option may not be text
     words: list[str] = []
     if name == "quiz":
         words = ["round" if opt.get("mode") == "round" else "", opt.get("lesson", "")]
@@ -107,12 +108,15 @@ def place_of(interaction: discord.Interaction) -> Place:
     return Place(PLATFORM, str(interaction.guild_id), channel)
 
 
-def submitted_text(components: list[Mapping[str, Any]]) -> str:
-    """The answer typed into a submitted modal (label-wrapped or in an action row)."""
-    for comp in components:
+def submitted_text(components: object) -> str:
+    """The answer typed into a submitted modal (label-wrapped or in an action row); "" when the
+    payload has no such input, however it is shaped."""
+    for comp in components if isinstance(components, list) else ():
+        if not isinstance(comp, Mapping):
+            continue
         inner = comp.get("components") or ([comp["component"]] if "component" in comp else [])
-        for item in [comp, *inner]:
-            if item.get("type") == 4 and item.get("custom_id") == ANSWER_INPUT:
+        for item in [comp, *(inner if isinstance(inner, list) else ())]:
+            if isinstance(item, Mapping) and item.get("type") == 4 and item.get("custom_id") == ANSWER_INPUT:
                 return str(item.get("value") or "")
     return ""
 
@@ -120,7 +124,7 @@ def submitted_text(components: list[Mapping[str, Any]]) -> str:
 # ------------------------------------------------------------ reply -> Discord
 
 
-class ChoiceButton(discord.ui.DynamicItem[discord.ui.Button], template=r"sb:(?P<token>.+)"):
+class ChoiceButton(discord.ui.DynamicItem[discord.ui.Button], template=re.compile(r"sb:(?P<token>.+)", re.DOTALL)):
     """A choice's button; rebuilt from its custom_id on every click, so it survives restarts."""
 
     def __init__(self, token: str, label: str = "?", *, row: int | None = None) -> None:
@@ -309,6 +313,7 @@ class DiscordAdapter:
         self.ready_timeout = ready_timeout
         self.client = StudyClient(self, guild_ready_timeout=guild_ready_timeout)
         self._connection: asyncio.Task[None] | None = None
+        self._supervisor: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         if self.settings.discord_token is None:
@@ -324,6 +329,7 @@ class DiscordAdapter:
         done, _ = await asyncio.wait({self._connection, ready}, timeout=self.ready_timeout,
                                      return_when=asyncio.FIRST_COMPLETED)
         if ready in done:
+            self._supervisor = asyncio.create_task(self._stay_connected(), name="discord-supervisor")
             return
         ready.cancel()
         failure = self._connection.exception() if self._connection in done else None
@@ -331,7 +337,26 @@ class DiscordAdapter:
         raise RuntimeError(f"Discord gateway at {self.settings.discord_gateway_url} did not become ready within "
                            f"{self.ready_timeout:g} s; check DISCORD_TOKEN and DISCORD_GATEWAY_URL") from failure
 
+    async def _stay_connected(self) -> None:
+        """discord.py reconnects after network trouble itself, but an exception escaping
+        `connect()` (a payload its parser cannot read) would end the gateway for good: connect again."""
+        delay = 0.1
+        while True:
+            try:
+                await asyncio.shield(self._connection)  # close() cancels this watcher, not the connection
+                return  # connect() returns only once the client is closed
+            except Exception:
+                if self.client.is_closed():
+                    return
+                log.exception("the Discord gateway connection failed; reconnecting in %.1f s", delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 60.0)
+            self._connection = asyncio.create_task(self.client.connect(), name="discord-gateway")
+
     async def close(self) -> None:
+        if self._supervisor is not None:
+            self._supervisor.cancel()
+            self._supervisor = None
         await self.client.close()
         if self._connection is not None:
             try:
@@ -351,7 +376,7 @@ class DiscordAdapter:
         await self._handle(interaction, event)
 
     async def on_form(self, interaction: discord.Interaction, token: str) -> None:
-        text = submitted_text((interaction.data or {}).get("components") or [])  # type: ignore[arg-type]
+        text = submitted_text((interaction.data or {}).get("components"))
         event = TextSubmitted(token, text, actor_of(interaction, self.settings.instructors), place_of(interaction))
         await self._handle(interaction, event)
 

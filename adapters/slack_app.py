@@ -23,6 +23,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.request.async_internals import build_async_context
 from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.response import BoltResponse
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
@@ -148,6 +149,15 @@ def is_follow_up(reply: Reply) -> bool:
     return reply.edit is not None or reply.file is not None or reply.audience is not Audience.PRIVATE
 
 
+def routable(body: Json) -> bool:
+    """Whether Bolt can route the body: its matchers and error handler read `actions[0]` of a
+    block_actions payload unguarded, so one without a list of actions must stop here."""
+    if body.get("type") != "block_actions":
+        return True
+    actions = body.get("actions")
+    return isinstance(actions, list) and bool(actions) and all(isinstance(a, dict) for a in actions)
+
+
 def repair_payload_quirk(req: AsyncBoltRequest) -> None:
     """Undo Bolt's misparse of a form body that merely *contains* the word "payload".
 
@@ -196,6 +206,7 @@ class SlackAdapter:
         self.app.command(re.compile(r"^/"))(self._on_command)
         self.app.action(re.compile("^" + re.escape(ACTION_PREFIX)))(self._on_click)
         self.app.view(FORM_CALLBACK)(self._on_submit)
+        self.app.error(self._on_malformed)
         self._tasks: set[asyncio.Task[None]] = set()
         self._admins: dict[tuple[str, str], bool] = {}
         self._dms: dict[str, str] = {}
@@ -237,10 +248,23 @@ class SlackAdapter:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     async def _http(self, request: web.Request) -> web.Response:
-        """Bolt's aiohttp adapter, plus the `payload` repair (see `repair_payload_quirk`)."""
-        bolt_request = await to_bolt_request(request)
+        """Bolt's aiohttp adapter, plus the `payload` repair (see `repair_payload_quirk`); a body
+        that cannot be parsed is a 400."""
+        try:
+            bolt_request = await to_bolt_request(request)
+        except (ValueError, TypeError, AttributeError) as exc:
+            log.warning("rejected a Slack request whose body cannot be parsed: %s", type(exc).__name__)
+            return web.Response(status=400, text="malformed request")
         repair_payload_quirk(bolt_request)
+        if not routable(bolt_request.body):
+            log.warning("rejected a Slack interaction without actions")
+            return web.Response(status=400, text="malformed request")
         return await to_aiohttp_response(await self.app.async_dispatch(bolt_request))
+
+    async def _on_malformed(self, error: Exception) -> BoltResponse:
+        """Bolt's own matching failed on the payload's shape (our listeners catch their own errors)."""
+        log.warning("rejected a Slack request Bolt could not route: %s", type(error).__name__)
+        return BoltResponse(status=400, body="malformed request")
 
     # ------------------------------------------------------------ listeners
 

@@ -114,7 +114,8 @@ async def on_text(bot: StudyBot, event: TextSubmitted, prompt: PromptRow) -> lis
     lines.append("Honor system: compare with the model answer and grade yourself.")
     grade_id = await _follow_up(bot, "selfgrade", event, lesson_id=question.lesson_id, item_id=question.id,
                                 mode=prompt.mode, data={"answer": recorded.answer_id, "card": recorded.card_before})
-    self_grades = tuple(Choice(label, f"{grade_id}.{key}") for key, (label, _) in SELF_GRADES.items()) if grade_id else ()
+    self_grades = () if grade_id is None else tuple(
+        Choice(label, f"{grade_id}.{key}") for key, (label, _) in SELF_GRADES.items())
     return [await _feedback(bot, event, prompt, "\n".join(lines), self_grades)]
 
 

@@ -24,6 +24,13 @@ from bot.messages import Actor, Command, Place
 
 REPO = Path(__file__).resolve().parents[2]
 LEARNERS = 120
+RELIABILITY = [
+    ("`studybot run` in Slack HTTP mode (real slack-bolt) stopped with SIGKILL, and with SIGTERM, in the middle of a "
+     "burst of signed button clicks from distinct learners (8 in flight), then restarted on the same database",
+     "2 stops × 120 learners, stop after 30 acknowledged clicks",
+     "every click that got HTTP 200 is stored exactly once; SIGTERM exits 0; after the restart every learner's click "
+     "gets 200 and each has exactly one answer ('you already answered' for the repeats)"),
+]
 CONCURRENCY = 8  # clicks in flight at once
 KILL_AFTER = 30  # acknowledged clicks before the SIGKILL
 
