@@ -86,11 +86,17 @@ async def test_someone_elses_button_is_refused_and_records_nothing(bot) -> None:
     assert await bot.store.count("answers") == 0
 
 
-async def test_short_answer_is_graded_and_self_grade_is_recorded(bot) -> None:
-    who = learner()
+async def short_question(bot, who):
+    """The lesson's first short-answer question, served to `who` in practice."""
     q = next(q for q in lesson(bot).questions if q.type == "short")
     prompt_id = await bot.store.new_prompt("question", channel(), who, lesson_id=q.lesson_id, item_id=q.id,
                                            mode="practice")
+    return q, prompt_id
+
+
+async def test_short_answer_is_graded_and_self_grade_is_recorded(bot) -> None:
+    who = learner()
+    q, prompt_id = await short_question(bot, who)
     [feedback] = await bot.handle(TextSubmitted(prompt_id, "no idea at all", who, channel()))
     assert "Not yet" in feedback.text and q.model_answer in feedback.text
     got_it = next(c for c in feedback.choices if c.label == "I got it right")
@@ -105,9 +111,7 @@ async def test_short_answer_is_graded_and_self_grade_is_recorded(bot) -> None:
 
 async def test_empty_and_huge_answers_are_refused_and_not_stored(bot) -> None:
     who = learner()
-    q = next(q for q in lesson(bot).questions if q.type == "short")
-    prompt_id = await bot.store.new_prompt("question", channel(), who, lesson_id=q.lesson_id, item_id=q.id,
-                                           mode="practice")
+    q, prompt_id = await short_question(bot, who)
     [empty] = await bot.handle(TextSubmitted(prompt_id, "   ", who, channel()))
     [huge] = await bot.handle(TextSubmitted(prompt_id, "x" * 100_000, who, channel()))
     assert "empty" in empty.text and "4,000" in huge.text
