@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -357,7 +358,12 @@ class _Loading:
         self.root = root
         self.library = Library()
         self.problems: list[ContentError] = []
-        self.seen: dict[str, tuple[str, int]] = {}  # id -> where it was first defined
+        self.seen: dict[str, tuple[str, Path_]] = {}  # id -> where it was first defined
+        self._finders: dict[Path, _LineFinder] = {}
+
+    def lines(self, file: Path) -> _LineFinder:
+        """The line finder of a file: each file with problems is parsed for lines at most once."""
+        return self._finders.setdefault(file, _LineFinder(file))
 
     def name(self, file: Path) -> str:
         try:
@@ -383,7 +389,7 @@ class _Loading:
     def report(self, file: Path, checker: _Checker) -> None:
         if not checker.problems:
             return
-        lines = _LineFinder(file)
+        lines = self.lines(file)
         for path, message in checker.problems:
             self.problems.append(ContentError(self.name(file), lines.line(path), _field_name(path), message))
 
@@ -441,12 +447,12 @@ class _Loading:
             self.seen[slot] = (self.name(file), full_path)
             return True
         first_file, first_path = where
-        first_line = _LineFinder(self.root_file(first_file)).line(first_path)
+        first_line = self.lines(self.root_file(first_file)).line(first_path)
         message = f"duplicate {kind} '{key}' (first at {first_file}:{first_line})"
         if checker is not None:
             checker.fail(full_path, message)
         else:
-            self.problems.append(ContentError(self.name(file), _LineFinder(file).line(full_path),
+            self.problems.append(ContentError(self.name(file), self.lines(file).line(full_path),
                                               _field_name(full_path), message))
         return False
 
@@ -474,7 +480,7 @@ class _LineFinder:
         self.file = file
 
     def line(self, path: Path_) -> int:
-        node = self._root()
+        node = self._root
         if node is None:
             return 1
         line = node.start_mark.line + 1
@@ -490,6 +496,7 @@ class _LineFinder:
             line = node.start_mark.line + 1
         return line
 
+    @cached_property
     def _root(self) -> Any:
         try:
             return yaml.compose(self.file.read_text(encoding="utf-8"), Loader=_Loader)
