@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from bot import review
@@ -28,7 +29,8 @@ async def progress_command(bot: StudyBot, cmd: Command) -> list[Reply]:
             f" ({self_graded} self-graded); teach-backs {attempts} ({tb_points} points)"
         )
     cards = await bot.store.cards(learner)
-    due_today = await bot.store.due_cards(learner, review.end_of_local_day(bot, cmd.actor.cohort), limit=len(cards))
+    day_ends = review.end_of_local_day(bot, cmd.actor.cohort)
+    due_today = [c for c in cards if datetime.fromisoformat(c["due"]) < day_ends]  # the cards are loaded anyway
     chance = review.recall(bot, [c["state"] for c in cards])
     lines.append(f"Review: {len(due_today)} of {len(cards)} cards due today"
                  + (f"; predicted recall now {chance:.0%}" if chance is not None else "") + " (/review)")
