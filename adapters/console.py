@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from dataclasses import replace
 from typing import TextIO
 
 from bot.app import StudyBot
-from bot.messages import Actor, ChoiceMade, Command, Form, MessageRef, Place, Reply, TextSubmitted
+from bot.messages import Actor, ChoiceMade, Command, Event, Form, MessageRef, Place, Reply, TextSubmitted
 from bot.scheduler import deliver, run_scheduler
 
 PLATFORM, COHORT, CHANNEL = "console", "local", "console"
@@ -33,6 +34,7 @@ class ConsoleChat:
         text = text.strip()
         if not text:
             return
+        event: Event
         if text.startswith("/"):
             name, _, args = text[1:].partition(" ")
             event = Command(name, args, self.actor, self.place)
@@ -66,7 +68,7 @@ class ConsoleChat:
         return MessageRef(PLATFORM, CHANNEL, str(self._posted))
 
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
-        await self.send(reply.but(text=f"[message {ref.message_id} updated]\n{reply.text}"))
+        await self.send(replace(reply, text=f"[message {ref.message_id} updated]\n{reply.text}"))
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)

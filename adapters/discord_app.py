@@ -10,19 +10,24 @@ An interaction is answered after ``StudyBot.handle`` has committed: the first pr
 from __future__ import annotations
 
 import asyncio
+import inspect
 import io
 import logging
 import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from dataclasses import replace
+from typing import Any, Literal, Optional, TypeVar, cast
 
 import discord
 import yarl
 from discord import app_commands
 from discord.ext import commands
+from discord.ui.view import BaseView
 
+from adapters.discord_settings import DiscordSettings
 from bot.app import StudyBot
-from bot.config import Instructors, Settings
+from bot.commands import CommandSpec
+from bot.config import Instructors
 from bot.messages import (
     Actor,
     Audience,
@@ -38,6 +43,7 @@ from bot.messages import (
 from bot.scheduler import deliver
 
 log = logging.getLogger("studybot.discord")
+V = TypeVar("V", bound=BaseView)
 
 PLATFORM = "discord"
 BUTTON_PREFIX = "sb:"
@@ -46,6 +52,7 @@ ANSWER_INPUT = "answer"
 MAX_CUSTOM_ID = 100
 MAX_CONTENT = 2000
 UNKNOWN_INTERACTION = 10062
+MAX_AUTOCOMPLETE = 25  # Discord shows at most 25 suggestions
 UNDELIVERABLE = {  # keyed by "was it a public post?"
     False: "I could not send you a direct message. Allow direct messages from server members "
            "(Privacy Settings), then try again.",
@@ -65,29 +72,9 @@ def apply_urls(api_url: str, gateway_url: str) -> None:
 # ------------------------------------------------------------ interaction -> event
 
 
-def command_args(name: str, options: Mapping[str, str | None]) -> str:
-    """The core's argument text for a slash command's options (`/quiz mode:round` -> "round")."""
-    opt = {k: ("" if v is None else str(v)).strip() for k, v in options.items()}  # a malformed option may not be text
-    words: list[str] = []
-    if name == "quiz":
-        words = ["round" if opt.get("mode") == "round" else "", opt.get("lesson", "")]
-    elif name == "review":
-        words = ["remind", opt["remind"]] if opt.get("remind") else [opt.get("lesson", "")]
-    elif name == "results":
-        words = ["" if opt.get("where") in ("", "me", None) else opt["where"]]
-    elif name == "leaderboard":
-        period = ("week " + opt["week"]) if opt.get("week") else opt.get("period", "")
-        words = ["post" if opt.get("action") == "post" else "", period]
-    elif name == "forget":
-        words = [opt.get("confirm", "")]
-    else:
-        words = [v for v in opt.values()]
-    return " ".join(w for w in words if w)
-
-
 def is_instructor(user: discord.abc.User, instructors: Instructors) -> bool:
     """An instructor by user id, or by any guild role whose name or id is configured."""
-    if str(user.id) in instructors.discord:
+    if instructors.listed(PLATFORM, str(user.id)):
         return True
     roles = getattr(user, "roles", ())  # a Member in a guild, a User in a DM
     return any(r.name in instructors.discord_roles or str(r.id) in instructors.discord_roles for r in roles)
@@ -128,15 +115,16 @@ class ChoiceButton(discord.ui.DynamicItem[discord.ui.Button], template=re.compil
     """A choice's button; rebuilt from its custom_id on every click, so it survives restarts."""
 
     def __init__(self, token: str, label: str = "?", *, row: int | None = None) -> None:
-        button = discord.ui.Button(label=label, custom_id=BUTTON_PREFIX + token, style=discord.ButtonStyle.secondary)
+        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
+            label=label, custom_id=BUTTON_PREFIX + token, style=discord.ButtonStyle.secondary)
         super().__init__(button, row=row)
         self.token = token
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: Any, /
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> ChoiceButton:
-        return cls(match["token"], item.label or "?")
+        return cls(match["token"], getattr(item, "label", None) or "?")
 
     async def callback(self, interaction: discord.Interaction) -> None:
         adapter = getattr(interaction.client, "adapter", None)
@@ -152,7 +140,7 @@ class AnswerModal(discord.ui.Modal):
     def __init__(self, form: Form) -> None:
         super().__init__(title=form.title, custom_id=FORM_PREFIX + form.token, timeout=None)
         self.add_item(discord.ui.TextDisplay(form.prompt))
-        answer = discord.ui.TextInput(
+        answer: discord.ui.TextInput[AnswerModal] = discord.ui.TextInput(
             custom_id=ANSWER_INPUT,
             style=discord.TextStyle.paragraph,
             max_length=min(form.max_length, 4000),
@@ -161,7 +149,7 @@ class AnswerModal(discord.ui.Modal):
         self.add_item(discord.ui.Label(text=form.label, component=answer))
 
 
-def _inert(view: discord.ui.BaseView) -> discord.ui.BaseView:
+def _inert(view: V) -> V:
     """Stop a view before it is sent, so that discord.py keeps no copy of it: clicks and
     submissions are dispatched by custom_id (DynamicItem, on_interaction) instead."""
     view.stop()
@@ -194,6 +182,11 @@ def message_kwargs(reply: Reply) -> dict[str, Any]:
     return kwargs
 
 
+def _data(interaction: discord.Interaction) -> Mapping[str, Any]:
+    """The interaction's data as a plain mapping (its TypedDicts differ per interaction type)."""
+    return cast(Mapping[str, Any], interaction.data or {})
+
+
 def _private(reply: Reply) -> bool:
     return reply.audience is Audience.PRIVATE and reply.edit is None
 
@@ -213,12 +206,13 @@ class StudyClient(commands.Bot):
             chunk_guilds_at_startup=False,
         )
         self.adapter = adapter
-        add_commands(self.tree, adapter)
-        self.tree.on_error = self._on_tree_error
+        for spec in adapter.bot.commands.values():
+            self.tree.add_command(slash_command(spec, adapter))
+        self.tree.error(self._on_tree_error)
 
     async def setup_hook(self) -> None:
         self.add_dynamic_items(ChoiceButton)
-        guilds = self.adapter.settings.discord_sync_guilds
+        guilds = self.adapter.settings.sync_guilds
         if not guilds:
             await self.tree.sync()
             return
@@ -229,7 +223,7 @@ class StudyClient(commands.Bot):
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         if interaction.type is discord.InteractionType.modal_submit:
-            custom_id = str((interaction.data or {}).get("custom_id", ""))
+            custom_id = str(_data(interaction).get("custom_id", ""))
             if custom_id.startswith(FORM_PREFIX):
                 await self.adapter.on_form(interaction, custom_id[len(FORM_PREFIX) :])
 
@@ -238,64 +232,36 @@ class StudyClient(commands.Bot):
                   type(getattr(error, "original", error)).__name__)
 
 
-def add_commands(tree: app_commands.CommandTree, adapter: DiscordAdapter) -> None:
-    """Every studybot command as a slash command whose options become the core's argument text."""
+def slash_command(spec: CommandSpec, adapter: DiscordAdapter) -> app_commands.Command:
+    """A slash command built from the core's declaration: each option a string parameter (its
+    choices as a fixed list, its suggestions as autocomplete), turned back into the typed form."""
 
-    async def run(interaction: discord.Interaction, name: str, **options: str | None) -> None:
-        await adapter.on_command(interaction, name, command_args(name, options))
+    async def callback(interaction: discord.Interaction, **options: str | None) -> None:
+        await adapter.on_command(interaction, spec.name, spec.args(options))
 
-    @tree.command(description="Practise a lesson's quiz privately, or start a public round here")
-    @app_commands.describe(mode="practice (private, default) or round (public, in this channel)", lesson="lesson id")
-    async def quiz(interaction: discord.Interaction, mode: Literal["practice", "round"] | None = None,
-                   lesson: str | None = None) -> None:
-        await run(interaction, "quiz", mode=mode, lesson=lesson)
+    params = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                annotation=discord.Interaction)]
+    for option in spec.options:
+        kind: Any = Literal[tuple(option.choices)] if option.choices else str  # type: ignore[valid-type]
+        params.append(inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                                        annotation=Optional[kind]))  # noqa: UP045 (a runtime annotation)
+    callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    callback.__discord_app_commands_param_description__ = {  # type: ignore[attr-defined]
+        o.name: o.description for o in spec.options}
+    command: app_commands.Command = app_commands.Command(name=spec.name, description=spec.summary,
+                                                         callback=callback)
+    for option in spec.options:
+        if option.suggest is not None:
+            command.autocomplete(option.name)(_autocomplete(adapter, spec.name, option.name))
+    return command
 
-    @tree.command(description="A glossary term's plain-language definition")
-    @app_commands.describe(term="the term (leave empty to list them all)")
-    async def glossary(interaction: discord.Interaction, term: str | None = None) -> None:
-        await run(interaction, "glossary", term=term)
 
-    @glossary.autocomplete("term")
-    async def glossary_term(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        names = adapter.bot.glossary.autocomplete(current)[:25]
+def _autocomplete(adapter: DiscordAdapter, command: str, option: str) -> Any:
+    async def complete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        names = (await adapter.bot.suggest(command, option, current))[:MAX_AUTOCOMPLETE]
         return [app_commands.Choice(name=fit(n, 100), value=fit(n, 100)) for n in names]
 
-    @tree.command(description="Explain one of the lesson's ideas in your own words")
-    @app_commands.describe(lesson="lesson id")
-    async def teachback(interaction: discord.Interaction, lesson: str | None = None) -> None:
-        await run(interaction, "teachback", lesson=lesson)
-
-    @tree.command(description="Review due questions, or turn the daily reminder on or off")
-    @app_commands.describe(remind="turn the daily reminder on or off", lesson="lesson id")
-    async def review(interaction: discord.Interaction, remind: Literal["on", "off"] | None = None,
-                     lesson: str | None = None) -> None:
-        await run(interaction, "review", remind=remind, lesson=lesson)
-
-    @tree.command(description="Your progress per lesson, privately")
-    async def progress(interaction: discord.Interaction) -> None:
-        await run(interaction, "progress")
-
-    @tree.command(description="Your quiz_results.txt by DM, here in the channel, or the cohort's (instructors)")
-    @app_commands.describe(where="me (by DM, default), here (in this channel) or cohort (instructors)")
-    async def results(interaction: discord.Interaction,
-                      where: Literal["me", "here", "cohort"] | None = None) -> None:
-        await run(interaction, "results", where=where)
-
-    @tree.command(description="The cohort leaderboard; instructors can post it in the channel")
-    @app_commands.describe(action="view (privately, default) or post (instructors)", period="week or all",
-                           week="an archived week, such as 2026-W48")
-    async def leaderboard(interaction: discord.Interaction, action: Literal["view", "post"] | None = None,
-                          period: Literal["week", "all"] | None = None, week: str | None = None) -> None:
-        await run(interaction, "leaderboard", action=action, period=period, week=week)
-
-    @tree.command(description="Delete everything studybot stores about you (asks first)")
-    @app_commands.describe(confirm="me")
-    async def forget(interaction: discord.Interaction, confirm: Literal["me"] | None = None) -> None:
-        await run(interaction, "forget", confirm=confirm)
-
-    @tree.command(name="help", description="The commands and what they do")
-    async def help_(interaction: discord.Interaction) -> None:
-        await run(interaction, "help")
+    return complete
 
 
 # ------------------------------------------------------------ the adapter
@@ -306,7 +272,7 @@ class DiscordAdapter:
 
     platform = PLATFORM
 
-    def __init__(self, bot: StudyBot, settings: Settings, *, guild_ready_timeout: float = 2.0,
+    def __init__(self, bot: StudyBot, settings: DiscordSettings, *, guild_ready_timeout: float = 2.0,
                  ready_timeout: float = 30.0) -> None:
         self.bot = bot
         self.settings = settings
@@ -316,11 +282,11 @@ class DiscordAdapter:
         self._supervisor: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        if self.settings.discord_token is None:
+        if self.settings.token is None:
             raise RuntimeError("DISCORD_TOKEN is not set")
-        apply_urls(self.settings.discord_api_url, self.settings.discord_gateway_url)
+        apply_urls(self.settings.api_url, self.settings.gateway_url)
         try:
-            await self.client.login(self.settings.discord_token.reveal())
+            await self.client.login(self.settings.token.reveal())
         except discord.LoginFailure as exc:
             await self.client.close()
             raise RuntimeError("Discord refused DISCORD_TOKEN (401 at login): copy the bot token again") from exc
@@ -334,14 +300,14 @@ class DiscordAdapter:
         ready.cancel()
         failure = self._connection.exception() if self._connection in done else None
         await self.close()
-        raise RuntimeError(f"Discord gateway at {self.settings.discord_gateway_url} did not become ready within "
+        raise RuntimeError(f"Discord gateway at {self.settings.gateway_url} did not become ready within "
                            f"{self.ready_timeout:g} s; check DISCORD_TOKEN and DISCORD_GATEWAY_URL") from failure
 
     async def _stay_connected(self) -> None:
         """discord.py reconnects after network trouble itself, but an exception escaping
         `connect()` (a payload its parser cannot read) would end the gateway for good: connect again."""
         delay = 0.1
-        while True:
+        while self._connection is not None:
             try:
                 await asyncio.shield(self._connection)  # close() cancels this watcher, not the connection
                 return  # connect() returns only once the client is closed
@@ -368,16 +334,16 @@ class DiscordAdapter:
     # -------------------------------------------------------- inbound
 
     async def on_command(self, interaction: discord.Interaction, name: str, args: str) -> None:
-        event = Command(name, args, actor_of(interaction, self.settings.instructors), place_of(interaction))
+        event = Command(name, args, actor_of(interaction, self.bot.settings.instructors), place_of(interaction))
         await self._handle(interaction, event)
 
     async def on_choice(self, interaction: discord.Interaction, token: str) -> None:
-        event = ChoiceMade(token, actor_of(interaction, self.settings.instructors), place_of(interaction))
+        event = ChoiceMade(token, actor_of(interaction, self.bot.settings.instructors), place_of(interaction))
         await self._handle(interaction, event)
 
     async def on_form(self, interaction: discord.Interaction, token: str) -> None:
-        text = submitted_text((interaction.data or {}).get("components"))
-        event = TextSubmitted(token, text, actor_of(interaction, self.settings.instructors), place_of(interaction))
+        text = submitted_text(_data(interaction).get("components"))
+        event = TextSubmitted(token, text, actor_of(interaction, self.bot.settings.instructors), place_of(interaction))
         await self._handle(interaction, event)
 
     async def _handle(self, interaction: discord.Interaction, event: Command | ChoiceMade | TextSubmitted) -> None:
@@ -391,7 +357,7 @@ class DiscordAdapter:
     @staticmethod
     def _addressed(reply: Reply, event: Command | ChoiceMade | TextSubmitted) -> Reply:
         """Fill in where a reply goes from the event that caused it."""
-        return reply.but(place=reply.place or event.place, to=reply.to or event.actor)
+        return replace(reply, place=reply.place or event.place, to=reply.to or event.actor)
 
     async def _respond(self, interaction: discord.Interaction, replies: list[Reply]) -> None:
         """The first response within the 3 s window, then everything that may take longer."""

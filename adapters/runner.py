@@ -7,10 +7,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from typing import Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
+from adapters.platform import Platform
 from bot.app import StudyBot
-from bot.config import Settings
 from bot.scheduler import Outbox, run_scheduler
 
 log = logging.getLogger("studybot.runner")
@@ -24,25 +25,17 @@ class Adapter(Outbox, Protocol):
     async def close(self) -> None: ...
 
 
-def make_adapters(bot: StudyBot, settings: Settings) -> list[Adapter]:
-    adapters: list[Adapter] = []
-    if "slack" in settings.platforms:
-        from adapters.slack_app import SlackAdapter
-
-        adapters.append(SlackAdapter(bot, settings))
-    if "discord" in settings.platforms:
-        from adapters.discord_app import DiscordAdapter
-
-        adapters.append(DiscordAdapter(bot, settings))
-    return adapters
+def make_adapters(bot: StudyBot, configured: Mapping[Platform, Any]) -> list[Adapter]:
+    """One adapter per configured platform, given that platform's settings."""
+    return [platform.adapter_class()(bot, settings) for platform, settings in configured.items()]
 
 
-async def run_platforms(bot: StudyBot, settings: Settings, stop: asyncio.Event | None = None) -> None:
+async def run_platforms(bot: StudyBot, configured: Mapping[Platform, Any], stop: asyncio.Event | None = None) -> None:
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    adapters = make_adapters(bot, settings)
+    adapters: Sequence[Adapter] = make_adapters(bot, configured)
     started: list[Adapter] = []
     ticker = None
     try:

@@ -14,6 +14,7 @@ import json
 import logging
 import re
 from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
@@ -31,8 +32,8 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.slack_settings import SlackSettings
 from bot.app import StudyBot
-from bot.config import Settings
 from bot.messages import (
     Actor,
     Audience,
@@ -185,22 +186,22 @@ class SlackAdapter:
 
     platform = PLATFORM
 
-    def __init__(self, bot: StudyBot, settings: Settings) -> None:
-        if settings.slack_bot_token is None:
+    def __init__(self, bot: StudyBot, settings: SlackSettings) -> None:
+        if settings.bot_token is None:
             raise ValueError("SLACK_BOT_TOKEN is not set")
         self.bot = bot
         self.settings = settings
         self.port: int | None = None
         self.client = AsyncWebClient(
-            token=settings.slack_bot_token.reveal(),
-            base_url=settings.slack_api_url.rstrip("/") + "/",
+            token=settings.bot_token.reveal(),
+            base_url=settings.api_url.rstrip("/") + "/",
             retry_handlers=[AsyncConnectionErrorRetryHandler(), AsyncRateLimitErrorRetryHandler(max_retry_count=2)],
         )
-        secret = settings.slack_signing_secret
+        secret = settings.signing_secret
         self.app = AsyncApp(
             client=self.client,
             signing_secret=secret.reveal() if secret else "",
-            request_verification_enabled=secret is not None or settings.slack_app_token is None,
+            request_verification_enabled=secret is not None or settings.app_token is None,
             process_before_response=True,
         )
         self.app.command(re.compile(r"^/"))(self._on_command)
@@ -217,10 +218,10 @@ class SlackAdapter:
 
     async def start(self) -> None:
         """Connect over Socket Mode when an app token is set, else serve HTTP on /slack/events."""
-        if self.settings.slack_app_token is not None:
+        if self.settings.app_token is not None:
             from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
-            self._socket = AsyncSocketModeHandler(self.app, self.settings.slack_app_token.reveal())
+            self._socket = AsyncSocketModeHandler(self.app, self.settings.app_token.reveal())
             await self._socket.connect_async()
             return
         server = web.Application()
@@ -329,8 +330,8 @@ class SlackAdapter:
         return Actor(PLATFORM, team, user, name, await self._is_instructor(team, user))
 
     async def _is_instructor(self, team: str, user: str) -> bool:
-        instructors = self.settings.instructors
-        if user in instructors.slack:
+        instructors = self.bot.settings.instructors
+        if instructors.listed(PLATFORM, user):
             return True
         if not instructors.slack_admins or not user:
             return False
@@ -361,8 +362,8 @@ class SlackAdapter:
                 await self.client.views_open(trigger_id=trigger_id or "", view=modal_for(reply.form, place.channel_id))
             except SLACK_FAILURES:
                 log.warning("views.open failed; telling the user to retry")
-                note = reply.but(form=None, text=reply.text + "\n(The answer form could not open. "
-                                                              "Run the command again for a fresh one.)")
+                note = replace(reply, form=None, text=reply.text + "\n(The answer form could not open. "
+                                                                  "Run the command again for a fresh one.)")
                 return [*replies[:i], note, *replies[i + 1 :]]
             return replies[:i] + replies[i + 1 :]
         return replies
@@ -380,7 +381,7 @@ class SlackAdapter:
 
     def _follow_up(self, replies: list[Reply], actor: Actor, place: Place) -> None:
         """Deliver the public posts, edits, DMs and files of one event, in order, after the ack."""
-        later = [r.but(place=r.place or place, to=r.to or actor) for r in replies if is_follow_up(r)]
+        later = [replace(r, place=r.place or place, to=r.to or actor) for r in replies if is_follow_up(r)]
         if later:
             self._defer(self._deliver_all(later))
 

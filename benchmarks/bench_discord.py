@@ -6,7 +6,6 @@ stand-in. The ratio is the price of the core (lookup, logging) and the adapter."
 from __future__ import annotations
 
 import asyncio
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -15,13 +14,11 @@ import discord
 from discord.ext import commands
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "adapters"))
-
-from discord_standin import DiscordStandIn
 
 from adapters.discord_app import DiscordAdapter, apply_urls
 from bot.app import StudyBot
 from bot.config import Secret, Settings
+from standins.discord_standin import DiscordStandIn
 
 INTERACTIONS = 200
 WARMUP = 20

@@ -5,7 +5,6 @@ loopback Slack stand-in. The ratio is the price of the core (lookup, logging) an
 from __future__ import annotations
 
 import asyncio
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -16,13 +15,11 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "adapters"))
-
-from slack_standin import SlackStandIn, post_signed, slash_command
 
 from adapters.slack_app import SlackAdapter
 from bot.app import StudyBot
 from bot.config import Secret, Settings
+from standins.slack_standin import SlackStandIn, post_signed, slash_command
 
 REQUESTS = 300
 WARMUP = 20

@@ -1,8 +1,8 @@
 """StudyBot.handle: one neutral event in, the replies out.
 
-A plain routing table sends each command to its feature handler; button tokens and
-form tokens are resolved through the store to the handler of the prompt's kind.
-Handlers return replies, they never send.
+The router: commands go to their declared handlers, button and form tokens are resolved
+through the store to the handler of their prompt's kind, timers to the feature that set
+them. Handlers return replies, they never send. The features know nothing of this module.
 """
 
 from __future__ import annotations
@@ -11,96 +11,103 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from fsrs import Scheduler
-
-from bot import forget, leaderboard, progress, quiz, results, review, rounds, teachback
-from bot.clock import Clock, SystemClock, iso_week
+from bot import forget, glossary, leaderboard, progress, quiz, results, review, rounds, teachback
+from bot.clock import Clock, SystemClock
+from bot.commands import CommandSpec, command
 from bot.config import Settings
-from bot.content import Lesson, Library, load_library
-from bot.errors import StudyError, reference_id
-from bot.glossary import Glossary, glossary_command
-from bot.messages import (
-    MAX_FORM_TEXT,
-    ChoiceMade,
-    Command,
-    Event,
-    MessageRef,
-    Reply,
-    TextSubmitted,
-    TimerFired,
-)
-from bot.store import PromptRow, Store
+from bot.content.loader import check_library
+from bot.content.model import Library
+from bot.context import Context
+from bot.errors import ContentErrors, StudyError, reference_id
+from bot.messages import MAX_FORM_TEXT, ChoiceMade, Command, Event, MessageRef, Reply, TextSubmitted, TimerFired
+from bot.store import Store
+from bot.store.model import Prompt, PromptKind
 
 log = logging.getLogger("studybot")
 
-CommandHandler = Callable[["StudyBot", Command], Awaitable[list[Reply]]]
-ChoiceHandler = Callable[["StudyBot", ChoiceMade, PromptRow, str], Awaitable[list[Reply]]]
-TextHandler = Callable[["StudyBot", TextSubmitted, PromptRow], Awaitable[list[Reply]]]
-TimerHandler = Callable[["StudyBot", TimerFired, str], Awaitable[list[Reply]]]
+ChoiceHandler = Callable[[Context, ChoiceMade, Prompt, str], Awaitable[list[Reply]]]
+TextHandler = Callable[[Context, TextSubmitted, Prompt], Awaitable[list[Reply]]]
+TimerHandler = Callable[[Context, TimerFired, str], Awaitable[list[Reply]]]
+Repeat = Callable[[Context, str], datetime]
 
 
-async def help_command(bot: StudyBot, cmd: Command) -> list[Reply]:
+@command(summary="The commands and what they do", name="help")
+async def help_command(ctx: Context, cmd: Command) -> list[Reply]:
     """/help: the commands and what they do."""
-    lines = ["Commands:"]
-    for handler in dict.fromkeys(bot.commands.values()):
-        doc = (handler.__doc__ or "").strip()
-        lines.extend("• " + line.strip() for line in doc.splitlines() if line.strip().startswith("/"))
-    return [Reply("\n".join(lines))]
+    return [Reply("\n".join(["Commands:", *("• " + line for spec in COMMANDS for line in spec.usage)]))]
+
+
+COMMANDS: tuple[CommandSpec, ...] = (
+    quiz.quiz,
+    glossary.glossary,
+    teachback.teachback,
+    review.review,
+    progress.progress,
+    results.results,
+    leaderboard.leaderboard,
+    forget.forget,
+    help_command,
+)
+CHOICES: dict[PromptKind, ChoiceHandler] = {
+    PromptKind.QUESTION: quiz.on_choice,
+    PromptKind.NEXT: quiz.on_next,
+    PromptKind.SELF_GRADE: quiz.on_self_grade,
+    PromptKind.FORGET: forget.on_confirm,
+}
+FORMS: dict[PromptKind, TextHandler] = {
+    PromptKind.QUESTION: quiz.on_text,
+    PromptKind.TEACHBACK: teachback.on_text,
+}
+TIMERS: dict[str, TimerHandler] = {
+    rounds.TIMER: rounds.on_timer,
+    review.REMINDER_KEY: review.on_reminders,
+    leaderboard.SCHEDULE: leaderboard.on_schedule,
+}
+# Repeating timers: after delivery each is re-armed at the time these give, instead of deleted.
+REPEATS: dict[str, Repeat] = {
+    review.REMINDER_KEY: lambda ctx, key: ctx.clock.now() + review.REMINDER_EVERY,
+    leaderboard.SCHEDULE: leaderboard.next_post,
+}
 
 
 class StudyBot:
-    def __init__(self, library: Library, store: Store, settings: Settings, clock: Clock | None = None) -> None:
-        self.library = library
-        self.store = store
-        self.settings = settings
-        self.clock = clock or store.clock
-        self.glossary = Glossary(library.terms)
-        self.fsrs = Scheduler()  # tests swap in Scheduler(enable_fuzzing=False)
-        self.commands: dict[str, CommandHandler] = {
-            "quiz": quiz.quiz_command,
-            "glossary": glossary_command,
-            "teachback": teachback.teachback_command,
-            "review": review.review_command,
-            "progress": progress.progress_command,
-            "leaderboard": leaderboard.leaderboard_command,
-            "results": results.results_command,
-            "forget": forget.forget_command,
-            "help": help_command,
-        }
-        self.choice_kinds: dict[str, ChoiceHandler] = {
-            "question": quiz.on_choice,
-            "next": quiz.on_next,
-            "selfgrade": quiz.on_self_grade,
-            "forget": forget.on_confirm,
-        }
-        self.form_kinds: dict[str, TextHandler] = {
-            "question": quiz.on_text,
-            "teachback": teachback.on_text,
-        }
-        self.timer_kinds: dict[str, TimerHandler] = {
-            "round": rounds.on_timer,
-            review.REMINDER_KEY: review.on_reminders,
-            leaderboard.SCHEDULE: leaderboard.on_schedule,
-        }
-        # Repeating timers: after delivery each is re-armed at the time these give, instead of deleted.
-        self.timer_repeats: dict[str, Callable[[StudyBot, str], datetime]] = {
-            review.REMINDER_KEY: lambda bot, key: bot.clock.now() + review.REMINDER_EVERY,
-            leaderboard.SCHEDULE: leaderboard.next_post,
-        }
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.commands: dict[str, CommandSpec] = {spec.name: spec for spec in COMMANDS}
 
     @classmethod
     async def start(cls, settings: Settings, clock: Clock | None = None) -> StudyBot:
         """Load and check every lesson pack, then open the store (ContentErrors lists all problems)."""
-        library = load_library(settings.content_dir)
+        report = check_library(settings.content_dir)
+        if report.problems:
+            raise ContentErrors(report.problems)
+        for warning in report.warnings:
+            log.warning("%s", warning)
         store = await Store.open(settings.db_path, clock or SystemClock())
-        bot = cls(library, store, settings, clock)
-        await bot.arm_schedules()
+        bot = cls(Context(store, report.library, settings, store.clock))
+        try:
+            await bot.arm_schedules()
+        except BaseException:
+            await store.close()
+            raise
         return bot
 
     async def close(self) -> None:
-        await self.store.close()
+        await self.ctx.store.close()
+
+    @property
+    def store(self) -> Store:
+        return self.ctx.store
+
+    @property
+    def library(self) -> Library:
+        return self.ctx.library
+
+    @property
+    def settings(self) -> Settings:
+        return self.ctx.settings
 
     # ------------------------------------------------------------ the boundary
 
@@ -124,11 +131,17 @@ class StudyBot:
                  (time.perf_counter() - started) * 1000)
         return replies
 
+    async def suggest(self, command_name: str, option: str, typed: str) -> list[str]:
+        """Values to offer while an option is typed (Discord's autocomplete)."""
+        spec = self.commands.get(command_name)
+        found = spec.option(option) if spec else None
+        return found.suggest(self.ctx, typed) if found and found.suggest else []
+
     async def _with_cohort(self, event: Event) -> Event:
         """A command sent by direct message belongs to the cohort the learner last used."""
         if isinstance(event, TimerFired) or event.actor.cohort:
             return event
-        cohort = await self.store.last_cohort(event.actor.platform, event.actor.user_id)
+        cohort = await self.ctx.store.learners.last_cohort(event.actor.platform, event.actor.user_id)
         if cohort is None:
             raise StudyError("Use studybot in your cohort's channel first; after that, direct messages work too.")
         return replace(event, actor=replace(event.actor, cohort=cohort), place=replace(event.place, cohort=cohort))
@@ -136,76 +149,63 @@ class StudyBot:
     async def _dispatch(self, event: Event) -> list[Reply]:
         if isinstance(event, Command):
             name = event.name.lstrip("/").lower()
-            handler = self.commands.get(name)
-            if handler is None:
+            spec = self.commands.get(name)
+            if spec is None:
                 raise StudyError(f"There is no command /{name[:40]}. Type /help to see the commands.")
-            return await handler(self, event)
+            return await spec.handler(self.ctx, event)
         if isinstance(event, ChoiceMade):
             prompt_id, _, suffix = event.token.partition(".")
             prompt = await self._prompt(prompt_id, event)
-            return await self.choice_kinds[prompt.kind](self, event, prompt, suffix)
+            on_choice = CHOICES.get(prompt.kind)
+            if on_choice is None:
+                raise StudyError("That button is no longer valid. Run the command again for a fresh one.")
+            return await on_choice(self.ctx, event, prompt, suffix)
         if isinstance(event, TextSubmitted):
             prompt = await self._prompt(event.form_token, event)
-            handler = self.form_kinds.get(prompt.kind)
-            if handler is None:
+            on_text = FORMS.get(prompt.kind)
+            if on_text is None:
                 raise StudyError("That form has expired. Run the command again for a fresh one.")
             if not event.text.strip():
                 raise StudyError("Your answer is empty. Write a sentence or two and submit again.")
             if len(event.text) > MAX_FORM_TEXT:
                 raise StudyError(f"Your answer is {len(event.text):,} characters; keep it under "
                                  f"{MAX_FORM_TEXT:,} and submit again.")
-            return await handler(self, event, prompt)
-        kind = event.key.split(":", 1)[0]
-        handler = self.timer_kinds.get(kind)
-        return await handler(self, event, event.key) if handler else []
+            return await on_text(self.ctx, event, prompt)
+        on_timer = TIMERS.get(event.key.split(":", 1)[0])
+        return await on_timer(self.ctx, event, event.key) if on_timer else []
 
-    async def _prompt(self, prompt_id: str, event: ChoiceMade | TextSubmitted) -> PromptRow:
-        prompt = await self.store.prompt(prompt_id) if prompt_id else None
+    async def _prompt(self, prompt_id: str, event: ChoiceMade | TextSubmitted) -> Prompt:
+        prompt = await self.ctx.store.prompts.get(prompt_id) if prompt_id else None
         if prompt is None or (prompt.platform, prompt.cohort) != (event.actor.platform, event.actor.cohort):
             raise StudyError("That button is no longer valid. Use /quiz for a fresh question.")
-        if prompt.owner_id is not None and prompt.owner_id != await self.store.find_learner(event.actor):
+        if prompt.owner is not None and prompt.owner != event.actor.user_id:
             raise StudyError("That button belongs to someone else. Use /quiz for your own question.")
         return prompt
 
+    # ------------------------------------------------------------ timers
+
     async def message_posted(self, tag: str, ref: MessageRef) -> None:
         """An adapter reports where a tagged reply landed, so that it can be edited later."""
-        await self.store.remember_message(tag, ref)
+        await self.ctx.store.messages.remember(tag, ref)
 
     async def due_timers(self) -> list[TimerFired]:
-        now = self.clock.now()
-        return [TimerFired(key, now) for key, _ in await self.store.due_timers(now)]
+        now = self.ctx.clock.now()
+        return [TimerFired(key, now) for key in await self.ctx.store.timers.due(now)]
 
     async def timer_done(self, event: TimerFired) -> None:
         """Called after a timer's replies were delivered: it will not fire again for this moment.
 
         Re-arming only now means a crash before delivery repeats a post rather than drop it."""
-        repeat = self.timer_repeats.get(event.key.split(":", 1)[0])
+        repeat = REPEATS.get(event.key.split(":", 1)[0])
         if repeat is None:
-            await self.store.delete_timer(event.key, event.at)
+            await self.ctx.store.timers.delete(event.key, event.at)
         else:
-            await self.store.set_timer(event.key, repeat(self, event.key))
+            await self.ctx.store.timers.set(event.key, repeat(self.ctx, event.key))
 
     async def arm_schedules(self) -> None:
         """Arm each cohort's weekly leaderboard post; a post missed while down stays due (once)."""
-        for key in leaderboard.schedule_keys(self.settings):
-            await self.store.arm_timer(key, leaderboard.next_post(self, key))
-
-    # ------------------------------------------------------------ helpers for the features
-
-    def lesson(self, name: str | None) -> Lesson:
-        lesson = self.library.lesson(name)
-        if lesson is None:
-            known = ", ".join(self.library.lessons) or "none"
-            raise StudyError(f"No lesson '{(name or '')[:40]}'. Lessons: {known}.")
-        return lesson
-
-    def week(self, cohort: str, weeks_ago: int = 0) -> str:
-        zone = self.settings.cohort(cohort).timezone
-        return iso_week(self.clock.now() - timedelta(weeks=weeks_ago), zone)
-
-    def require_instructor(self, event: Command | ChoiceMade, what: str) -> None:
-        if not event.actor.is_instructor:
-            raise StudyError(f"Only instructors can {what}. Ask your instructor if you need it.")
+        for key in leaderboard.schedule_keys(self.ctx.settings):
+            await self.ctx.store.timers.arm(key, leaderboard.next_post(self.ctx, key))
 
 
 def _summary(event: Event) -> str:
@@ -215,4 +215,3 @@ def _summary(event: Event) -> str:
     actor = event.actor
     what = f"command=/{event.name[:20]}" if isinstance(event, Command) else type(event).__name__
     return f"platform={actor.platform} cohort={actor.cohort} {what}"
-

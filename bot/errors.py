@@ -1,8 +1,23 @@
-"""The two kinds of failure: a user's mistake, and everything else (a bug)."""
+"""Every kind of failure studybot tells apart, in one tree.
+
+Callers match on the type, never on the message text:
+
+    StudyError            a user's mistake; the message is shown to them and says what to do
+      StoreBusy           the database was locked or full; nothing was recorded, retry
+      RoundAlreadyOpen    a channel already has a running round
+    SetupError            the operator's to fix before studybot can run; the message names what
+      ConfigError         a setting or config key
+      StoreUnavailable    the database file or its folder
+      ContentErrors       the lesson packs (every problem, each as file:line: field: message)
+
+Anything else is a bug: it is logged with a reference id and the user gets a generic reply.
+"""
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 
 class StudyError(Exception):
@@ -18,6 +33,46 @@ class StoreBusy(StudyError):
 
     def __init__(self) -> None:
         super().__init__("The bot is busy and nothing was recorded. Please try again in a moment.")
+
+
+class RoundAlreadyOpen(StudyError):
+    """A channel has one open round at a time."""
+
+    def __init__(self) -> None:
+        super().__init__("A round is already running in this channel. Answer it, or wait for it to end.")
+
+
+class SetupError(Exception):
+    """Something the operator must fix; the message names it and says what to do."""
+
+
+class ConfigError(SetupError):
+    """The settings cannot be used; the message names the variable or key to fix."""
+
+
+class StoreUnavailable(SetupError):
+    """The database cannot be opened or used; the message says what to fix."""
+
+
+@dataclass(frozen=True)
+class ContentError:
+    """One problem in a lesson pack, located to its file and line."""
+
+    file: str
+    line: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.field}: {self.message}"
+
+
+class ContentErrors(SetupError):
+    """The lesson packs have problems; `problems` lists every one."""
+
+    def __init__(self, problems: Sequence[ContentError]) -> None:
+        super().__init__("\n".join(map(str, problems)))
+        self.problems = list(problems)
 
 
 def reference_id() -> str:

@@ -1,64 +1,11 @@
-"""Glossary lookups: exact, alias and case-insensitive, with did-you-mean for typos."""
+"""/glossary: a term's plain-language definition, with did-you-mean for typos."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
-
-from rapidfuzz import fuzz, process
-
-from bot.content import Term
-from bot.grading import normalise
+from bot.commands import Option, command
+from bot.content.model import Term
+from bot.context import Context
 from bot.messages import Command, Reply
-
-if TYPE_CHECKING:
-    from bot.app import StudyBot
-
-SUGGESTION_CUTOFF = 60  # rapidfuzz ratio below which a term is not worth suggesting
-AUTOCOMPLETE_LIMIT = 25  # Discord shows at most 25 choices
-
-
-class Glossary:
-    """Every term of the library, indexed by its normalised name and aliases."""
-
-    def __init__(self, terms: Iterable[Term]) -> None:
-        self.terms = sorted(terms, key=lambda t: t.term.lower())
-        self._by_key: dict[str, Term] = {}
-        for term in self.terms:
-            for name in (term.term, *term.aliases):
-                self._by_key.setdefault(normalise(name), term)
-        self._keys = list(self._by_key)
-
-    def lookup(self, query: str) -> Term | None:
-        return self._by_key.get(normalise(query))
-
-    def suggest(self, query: str, limit: int = 3, scorer=fuzz.ratio) -> list[Term]:
-        """The closest terms to a misspelt query, best first, without repeats."""
-        found: list[Term] = []
-        matches = process.extract(
-            normalise(query), self._keys, scorer=scorer, limit=limit * 3, score_cutoff=SUGGESTION_CUTOFF
-        )
-        for key, _score, _ in matches:
-            term = self._by_key[key]
-            if term not in found:
-                found.append(term)
-        return found[:limit]
-
-    def autocomplete(self, prefix: str, limit: int = AUTOCOMPLETE_LIMIT) -> list[str]:
-        """Term names for a partly typed query: prefix matches first, then fuzzy ones."""
-        wanted = normalise(prefix)
-        if not wanted:
-            return [t.term for t in self.terms[:limit]]
-        names: list[str] = []
-        for key, term in self._by_key.items():
-            if key.startswith(wanted) and term.term not in names:
-                names.append(term.term)
-                if len(names) == limit:
-                    return names
-        for term in self.suggest(prefix, limit, scorer=fuzz.partial_ratio):  # a typo in a partly typed name
-            if term.term not in names:
-                names.append(term.term)
-        return names[:limit]
 
 
 def describe(term: Term) -> str:
@@ -70,10 +17,16 @@ def describe(term: Term) -> str:
     return "\n".join(lines)
 
 
-async def glossary_command(bot: StudyBot, cmd: Command) -> list[Reply]:
+def suggest_terms(ctx: Context, typed: str) -> list[str]:
+    return ctx.glossary.autocomplete(typed)
+
+
+@command(summary="A glossary term's plain-language definition",
+         options=(Option("term", "the term (leave empty to list them all)", suggest=suggest_terms),))
+async def glossary(ctx: Context, cmd: Command) -> list[Reply]:
     """/glossary [term]: a term's plain-language definition; no term lists them all."""
     query = cmd.args.strip()
-    glossary = bot.glossary
+    glossary = ctx.glossary
     if not query:
         names = ", ".join(t.term for t in glossary.terms)
         return [Reply(f"Glossary terms ({len(glossary.terms)}): {names}\nLook one up with /glossary TERM.")]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from bot.content import KeyPoint, Rubric
+from bot.content.model import KeyPoint, Rubric
 
 TYPO_TOLERANCE = 80  # rapidfuzz ratio (0-100) a word must reach to count as a typo of another
 
@@ -53,6 +53,10 @@ def contains_phrase(answer_words: list[str], phrase: str) -> bool:
                 if all(map(same_word, window[:skip] + window[skip + 1 :], wanted)):
                     return True
     return False
+
+
+class Synonyms:
+    """A lesson's table of words that mean the same (filled in by the new matcher)."""
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ platform would refuse.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
@@ -35,14 +35,31 @@ class Audience(StrEnum):
 
 
 @dataclass(frozen=True)
+class Cohort:
+    """A Slack workspace, a Discord server or the console: scores never mix across cohorts."""
+
+    platform: str
+    id: str
+
+    def __str__(self) -> str:
+        return f"{self.platform}:{self.id}"
+
+
+@dataclass(frozen=True)
 class Actor:
-    """Who sent an event. Adapters set `is_instructor` from the settings."""
+    """Who sent an event: the one way a learner is named across the core.
+
+    Adapters set `is_instructor` from the settings."""
 
     platform: str
     cohort: str
     user_id: str
     display_name: str = ""
     is_instructor: bool = False
+
+    @property
+    def in_cohort(self) -> Cohort:
+        return Cohort(self.platform, self.cohort)
 
 
 @dataclass(frozen=True)
@@ -52,7 +69,10 @@ class Place:
     platform: str
     cohort: str
     channel_id: str | None = None
-    thread_id: str | None = None
+
+    @property
+    def in_cohort(self) -> Cohort:
+        return Cohort(self.platform, self.cohort)
 
 
 @dataclass(frozen=True)
@@ -157,6 +177,3 @@ class Reply:
             self.choices[i : i + MAX_CHOICES_PER_ROW]
             for i in range(0, len(self.choices), MAX_CHOICES_PER_ROW)
         ]
-
-    def but(self, **changes: object) -> Reply:
-        return replace(self, **changes)

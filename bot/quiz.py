@@ -1,190 +1,167 @@
-"""Private practice: /quiz serves the learner's next unanswered question, grades it and
-explains; after the last question comes the self-score summary."""
+"""Answering questions, in practice, rounds and review alike; /quiz serves the learner's next
+unanswered question privately, and after the last one the self-score summary."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from fsrs import Rating
 
 from bot import review, rounds
-from bot.asking import LETTERS, OPEN_FORM, answer_form, ask
-from bot.content import Lesson, Question
+from bot.asking import arrangement
+from bot.commands import Option, command
+from bot.content.model import Lesson
+from bot.context import Context
 from bot.errors import StoreBusy, StudyError
-from bot.grading import grade
-from bot.messages import (
-    Actor,
-    Audience,
-    Choice,
-    ChoiceMade,
-    Command,
-    Place,
-    Reply,
-    TextSubmitted,
-)
-from bot.store import PromptRow
-
-if TYPE_CHECKING:
-    from bot.app import StudyBot
+from bot.messages import Actor, Audience, Choice, ChoiceMade, Command, Place, Reply, TextSubmitted
+from bot.questions.base import OPEN_FORM, Question, Verdict
+from bot.store.model import AnswerMode, Outcome, Prompt, PromptKind
 
 SELF_GRADES = {  # choice suffix: (label, rating for the review schedule)
     "1": ("I got it right", Rating.Good),
     "h": ("Right, but it was hard", Rating.Hard),
     "0": ("I missed it", Rating.Again),
 }
+PRACTICE_NOTE = "(Practice: your first answer to this question is the one that counts.)"
+FOLLOWED = (AnswerMode.PRACTICE, AnswerMode.REVIEW)  # modes whose feedback offers the next question
 
 
-async def quiz_command(bot: StudyBot, cmd: Command) -> list[Reply]:
+@command(summary="Practise a lesson's quiz privately, or start a public round here", hint="[lesson] | round [lesson]",
+         options=(Option("mode", "practice (private, default) or round (public, in this channel)",
+                         choices={"practice": "", "round": "round"}),
+                  Option("lesson", "lesson id")))
+async def quiz(ctx: Context, cmd: Command) -> list[Reply]:
     """/quiz [lesson]: practise privately, one question at a time.
     /quiz round [lesson]: a public round in this channel; everyone may answer once."""
     words = cmd.args.split()
     if words and words[0].lower() == "round":
-        return await rounds.start_round(bot, cmd, " ".join(words[1:]))
-    lesson = bot.lesson(" ".join(words))
-    return await next_question(bot, cmd.actor, cmd.place, lesson)
+        return await rounds.start_round(ctx, cmd, " ".join(words[1:]))
+    return await next_question(ctx, cmd.actor, cmd.place, ctx.lesson(" ".join(words)))
 
 
-async def next_question(bot: StudyBot, actor: Actor, place: Place, lesson: Lesson) -> list[Reply]:
-    answered = await bot.store.answered_questions(actor, lesson.id)
+async def next_question(ctx: Context, actor: Actor, place: Place, lesson: Lesson) -> list[Reply]:
+    answered = await ctx.store.answers.answered(actor, lesson.id)
     remaining = [q for q in lesson.questions if q.id not in answered]
     if not remaining:
-        return [await summary(bot, actor, lesson)]
+        return [await summary(ctx, actor, lesson)]
     question = remaining[0]
     number = lesson.questions.index(question) + 1
-    prompt_id = await bot.store.new_prompt(
-        "question", place, actor, lesson_id=lesson.id, item_id=question.id, mode="practice"
-    )
+    prompt = await ctx.store.prompts.new(PromptKind.QUESTION, place, actor, lesson_id=question.lesson_id,
+                                         item_id=question.id, mode=AnswerMode.PRACTICE)
     header = f"{lesson.title} · question {number} of {len(lesson.questions)}"
-    return [ask(question, prompt_id, header, Audience.PRIVATE)]
+    return [question.ask(prompt.id, header, Audience.PRIVATE, arrangement(question, prompt))]
 
 
-async def on_choice(bot: StudyBot, event: ChoiceMade, prompt: PromptRow, suffix: str) -> list[Reply]:
-    question = _question(bot, prompt)
+async def on_choice(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:
+    question = ctx.question(prompt.item_id)
     if suffix == OPEN_FORM:
         if prompt.closed:
             raise StudyError("That question has ended. Watch for the next one.")
-        return [Reply(question.prompt, form=answer_form(question, prompt.id))]
+        return [question.ask(prompt.id, "", Audience.PRIVATE, arrangement(question, prompt))]
     if suffix == rounds.NEXT:
-        return await rounds.on_next(bot, event, prompt)
-    if suffix not in [str(i) for i in range(len(question.choices))]:  # only the indexes we issued
+        return await rounds.on_next(ctx, event, prompt)
+    verdict = question.grade_choice(suffix, arrangement(question, prompt))
+    if verdict is None:
         raise StudyError("That button is no longer valid. Use /quiz for a fresh question.")
-    index = int(suffix)
-    correct = index == question.correct_index
-    rating = review.rating_for(correct, question.type, bot.clock.now() - prompt.created_at)
-    recorded = await bot.store.record_answer(
-        prompt.id, event.actor, lesson_id=question.lesson_id, question_id=question.id,
-        mode=prompt.mode or "practice", correct=correct, week=bot.week(event.actor.cohort), choice=index,
-        review=review.card_review(bot, event.actor, question, rating),
-    )
-    if recorded.status != "recorded":
-        return [_not_recorded(recorded.status)]
-    lines = ["✅ Correct." if correct else f"❌ Not quite. You chose {LETTERS[index]}: "
-             + question.choices[index].why_wrong]
-    if not correct:
-        right = question.correct_index
-        lines.append(f"The answer is {LETTERS[right]}. {question.choices[right].text}")
-    lines.append(question.explanation)
-    if not recorded.scored:
-        lines.append("(Practice: your first answer to this question is the one that counts.)")
-    return [await _feedback(bot, event, prompt, "\n".join(lines))]
+    return await _answered(ctx, event, prompt, question, verdict)
 
 
-async def on_text(bot: StudyBot, event: TextSubmitted, prompt: PromptRow) -> list[Reply]:
-    question = _question(bot, prompt)
-    if question.rubric is None:
+async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Reply]:
+    question = ctx.question(prompt.item_id)
+    verdict = question.grade_text(event.text, arrangement(question, prompt), None)
+    if verdict is None:
         raise StudyError("That question takes a button, not text. Use /quiz for a fresh one.")
-    result = grade(question.rubric, event.text)
-    rating = review.rating_for(result.correct, question.type, bot.clock.now() - prompt.created_at)
-    recorded = await bot.store.record_answer(
+    return await _answered(ctx, event, prompt, question, verdict)
+
+
+async def _answered(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Prompt, question: Question,
+                    verdict: Verdict) -> list[Reply]:
+    """Record a graded answer (and rate its card) in one transaction, then give feedback."""
+    rating = review.rating_for(verdict.correct, question.quick_is_easy, ctx.clock.now() - prompt.created_at)
+    recorded = await ctx.store.answers.record(
         prompt.id, event.actor, lesson_id=question.lesson_id, question_id=question.id,
-        mode=prompt.mode or "practice", correct=result.correct, week=bot.week(event.actor.cohort),
-        review=review.card_review(bot, event.actor, question, rating),
+        mode=prompt.mode or AnswerMode.PRACTICE, correct=verdict.correct, week=ctx.week(event.actor.in_cohort),
+        choice=verdict.choice, rate=review.card_review(ctx, event.actor, question, rating),
     )
-    if recorded.status != "recorded":
-        return [_not_recorded(recorded.status)]
-    points = {p.id: p.point for p in question.rubric.points}
-    verdict = "✅ Graded correct" if result.correct else "❌ Not yet"
-    lines = [f"{verdict}: {len(result.matched)} of {len(points)} key points "
-             f"(needed {question.rubric.needed})."]
-    lines += [f"✓ {points[k]}" for k in result.matched]
-    lines += [f"✗ {points[k]}" + (" (stated as a misconception)" if k in result.voided else "") for k in result.missed]
-    lines.append(f"Model answer: {question.model_answer}")
+    if recorded.outcome is not Outcome.RECORDED:
+        return [_not_recorded(recorded.outcome)]
+    lines = [*verdict.lines, question.explanation]
     if not recorded.scored:
-        lines.append("(Practice: your first answer to this question is the one that counts.)")
-    lines.append("Honor system: compare with the model answer and grade yourself.")
-    grade_id = await _follow_up(bot, "selfgrade", event, lesson_id=question.lesson_id, item_id=question.id,
-                                mode=prompt.mode, data={"answer": recorded.answer_id, "card": recorded.card_before})
-    self_grades = () if grade_id is None else tuple(
-        Choice(label, f"{grade_id}.{key}") for key, (label, _) in SELF_GRADES.items())
-    return [await _feedback(bot, event, prompt, "\n".join(lines), self_grades)]
+        lines.append(PRACTICE_NOTE)
+    self_grades: tuple[Choice, ...] = ()
+    if verdict.self_gradable:
+        lines.append("Honor system: compare with the model answer and grade yourself.")
+        grade_id = await _follow_up(ctx, PromptKind.SELF_GRADE, event, lesson_id=question.lesson_id,
+                                    item_id=question.id, mode=prompt.mode,
+                                    data={"answer": recorded.answer_id, "card": recorded.card_before})
+        if grade_id is not None:
+            self_grades = tuple(Choice(label, f"{grade_id}.{key}") for key, (label, _) in SELF_GRADES.items())
+    return [await _feedback(ctx, event, prompt, "\n".join(lines), self_grades)]
 
 
-async def on_self_grade(bot: StudyBot, event: ChoiceMade, prompt: PromptRow, suffix: str) -> list[Reply]:
+async def on_self_grade(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:
+    """The learner's own grade replaces the rubric's: its points and its review rating, at once."""
     if suffix not in SELF_GRADES:
         raise StudyError("That button is no longer valid.")
-    if not await bot.store.spend(prompt.id, event.actor):
+    question = ctx.question(prompt.item_id)
+    rating = SELF_GRADES[suffix][1]
+    outcome = await ctx.store.answers.self_grade(
+        int(prompt.data["answer"]), suffix != "0", prompt_id=prompt.id, actor=event.actor, question_id=question.id,
+        lesson_id=question.lesson_id, rate=review.card_review(ctx, event.actor, question, rating),
+        card_before=prompt.data.get("card"),
+    )
+    if outcome is Outcome.ALREADY:
         return [Reply("You already graded yourself on this answer.")]
-    correct = suffix != "0"
-    if not await bot.store.self_grade(int(prompt.data["answer"]), correct):
+    if outcome is not Outcome.RECORDED:
         raise StudyError("That answer is no longer stored.")
-    # the learner's own grade replaces the rubric's in the review schedule too
-    question = _question(bot, prompt)
-    await review.rate(bot, event.actor, question, SELF_GRADES[suffix][1], base=prompt.data.get("card") or "")
-    verdict = "correct" if correct else "not correct"
-    return [await _feedback(bot, event, prompt, f"Recorded: self-graded {verdict}. Your results file shows it "
+    verdict = "correct" if suffix != "0" else "not correct"
+    return [await _feedback(ctx, event, prompt, f"Recorded: self-graded {verdict}. Your results file shows it "
                                                 "as self-graded.")]
 
 
-async def on_next(bot: StudyBot, event: ChoiceMade, prompt: PromptRow, suffix: str) -> list[Reply]:
-    lesson = bot.lesson(prompt.lesson_id)
-    if prompt.mode == "review":
-        return await review.next_card(bot, event.actor, event.place, lesson)
-    return await next_question(bot, event.actor, event.place, lesson)
+async def on_next(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:
+    lesson = ctx.lesson(prompt.lesson_id)
+    if prompt.mode is AnswerMode.REVIEW:
+        return await review.next_card(ctx, event.actor, event.place, lesson)
+    return await next_question(ctx, event.actor, event.place, lesson)
 
 
-async def summary(bot: StudyBot, actor: Actor, lesson: Lesson) -> Reply:
-    learner = await bot.store.find_learner(actor)
-    rows = {r.question_id: r for r in await bot.store.scored_answers(learner, lesson.id)} if learner else {}
-    right = sum(1 for q in lesson.questions if q.id in rows and rows[q.id].correct)
-    self_graded = sum(1 for r in rows.values() if r.self_graded)
+async def summary(ctx: Context, actor: Actor, lesson: Lesson) -> Reply:
+    scored = {a.question_id: a for a in await ctx.store.answers.scored(actor, lesson.id)}
+    right = sum(1 for q in lesson.questions if q.id in scored and scored[q.id].correct)
+    self_graded = sum(1 for a in scored.values() if a.self_graded)
     marks = " ".join(
-        f"{n}{'✓' if rows[q.id].correct else '✗'}" if q.id in rows else f"{n}·"
+        f"{n}{'✓' if scored[q.id].correct else '✗'}" if q.id in scored else f"{n}·"
         for n, q in enumerate(lesson.questions, start=1)
     )
-    total = len(lesson.questions)
     return Reply(
         f"{lesson.title}: every question answered.\n{marks}\n"
         f"Self-graded answers: {self_graded}. /results sends your quiz_results.txt.\n"
-        f"Score: {right}/{total}"
+        f"Score: {right}/{len(lesson.questions)}"
     )
 
 
-async def _feedback(bot: StudyBot, event: ChoiceMade | TextSubmitted, prompt: PromptRow, text: str,
+async def _feedback(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Prompt, text: str,
                     choices: tuple[Choice, ...] = ()) -> Reply:
-    """Private feedback; in practice it offers the next question too."""
-    if prompt.mode in ("practice", "review"):
-        next_id = await _follow_up(bot, "next", event, lesson_id=prompt.lesson_id, mode=prompt.mode)
+    """Private feedback; in practice and review it offers the next question too."""
+    if prompt.mode in FOLLOWED:
+        next_id = await _follow_up(ctx, PromptKind.NEXT, event, lesson_id=prompt.lesson_id, mode=prompt.mode)
         choices += (Choice("Next question", f"{next_id}.0"),) if next_id else ()
     return Reply(text, Audience.PRIVATE, choices=choices)
 
 
-async def _follow_up(bot: StudyBot, kind: str, event: ChoiceMade | TextSubmitted, **fields: object) -> str | None:
+async def _follow_up(ctx: Context, kind: PromptKind, event: ChoiceMade | TextSubmitted, *, lesson_id: str | None,
+                     item_id: str | None = None, mode: AnswerMode | None = None,
+                     data: dict[str, object] | None = None) -> str | None:
     """A prompt for a follow-up button, or None when the store is busy: the answer is already
     saved, so the feedback goes out without that button rather than as "nothing was recorded"."""
     try:
-        return await bot.store.new_prompt(kind, event.place, event.actor, **fields)
+        prompt = await ctx.store.prompts.new(kind, event.place, event.actor, lesson_id=lesson_id, item_id=item_id,
+                                             mode=mode, data=data)
     except StoreBusy:
         return None
+    return prompt.id
 
 
-def _not_recorded(status: str) -> Reply:
-    if status == "already":
+def _not_recorded(outcome: Outcome) -> Reply:
+    if outcome is Outcome.ALREADY:
         return Reply("You already answered this question; your first answer stands.")
     return Reply("That question has ended, so the answer was not recorded. Use /quiz for a fresh one.")
-
-
-def _question(bot: StudyBot, prompt: PromptRow) -> Question:
-    question = bot.library.questions.get(prompt.item_id or "")
-    if question is None:
-        raise StudyError("That question is no longer in the lesson. Use /quiz for a fresh one.")
-    return question

@@ -13,15 +13,13 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from bot.content import Lesson
+from bot.commands import Option, command
+from bot.content.model import Lesson
+from bot.context import Context
 from bot.errors import StudyError
-from bot.messages import Actor, Attachment, Audience, Command, Reply
-from bot.store import AnswerRow
-
-if TYPE_CHECKING:
-    from bot.app import StudyBot
+from bot.messages import Actor, Attachment, Audience, Cohort, Command, Reply
+from bot.store.model import ScoredAnswer
 
 FILENAME = "quiz_results.txt"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -37,8 +35,8 @@ def learner_dir(root: Path, actor: Actor) -> Path:
     return root / _safe(actor.cohort) / f"{_safe(actor.platform)}-{_safe(actor.user_id)}"
 
 
-def cohort_dir(root: Path, platform: str, cohort: str) -> Path:
-    return root / _safe(cohort) / f"{_safe(platform)}-cohort"
+def cohort_dir(root: Path, cohort: Cohort) -> Path:
+    return root / _safe(cohort.id) / f"{_safe(cohort.platform)}-cohort"
 
 
 def write_atomically(folder: Path, content: bytes) -> Path:
@@ -61,7 +59,7 @@ def delete_files(root: Path, actor: Actor) -> None:
     shutil.rmtree(learner_dir(root, actor), ignore_errors=True)
 
 
-def lesson_block(lesson: Lesson, answers: dict[str, AnswerRow]) -> list[str]:
+def lesson_block(lesson: Lesson, answers: dict[str, ScoredAnswer]) -> list[str]:
     right = sum(1 for q in lesson.questions if q.id in answers and answers[q.id].correct)
     total = len(lesson.questions)
     percent = round(100 * right / total) if total else 0
@@ -74,40 +72,44 @@ def lesson_block(lesson: Lesson, answers: dict[str, AnswerRow]) -> list[str]:
     for q in lesson.questions:
         row = answers.get(q.id)
         result = "unanswered" if row is None else ("correct" if row.correct else "wrong")
-        lines.append("\t".join([q.id, q.type, result] + (["self-graded"] if row and row.self_graded else [])))
+        lines.append("\t".join([q.id, q.kind, result] + (["self-graded"] if row and row.self_graded else [])))
     return lines
 
 
-async def learner_blocks(bot: StudyBot, learner_id: int, platform: str, user_id: str, name: str) -> list[str]:
-    answers = {a.question_id: a for a in await bot.store.scored_answers(learner_id)}
+async def learner_blocks(ctx: Context, learner: Actor) -> list[str]:
+    answers = {a.question_id: a for a in await ctx.store.answers.scored(learner)}
     lines: list[str] = []
-    for lesson in bot.library.lessons.values():
-        lines += ["", f"learner: {platform}:{user_id}", f"name: {_CONTROL.sub(' ', name)[:80]}"]
+    for lesson in ctx.library.lessons.values():
+        lines += ["", f"learner: {learner.platform}:{learner.user_id}",
+                  f"name: {_CONTROL.sub(' ', learner.display_name)[:80]}"]
         lines += lesson_block(lesson, answers)
     return lines
 
 
-async def results_command(bot: StudyBot, cmd: Command) -> list[Reply]:
+@command(summary="Your quiz_results.txt by DM, here in the channel, or the cohort's (instructors)",
+         hint="[here | cohort]",
+         options=(Option("where", "me (by DM, default), here (in this channel) or cohort (instructors)",
+                         choices={"me": "", "here": "here", "cohort": "cohort"}),))
+async def results(ctx: Context, cmd: Command) -> list[Reply]:
     """/results [here]: your quiz_results.txt, by direct message (or in this channel with here).
     /results cohort: the whole cohort's results file, by direct message (instructors)."""
     word = cmd.args.strip().lower()
     if word not in ("", "here", "cohort"):
         raise StudyError("Use /results, /results here or /results cohort.")
-    now = bot.clock.now().strftime("%Y-%m-%dT%H:%M:%SZ")
-    header = ["# studybot quiz results", "format: 1", f"cohort: {cmd.actor.platform}:{cmd.actor.cohort}",
-              f"generated: {now}"]
-    root = bot.settings.results_dir
+    cohort = cmd.actor.in_cohort
+    now = ctx.clock.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+    header = ["# studybot quiz results", "format: 1", f"cohort: {cohort}", f"generated: {now}"]
+    root = ctx.settings.results_dir
     if word == "cohort":
-        bot.require_instructor(cmd, "export the cohort's results")
+        ctx.require_instructor(cmd.actor, "export the cohort's results")
         lines = list(header)
-        for row in await bot.store.cohort_learners(cmd.actor.platform, cmd.actor.cohort):
-            lines += await learner_blocks(bot, row["id"], cmd.actor.platform, row["user_id"], row["display_name"])
-        folder = cohort_dir(root, cmd.actor.platform, cmd.actor.cohort)
+        for learner in await ctx.store.learners.of_cohort(cohort):
+            lines += await learner_blocks(ctx, learner)
+        folder = cohort_dir(root, cohort)
         note = "The cohort's results are attached."
     else:
-        learner = await bot.store.learner_id(cmd.actor)
-        lines = header + await learner_blocks(bot, learner, cmd.actor.platform, cmd.actor.user_id,
-                                              cmd.actor.display_name)
+        await ctx.store.learners.touch(cmd.actor)
+        lines = header + await learner_blocks(ctx, cmd.actor)
         folder = learner_dir(root, cmd.actor)
         note = "Your results are attached."
     content = ("\n".join(lines) + "\n").encode()

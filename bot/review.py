@@ -9,19 +9,19 @@ is Hard or Good as the learner chooses.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from datetime import datetime, time, timedelta
-from typing import TYPE_CHECKING
 
 from fsrs import Card, Rating
 
-from bot.asking import ask
-from bot.content import Lesson, Question
+from bot.asking import arrangement
+from bot.commands import Option, command
+from bot.content.model import Lesson
+from bot.context import Context
 from bot.errors import StudyError
-from bot.messages import Actor, Audience, Command, Place, Reply, TimerFired
-from bot.store import CardReview
-
-if TYPE_CHECKING:
-    from bot.app import StudyBot
+from bot.messages import Actor, Audience, Cohort, Command, Place, Reply, TimerFired
+from bot.questions.base import Question
+from bot.store.model import AnswerMode, CardReview, PromptKind
 
 EASY_WITHIN = timedelta(seconds=10)
 REMINDER_HOUR = time(9, 0)  # reminders go out from 09:00 in the cohort's time zone
@@ -29,10 +29,11 @@ REMINDER_KEY = "reminders"
 REMINDER_EVERY = timedelta(hours=1)
 
 
-def rating_for(correct: bool, kind: str, answered_in: timedelta) -> Rating:
+def rating_for(correct: bool, quick_is_easy: bool, answered_in: timedelta) -> Rating:
+    """Wrong is Again; right is Good, or Easy when the type says so of an answer within 10 s."""
     if not correct:
         return Rating.Again
-    return Rating.Easy if kind == "mc" and answered_in <= EASY_WITHIN else Rating.Good
+    return Rating.Easy if quick_is_easy and answered_in <= EASY_WITHIN else Rating.Good
 
 
 def _card_id(actor: Actor, question_id: str) -> int:
@@ -40,80 +41,73 @@ def _card_id(actor: Actor, question_id: str) -> int:
     return zlib.crc32(f"{actor.platform}:{actor.cohort}:{actor.user_id}:{question_id}".encode())
 
 
-def card_review(bot: StudyBot, actor: Actor, question: Question, rating: Rating) -> CardReview:
+def card_review(ctx: Context, actor: Actor, question: Question, rating: Rating) -> CardReview:
     """The review of one card, as the store applies it inside its transaction."""
-    now = bot.clock.now()
+    now = ctx.clock.now()
 
     def review(state: str | None) -> tuple[str, datetime]:
         card = Card.from_json(state) if state else Card(card_id=_card_id(actor, question.id), due=now)
-        card, _log = bot.fsrs.review_card(card, rating, review_datetime=now)
+        card, _log = ctx.fsrs.review_card(card, rating, review_datetime=now)
         return card.to_json(), card.due
 
     return review
 
 
-async def rate(bot: StudyBot, actor: Actor, question: Question, rating: Rating, base: str | None = None) -> None:
-    """Review the learner's card again (a self-grade); `base` is the state before the answer ('' if new)."""
-    await bot.store.update_card(actor, question.id, question.lesson_id, card_review(bot, actor, question, rating),
-                                base)
-
-
-def recall(bot: StudyBot, states: list[str]) -> float | None:
+def recall(ctx: Context, states: Sequence[str]) -> float | None:
     """The mean predicted probability of recalling each card now."""
     if not states:
         return None
-    now = bot.clock.now()
-    return sum(bot.fsrs.get_card_retrievability(Card.from_json(s), now) for s in states) / len(states)
+    now = ctx.clock.now()
+    return sum(ctx.fsrs.get_card_retrievability(Card.from_json(s), now) for s in states) / len(states)
 
 
-def end_of_local_day(bot: StudyBot, cohort: str) -> datetime:
-    zone = bot.settings.cohort(cohort).timezone
-    local = bot.clock.now().astimezone(zone)
-    return datetime.combine(local.date() + timedelta(days=1), time(0), zone)
-
-
-async def review_command(bot: StudyBot, cmd: Command) -> list[Reply]:
+@command(summary="Review due questions, or turn the daily reminder on or off",
+         hint="[lesson] | remind on | remind off",
+         options=(Option("remind", "turn the daily reminder on or off",
+                         choices={"on": "remind on", "off": "remind off"}),
+                  Option("lesson", "lesson id")))
+async def review(ctx: Context, cmd: Command) -> list[Reply]:
     """/review [lesson]: spaced repetition, the questions due first, then new ones.
     /review remind on|off: a daily direct message when cards are due (off by default)."""
     words = cmd.args.lower().split()
     if words[:1] == ["remind"]:
-        if words[1:] not in (["on"], ["off"]):
+        if words[1:2] not in (["on"], ["off"]):
             raise StudyError("Use /review remind on or /review remind off.")
-        await bot.store.set_remind(cmd.actor, words[1] == "on")
-        await bot.store.ensure_timer(REMINDER_KEY, bot.clock.now())
+        await ctx.store.learners.set_remind(cmd.actor, words[1] == "on")
+        await ctx.store.timers.ensure(REMINDER_KEY, ctx.clock.now())
         return [Reply("Daily review reminders are on." if words[1] == "on" else "Daily review reminders are off.")]
-    return await next_card(bot, cmd.actor, cmd.place, bot.lesson(" ".join(words)))
+    return await next_card(ctx, cmd.actor, cmd.place, ctx.lesson(" ".join(words)))
 
 
-async def next_card(bot: StudyBot, actor: Actor, place: Place, lesson: Lesson) -> list[Reply]:
-    learner = await bot.store.learner_id(actor)
-    due = await bot.store.due_cards(learner, bot.clock.now(), lesson.id)
+async def next_card(ctx: Context, actor: Actor, place: Place, lesson: Lesson) -> list[Reply]:
+    due = await ctx.store.cards.due(actor, ctx.clock.now(), lesson.id)
     if due:
-        question, label = bot.library.questions[due[0]], "due"
+        question, label = ctx.question(due[0]), "due"
     else:
-        seen = {r["question_id"] for r in await bot.store.cards(learner)}
+        seen = {card.question_id for card in await ctx.store.cards.of(actor)}
         fresh = [q for q in lesson.questions if q.id not in seen]
         if not fresh:
-            upcoming = await bot.store.next_due(learner, lesson.id)
-            zone = bot.settings.cohort(actor.cohort).timezone
+            upcoming = await ctx.store.cards.next_due(actor, lesson.id)
+            zone = ctx.zone(actor.in_cohort)
             when = f" The next card is due {upcoming.astimezone(zone):%a %d %b %H:%M} ({zone.key})." if upcoming else ""
             return [Reply(f"Nothing is due in {lesson.title}. Well done.{when}")]
         question, label = fresh[0], "new"
-    prompt_id = await bot.store.new_prompt("question", place, actor, lesson_id=lesson.id, item_id=question.id,
-                                           mode="review")
-    return [ask(question, prompt_id, f"Review · {label} card · {lesson.title}", Audience.PRIVATE)]
+    prompt = await ctx.store.prompts.new(PromptKind.QUESTION, place, actor, lesson_id=lesson.id, item_id=question.id,
+                                         mode=AnswerMode.REVIEW)
+    return [question.ask(prompt.id, f"Review · {label} card · {lesson.title}", Audience.PRIVATE,
+                         arrangement(question, prompt))]
 
 
-async def on_reminders(bot: StudyBot, event: TimerFired, key: str) -> list[Reply]:
+async def on_reminders(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
     """The hourly check (a repeating timer): each opted-in learner with cards due gets one direct message a day."""
-    now = bot.clock.now()
+    now = ctx.clock.now()
 
-    def local_day(cohort: str) -> str | None:
+    def local_day(cohort: Cohort) -> str | None:
         """The learner's local date once it is past the reminder hour there, else None."""
-        local = now.astimezone(bot.settings.cohort(cohort).timezone)
+        local = now.astimezone(ctx.zone(cohort))
         return local.date().isoformat() if local.time() >= REMINDER_HOUR else None
 
-    ready = await bot.store.claim_reminders(now, local_day)
+    ready = await ctx.store.learners.claim_reminders(now, local_day)
     return [
         Reply("You have review cards due. Type /review to go through them (or /review remind off to stop these).",
               Audience.DM, to=actor)

@@ -1,18 +1,25 @@
-"""Shared fixtures: the network guard, a fixed clock, and a bot on a real SQLite file."""
+"""Shared fixtures: the network guard, no proxy variables, a fixed clock, a bot on a real SQLite
+file with the core test pack, and a running Discord stand-in with discord.py pointed at it."""
 
 from __future__ import annotations
 
 import ipaddress
 import socket
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+import discord
 import pytest
+import yarl
 from fsrs import Scheduler
+from support import CORE_PACK
 
 from bot.app import StudyBot
 from bot.clock import FixedClock
 from bot.config import Settings
-from support import CONTENT
+from standins.discord_standin import DiscordStandIn
+
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy")
 
 
 def _loopback(address: object) -> bool:
@@ -62,13 +69,29 @@ def clock() -> FixedClock:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    return Settings(db_path=tmp_path / "studybot.db", content_dir=CONTENT, results_dir=tmp_path / "results",
+    return Settings(db_path=tmp_path / "studybot.db", content_dir=CORE_PACK, results_dir=tmp_path / "results",
                     round_seconds=60)
 
 
 @pytest.fixture
 async def bot(settings: Settings, clock: FixedClock):
     studybot = await StudyBot.start(settings, clock)
-    studybot.fsrs = Scheduler(enable_fuzzing=False)
+    studybot.ctx.fsrs = Scheduler(enable_fuzzing=False)
     yield studybot
     await studybot.close()
+
+
+@pytest.fixture(autouse=True)
+def clear_proxy_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """slack-sdk reads the proxy variables itself and ignores NO_PROXY: unset them."""
+    for name in PROXY_VARS:
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+async def discord_fake(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[DiscordStandIn]:
+    """A running Discord stand-in, with discord.py's REST and gateway pointed at it (undone after)."""
+    async with DiscordStandIn() as fake:
+        monkeypatch.setattr(discord.http.Route, "BASE", fake.api_base)
+        monkeypatch.setattr(discord.gateway.DiscordWebSocket, "DEFAULT_GATEWAY", yarl.URL(fake.gateway_url))
+        yield fake

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from bot.messages import Actor, Place
+from bot.messages import Actor, Choice, ChoiceMade, Place, Reply, TextSubmitted
+from bot.store.model import AnswerMode, PromptKind
 
 REPO = Path(__file__).resolve().parents[1]
-CONTENT = REPO / "content"
+CONTENT = REPO / "content"  # the bundled lesson packs
+CORE_PACK = REPO / "tests" / "packs" / "core"  # the core tests' own small pack
 
 
 def learner(user: str = "U1", *, cohort: str = "T1", platform: str = "slack", teacher: bool = False) -> Actor:
@@ -16,3 +19,39 @@ def learner(user: str = "U1", *, cohort: str = "T1", platform: str = "slack", te
 
 def channel(cohort: str = "T1", channel_id: str | None = "C1", platform: str = "slack") -> Place:
     return Place(platform, cohort, channel_id)
+
+
+def choice_for(reply: Reply, index: int) -> Choice:
+    """The button of a question's choice with pack index `index`, wherever it is shown."""
+    return next(c for c in reply.choices if c.token.rsplit(".", 1)[1] == str(index))
+
+
+def order_numbers(question: Any, text: str, right: bool = True) -> str:
+    """The shown numbers of an order question's steps, in the right order (or a wrong one), read
+    from the question as it was asked ("1. step" lines)."""
+    shown = {line.split(". ", 1)[1]: line.split(". ", 1)[0] for line in text.splitlines()
+             if line[:1].isdigit() and ". " in line}
+    numbers = [shown[step] for step in question.steps]
+    return " ".join(numbers if right else numbers[::-1])
+
+
+def answer(question: Any, reply: Reply, who: Actor, place: Place, right: bool = True) -> ChoiceMade | TextSubmitted:
+    """The event of a learner answering `question`, as asked in `reply`, right or wrong."""
+    if question.kind == "mc":
+        index = question.correct_index if right else (question.correct_index + 1) % len(question.choices)
+        return ChoiceMade(choice_for(reply, index).token, who, place)
+    assert reply.form is not None, "a text-answered question is asked with a form"
+    if question.kind == "order":
+        text = order_numbers(question, reply.form.prompt, right)
+    else:
+        text = question.model_answer if right else "I do not know."
+    return TextSubmitted(reply.form.token, text, who, place)
+
+
+async def record(bot: Any, who: Actor, question_id: str, *, correct: bool = True, lesson_id: str = "l") -> Any:
+    """Record one practice answer straight through the store (a prompt, then the answer)."""
+    prompt = await bot.store.prompts.new(PromptKind.QUESTION, channel(who.cohort, platform=who.platform), who,
+                                         lesson_id=lesson_id, item_id=question_id, mode=AnswerMode.PRACTICE)
+    return await bot.store.answers.record(prompt.id, who, lesson_id=lesson_id, question_id=question_id,
+                                          mode=AnswerMode.PRACTICE, correct=correct,
+                                          week=bot.ctx.week(who.in_cohort))

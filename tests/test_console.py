@@ -5,14 +5,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bot.content import load_library
 from support import CONTENT, REPO
+
+from bot.content.loader import load_library
 
 
 def run_console(tmp_path: Path, lines: list[str]) -> str:
     env = {**os.environ, "STUDYBOT_DB": str(tmp_path / "db" / "studybot.db"),
            "STUDYBOT_RESULTS_DIR": str(tmp_path / "results"), "STUDYBOT_CONTENT": str(CONTENT)}
-    done = subprocess.run([sys.executable, "-m", "bot.cli", "console"], input="\n".join(lines) + "\n",
+    done = subprocess.run([sys.executable, "-m", "adapters.cli", "console"], input="\n".join(lines) + "\n",
                           capture_output=True, text=True, cwd=REPO, env=env, timeout=60)
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -28,8 +29,8 @@ def test_a_whole_quiz_then_teachback_then_results(tmp_path: Path) -> None:
     lines = ["/quiz"]
     for q in lesson.questions:
         # numbered choices answer multiple choice; a short answer is the next line
-        lines.append(str(q.correct_index + 1) if q.type == "mc" else q.model_answer)
-        if q.type == "short":
+        lines.append(str(q.correct_index + 1) if q.kind == "mc" else q.model_answer)
+        if q.kind == "short":
             lines.append("1")  # self-grade: I got it right
             lines.append("1")  # next question
         else:

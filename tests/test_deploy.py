@@ -3,10 +3,13 @@
 import re
 
 import yaml
-
-from bot.cli import build_parser
-from bot.config import VARIABLES
 from support import REPO
+
+from adapters.cli import build_parser
+from adapters.platforms import PLATFORMS
+from bot.config import VARIABLES
+
+ALL_VARIABLES = {*VARIABLES, *(v for p in PLATFORMS for v in p.variables)}
 
 COMPOSE = yaml.safe_load((REPO / "docker-compose.yml").read_text())
 DOCKERFILE = (REPO / "Dockerfile").read_text()
@@ -43,7 +46,14 @@ def test_environment_names_are_the_ones_the_bot_reads() -> None:
     example = re.findall(r"^([A-Z_]+)=", (REPO / ".env.example").read_text(), re.M)
     named = set(example) | set(SERVICE["environment"]) | set(dockerfile_env()) - {"PYTHONDONTWRITEBYTECODE",
                                                                                    "PYTHONUNBUFFERED", "PIP_NO_CACHE_DIR"}
-    assert named <= set(VARIABLES), named - set(VARIABLES)
-    source = (REPO / "bot" / "config.py").read_text()
-    read = set(re.findall(r'(?:get|secret)\("([A-Z_]+)"\)', source))
-    assert read == set(VARIABLES)
+    assert named <= ALL_VARIABLES, named - ALL_VARIABLES
+
+
+def read_in(path: str) -> set[str]:
+    return set(re.findall(r'(?:get|secret)\("([A-Z_]+)"\)', (REPO / path).read_text()))
+
+
+def test_each_module_declares_the_variables_it_reads() -> None:
+    assert read_in("bot/config.py") == set(VARIABLES)
+    for platform in PLATFORMS:
+        assert read_in(f"adapters/{platform.name}_settings.py") == set(platform.variables), platform.name

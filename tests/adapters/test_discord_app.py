@@ -10,33 +10,32 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from discord_fixtures import discord_fake  # noqa: F401  (fixture import)
-from discord_standin import DiscordStandIn
+from support import CORE_PACK
 
-from adapters.discord_app import DiscordAdapter, command_args
+from adapters.discord_app import DiscordAdapter
+from adapters.discord_settings import DiscordSettings
+from bot.app import COMMANDS as DECLARED
 from bot.app import StudyBot
 from bot.clock import FixedClock
 from bot.config import Instructors, Secret, Settings
 from bot.scheduler import fire_due
+from standins.discord_standin import DiscordStandIn
 
-CONTENT = Path(__file__).resolve().parents[2] / "content"
-COMMANDS = {"quiz", "glossary", "teachback", "review", "progress", "results", "leaderboard", "forget", "help"}
+COMMANDS = {spec.name for spec in DECLARED}
 ALICE, BOB, CAROL = "4444", "5555", "6666"  # carol has the Instructor role in the stand-in
 SHORT_ANSWER = "FSDP shards the parameters across GPUs, and it needs more communication between them."
 
 
 @pytest.fixture
-def discord_settings(tmp_path: Path, discord_fake: DiscordStandIn) -> Settings:  # noqa: F811
-    return Settings(
-        discord_token=Secret(discord_fake.token),
-        discord_api_url=discord_fake.api_base,
-        discord_gateway_url=discord_fake.gateway_url,
-        db_path=tmp_path / "bot.db",
-        content_dir=CONTENT,
-        results_dir=tmp_path / "results",
-        instructors=Instructors(discord_roles=frozenset({"Instructor"})),
-        round_seconds=60,
-    )
+def discord_settings(tmp_path: Path) -> Settings:
+    return Settings(db_path=tmp_path / "bot.db", content_dir=CORE_PACK, results_dir=tmp_path / "results",
+                    instructors=Instructors(discord_roles=frozenset({"Instructor"})), round_seconds=60)
+
+
+@pytest.fixture
+def discord_only(discord_fake: DiscordStandIn) -> DiscordSettings:
+    return DiscordSettings(token=Secret(discord_fake.token), api_url=discord_fake.api_base,
+                           gateway_url=discord_fake.gateway_url)
 
 
 @pytest.fixture
@@ -44,9 +43,9 @@ def fixed_clock() -> FixedClock:
     return FixedClock("2026-11-30T09:00:00+00:00")
 
 
-async def start(settings: Settings, clock: FixedClock) -> tuple[StudyBot, DiscordAdapter]:
+async def start(settings: Settings, clock: FixedClock, platform: DiscordSettings) -> tuple[StudyBot, DiscordAdapter]:
     studybot = await StudyBot.start(settings, clock)
-    adapter = DiscordAdapter(studybot, settings, guild_ready_timeout=0.05, ready_timeout=5)
+    adapter = DiscordAdapter(studybot, platform, guild_ready_timeout=0.05, ready_timeout=5)
     await adapter.start()
     return studybot, adapter
 
@@ -57,8 +56,9 @@ async def stop(studybot: StudyBot, adapter: DiscordAdapter) -> None:
 
 
 @pytest.fixture
-async def running(discord_settings: Settings, fixed_clock: FixedClock) -> AsyncIterator[tuple[StudyBot, DiscordAdapter]]:
-    studybot, adapter = await start(discord_settings, fixed_clock)
+async def running(discord_settings: Settings, fixed_clock: FixedClock,
+                  discord_only: DiscordSettings) -> AsyncIterator[tuple[StudyBot, DiscordAdapter]]:
+    studybot, adapter = await start(discord_settings, fixed_clock, discord_only)
     yield studybot, adapter
     await stop(studybot, adapter)
 
@@ -69,6 +69,17 @@ def buttons(message: dict[str, Any]) -> list[dict[str, Any]]:
 
 def button(message: dict[str, Any], label_start: str) -> str:
     return next(b["custom_id"] for b in buttons(message) if b["label"].startswith(label_start))
+
+
+def choice(message: dict[str, Any], index: int) -> dict[str, Any]:
+    """The button of the choice with pack index `index` (custom_id sb:<token>.<index>)."""
+    return next(b for b in buttons(message) if b["custom_id"].endswith(f".{index}"))
+
+
+def right(studybot: StudyBot, message: dict[str, Any], right: bool = True) -> str:
+    """The custom_id of the first question's right (or a wrong) choice."""
+    q = next(iter(studybot.library.lessons.values())).questions[0]
+    return choice(message, q.correct_index if right else (q.correct_index + 1) % len(q.choices))["custom_id"]
 
 
 async def public_posts(fake: DiscordStandIn, count: int) -> list[dict[str, Any]]:
@@ -99,14 +110,15 @@ async def eventually(predicate: Callable[[], object], timeout: float = 2.0) -> N
         ("results", {"where": "me"}, ""),
         ("results", {"where": "here"}, "here"),
         ("review", {"remind": "on", "lesson": None}, "remind on"),
-        ("review", {"remind": "off", "lesson": "meta-llm-scale"}, "remind off"),
+        ("review", {"remind": "off", "lesson": "meta-llm-scale"}, "remind off meta-llm-scale"),
         ("review", {"remind": None, "lesson": "meta-llm-scale"}, "meta-llm-scale"),
         ("forget", {"confirm": "me"}, "me"),
         ("glossary", {"term": " FSDP "}, "FSDP"),
     ],
 )
 def test_options_become_the_core_argument_text(name: str, options: dict, args: str) -> None:
-    assert command_args(name, options) == args
+    [spec] = [s for s in DECLARED if s.name == name]
+    assert spec.args(options) == args
 
 
 # ------------------------------------------------------------ against the stand-in
@@ -126,8 +138,9 @@ async def test_login_sync_and_ready(running, discord_fake: DiscordStandIn) -> No
 
 async def test_sync_to_configured_guilds(discord_settings: Settings, fixed_clock: FixedClock,
                                          discord_fake: DiscordStandIn) -> None:  # noqa: F811
-    settings = replace(discord_settings, discord_sync_guilds=(int(discord_fake.guild_id),))
-    studybot, adapter = await start(settings, fixed_clock)
+    platform = DiscordSettings(token=Secret(discord_fake.token), api_url=discord_fake.api_base,
+                               gateway_url=discord_fake.gateway_url, sync_guilds=(int(discord_fake.guild_id),))
+    studybot, adapter = await start(discord_settings, fixed_clock, platform)
     try:
         guild = discord_fake.guild_id
         assert discord_fake.calls_matching("PUT", rf"/applications/\d+/guilds/{guild}/commands")
@@ -158,12 +171,12 @@ async def test_quiz_click_records_then_gives_private_feedback_once(running, disc
     assert all(len(row["components"]) <= 5 for row in quiz.data["components"])
     assert all(b["custom_id"].startswith("sb:") for b in buttons(quiz.data))
 
-    first = fake.component(button(quiz.message, "A."), quiz.message)
+    first = fake.component(right(studybot, quiz.message), quiz.message)
     click = await fake.interact(first)
     assert click.type == 4 and click.data["flags"] == 64 and "Correct" in click.data["content"]
     assert await studybot.store.count("answers") == 1
 
-    again = await fake.interact(fake.component(button(quiz.message, "B."), quiz.message))
+    again = await fake.interact(fake.component(right(studybot, quiz.message, False), quiz.message))
     assert "already answered" in again.data["content"]
     assert await studybot.store.count("answers") == 1
 
@@ -171,10 +184,12 @@ async def test_quiz_click_records_then_gives_private_feedback_once(running, disc
 async def test_short_answer_modal_is_graded(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
     fake = discord_fake
     message = (await fake.interact(fake.slash("quiz"))).message
-    for _ in range(5):  # questions 1-5 are multiple choice; Next leads on to question 6, a short answer
+    for _ in range(5):  # multiple choice until Next leads on to a short answer
         feedback = await fake.interact(fake.component(button(message, "A."), message))
         result = await fake.interact(fake.component(button(feedback.message, "Next question"), feedback.message))
         message = result.message
+        if result.type == 9:
+            break
     assert result.type == 9 and result.data["custom_id"].startswith("sbform:")
     assert "FSDP" in str(result.data["components"])  # the prompt is shown in the modal
     graded = await fake.interact(fake.modal_submit(result.data["custom_id"], {"answer": SHORT_ANSWER}))
@@ -191,9 +206,10 @@ async def test_round_with_three_members_is_revealed_by_editing(running, discord_
     assert started.data["flags"] == 64 and "Round started" in started.data["content"]
     [question] = await public_posts(fake, 1)
     assert "question 1 of" in question["content"] and not question["flags"] & 64
-    picks = {ALICE: "A.", BOB: "A.", CAROL: "B."}  # A is right for question 1
-    for user, label in picks.items():
-        feedback = await fake.interact(fake.component(button(question, label), question, user_id=user))
+    picks = {ALICE: right(studybot, question), BOB: right(studybot, question), CAROL: right(studybot, question, False)}
+    letter = next(b["label"][0] for b in buttons(question) if b["custom_id"] == picks[ALICE])
+    for user, custom_id in picks.items():
+        feedback = await fake.interact(fake.component(custom_id, question, user_id=user))
         assert feedback.data["flags"] == 64
     assert await studybot.store.count("answers") == 3
 
@@ -202,14 +218,15 @@ async def test_round_with_three_members_is_revealed_by_editing(running, discord_
     assert await fire_due(studybot, {"discord": adapter}) == 1
     [edit] = fake.calls_matching("PATCH", rf"/channels/{fake.channel_id}/messages/{question['id']}")
     assert "3 answered, 2 correct" in edit.json["content"] and edit.json["components"] == []
-    assert "A: 2 ✓" in fake.messages[question["id"]]["content"]
+    assert f"{letter}: 2 ✓" in fake.messages[question["id"]]["content"]
     assert "question 2 of" in (await public_posts(fake, 2))[-1]["content"]
 
 
 async def test_results_file_is_sent_by_dm(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    studybot, _ = running
     fake = discord_fake
     quiz = await fake.interact(fake.slash("quiz"))
-    await fake.interact(fake.component(button(quiz.message, "A."), quiz.message))
+    await fake.interact(fake.component(right(studybot, quiz.message), quiz.message))
     sent = await fake.interact(fake.slash("results"))
     assert sent.data["flags"] == 64 and "direct messages" in sent.data["content"]
     opened = await fake.wait_for_call("POST", r"/users/@me/channels")
@@ -218,7 +235,7 @@ async def test_results_file_is_sent_by_dm(running, discord_fake: DiscordStandIn)
     upload = await fake.wait_for_call("POST", rf"/channels/{dm_id}/messages")
     assert "multipart" in upload.headers["Content-Type"]
     content = upload.files["quiz_results.txt"].decode()
-    assert "learner: discord:4444" in content and "score: 1/10 (10%)" in content
+    assert "learner: discord:4444" in content and "score: 1/4 (25%)" in content
 
 
 async def test_closed_direct_messages_get_a_private_note(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
@@ -238,18 +255,19 @@ async def test_results_here_is_the_public_response(running, discord_fake: Discor
 
 
 async def test_buttons_and_modals_work_after_a_restart(discord_settings: Settings, fixed_clock: FixedClock,
-                                                       discord_fake: DiscordStandIn) -> None:  # noqa: F811
+                                                       discord_fake: DiscordStandIn,  # noqa: F811
+                                                       discord_only: DiscordSettings) -> None:
     fake = discord_fake
-    studybot, adapter = await start(discord_settings, fixed_clock)
+    studybot, adapter = await start(discord_settings, fixed_clock, discord_only)
     quiz = await fake.interact(fake.slash("quiz"))
     modal = await fake.interact(fake.slash("teachback", user_id=BOB))
     assert modal.type == 9
     await stop(studybot, adapter)
 
     fake.reset_connection_state()
-    studybot, adapter = await start(discord_settings, fixed_clock)
+    studybot, adapter = await start(discord_settings, fixed_clock, discord_only)
     try:
-        click = await fake.interact(fake.component(button(quiz.message, "A."), quiz.message))
+        click = await fake.interact(fake.component(right(studybot, quiz.message), quiz.message))
         assert "Correct" in click.data["content"]
         assert await studybot.store.count("answers") == 1
         submitted = await fake.interact(fake.modal_submit(modal.data["custom_id"], {"answer": SHORT_ANSWER},
@@ -277,7 +295,7 @@ async def test_expired_interaction_is_logged_and_the_answer_kept(running, discor
     quiz = await fake.interact(fake.slash("quiz"))
     caplog.set_level(logging.INFO)
     fake.initial_response_deadline_s = 0.0  # every first callback now arrives too late
-    payload = fake.component(button(quiz.message, "A."), quiz.message)
+    payload = fake.component(right(studybot, quiz.message), quiz.message)
     late = await fake.interact(payload)
     assert (late.status, late.response["code"]) == (404, 10062)
     await eventually(lambda: any(r.name == "studybot.discord" and "10062" in r.getMessage() for r in caplog.records))
@@ -300,7 +318,7 @@ async def test_rate_limited_post_is_retried(running, discord_fake: DiscordStandI
     await fake.wait_for_call("POST", path, count=2)
     assert [c.status for c in fake.calls_matching("POST", path)] == [429, 200]
     [question] = await public_posts(fake, 1)
-    ref = await studybot.store.message("round:1:0")
+    ref = await studybot.store.messages.get("round:1:0")
     assert ref is not None and ref.message_id == question["id"]
 
 
@@ -332,13 +350,13 @@ async def test_reveal_of_a_deleted_question_does_not_retry_forever(running, disc
 
 
 async def test_wrong_token_and_unreachable_gateway_fail_clearly(discord_settings: Settings, fixed_clock: FixedClock,
-                                                                tmp_path: Path) -> None:
+                                                                discord_only: DiscordSettings) -> None:
     studybot = await StudyBot.start(discord_settings, fixed_clock)
     try:
-        wrong = DiscordAdapter(studybot, replace(discord_settings, discord_token=Secret("wrong")), ready_timeout=2)
+        wrong = DiscordAdapter(studybot, replace(discord_only, token=Secret("wrong")), ready_timeout=2)
         with pytest.raises(RuntimeError, match="DISCORD_TOKEN"):
             await wrong.start()
-        nowhere = replace(discord_settings, discord_gateway_url="ws://127.0.0.1:9/gateway")
+        nowhere = replace(discord_only, gateway_url="ws://127.0.0.1:9/gateway")
         adapter = DiscordAdapter(studybot, nowhere, guild_ready_timeout=0.05, ready_timeout=0.5)
         with pytest.raises(RuntimeError, match="did not become ready"):
             await adapter.start()

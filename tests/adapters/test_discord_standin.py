@@ -11,8 +11,8 @@ import discord
 import pytest
 from discord import app_commands
 from discord.ext import commands
-from discord_fixtures import discord_fake, running_bot  # noqa: F401  (fixture import)
-from discord_standin import DiscordStandIn
+
+from standins.discord_standin import DiscordStandIn, running_bot
 
 TERMS = ["derivative", "determinant", "integral"]
 

@@ -7,17 +7,19 @@ import json
 import logging
 from pathlib import Path
 
-from discord_fixtures import discord_fake  # noqa: F401  (fixture import)
-from discord_standin import DiscordStandIn
-from slack_standin import SlackStandIn, post_signed, slash_command, view_submission
+from support import CORE_PACK
 
 from adapters.discord_app import DiscordAdapter
+from adapters.discord_settings import DiscordSettings
+from adapters.platforms import PLATFORMS
 from adapters.slack_app import SlackAdapter
+from adapters.slack_settings import SlackSettings
 from bot.app import StudyBot
 from bot.config import Secret, Settings
 from bot.logs import configure
+from standins.discord_standin import DiscordStandIn
+from standins.slack_standin import SlackStandIn, post_signed, slash_command, view_submission
 
-CONTENT = Path(__file__).resolve().parents[2] / "content"
 SLACK_ANSWER = "Zebrafish explanation: data parallelism copies the model to every GPU"
 DISCORD_ANSWER = "Quokka explanation: tensor parallelism splits each layer across GPUs"
 
@@ -29,20 +31,19 @@ def stand_in_records(record: logging.LogRecord) -> bool:
 
 async def test_debug_log_holds_no_secret_and_no_answer(tmp_path: Path, discord_fake: DiscordStandIn) -> None:  # noqa: F811
     out = io.StringIO()
-    configure("DEBUG", out)
+    configure("DEBUG", out, secrets=[s for p in PLATFORMS for s in p.secrets],
+              noisy=[n for p in PLATFORMS for n in p.noisy_loggers])
     logging.getLogger().handlers[0].addFilter(lambda r: not stand_in_records(r))
     try:
         async with SlackStandIn() as slack:
-            settings = Settings(
-                slack_bot_token=Secret(slack.bot_token), slack_signing_secret=Secret(slack.signing_secret),
-                slack_api_url=slack.api_url, http_host="127.0.0.1", http_port=0,
-                discord_token=Secret(discord_fake.token), discord_api_url=discord_fake.api_base,
-                discord_gateway_url=discord_fake.gateway_url,
-                db_path=tmp_path / "bot.db", content_dir=CONTENT, results_dir=tmp_path / "results",
-            )
+            settings = Settings(db_path=tmp_path / "bot.db", content_dir=CORE_PACK, results_dir=tmp_path / "results")
             bot = await StudyBot.start(settings, None)
-            slack_adapter = SlackAdapter(bot, settings)
-            discord_adapter = DiscordAdapter(bot, settings, guild_ready_timeout=0.05, ready_timeout=5)
+            slack_adapter = SlackAdapter(bot, SlackSettings(
+                bot_token=Secret(slack.bot_token), signing_secret=Secret(slack.signing_secret),
+                api_url=slack.api_url, http_host="127.0.0.1", http_port=0))
+            discord_adapter = DiscordAdapter(bot, DiscordSettings(
+                token=Secret(discord_fake.token), api_url=discord_fake.api_base,
+                gateway_url=discord_fake.gateway_url), guild_ready_timeout=0.05, ready_timeout=5)
             await slack_adapter.start()
             await discord_adapter.start()
             try:

@@ -9,9 +9,10 @@ import signal
 import sqlite3
 from pathlib import Path
 
-from discord_standin import DiscordStandIn
-from slack_standin import SlackStandIn, post_signed, slash_command
 from test_slack_crash import free_port, start_bot
+
+from standins.discord_standin import DiscordStandIn
+from standins.slack_standin import SlackStandIn, post_signed, slash_command
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -11,7 +11,15 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from slack_standin import (
+from support import CORE_PACK
+
+from adapters.slack_app import SlackAdapter
+from adapters.slack_settings import SlackSettings
+from bot.app import StudyBot
+from bot.clock import FixedClock
+from bot.config import Instructors, Secret, Settings
+from bot.scheduler import fire_due
+from standins.slack_standin import (
     SlackStandIn,
     block_actions,
     block_actions_payload,
@@ -21,13 +29,6 @@ from slack_standin import (
     view_submission,
 )
 
-from adapters.slack_app import SlackAdapter
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.config import Instructors, Secret, Settings
-from bot.scheduler import fire_due
-
-CONTENT = Path(__file__).resolve().parents[2] / "content"
 TEACHER = "U0TEACH"
 
 
@@ -43,18 +44,15 @@ def clock() -> FixedClock:
 
 
 @pytest.fixture
-def settings(fake: SlackStandIn, tmp_path: Path) -> Settings:
-    return Settings(
-        slack_bot_token=Secret(fake.bot_token),
-        slack_signing_secret=Secret(fake.signing_secret),
-        slack_api_url=fake.api_url,
-        http_host="127.0.0.1",
-        http_port=0,
-        db_path=tmp_path / "bot.db",
-        content_dir=CONTENT,
-        results_dir=tmp_path / "results",
-        instructors=Instructors(slack=frozenset({TEACHER})),
-    )
+def settings(tmp_path: Path) -> Settings:
+    return Settings(db_path=tmp_path / "bot.db", content_dir=CORE_PACK, results_dir=tmp_path / "results",
+                    instructors=Instructors(ids={"slack": frozenset({TEACHER})}))
+
+
+@pytest.fixture
+def slack(fake: SlackStandIn) -> SlackSettings:
+    return SlackSettings(bot_token=Secret(fake.bot_token), signing_secret=Secret(fake.signing_secret),
+                         api_url=fake.api_url, http_host="127.0.0.1", http_port=0)
 
 
 @pytest.fixture
@@ -65,8 +63,8 @@ async def bot(settings: Settings, clock: FixedClock) -> AsyncIterator[StudyBot]:
 
 
 @pytest.fixture
-async def adapter(bot: StudyBot, settings: Settings) -> AsyncIterator[SlackAdapter]:
-    adapter = SlackAdapter(bot, settings)
+async def adapter(bot: StudyBot, slack: SlackSettings) -> AsyncIterator[SlackAdapter]:
+    adapter = SlackAdapter(bot, slack)
     await adapter.start()
     yield adapter
     await adapter.close()
@@ -104,9 +102,14 @@ async def click(adapter: SlackAdapter, fake: SlackStandIn, button: dict, user: s
     return status
 
 
+def first_question(bot: StudyBot):
+    return next(iter(bot.library.lessons.values())).questions[0]
+
+
 def correct_button(bot: StudyBot, blocks: list[dict], question_index: int = 0) -> dict:
-    lesson = next(iter(bot.library.lessons.values()))
-    return buttons(blocks)[lesson.questions[question_index].correct_index]
+    """The button of the right choice: its value is the prompt token and the choice's pack index."""
+    question = next(iter(bot.library.lessons.values())).questions[question_index]
+    return next(b for b in buttons(blocks) if b["value"].endswith(f".{question.correct_index}"))
 
 
 # -- HTTP mode ---------------------------------------------------------------------------------
@@ -117,7 +120,7 @@ async def test_glossary_answers_with_the_definition(adapter: SlackAdapter, fake:
     assert status == 200
     body = json.loads(text)
     assert body["text"].startswith("*MFU* (Model FLOPs utilization")
-    assert "peak arithmetic throughput" in body["blocks"][0]["text"]["text"]
+    assert "divided by the hardware's peak" in body["blocks"][0]["text"]["text"]
     assert [c.method for c in fake.calls] == ["auth.test"]
 
 
@@ -139,8 +142,10 @@ async def test_quiz_shows_ephemeral_buttons_and_a_click_is_recorded_once(
     assert body.get("response_type") in (None, "ephemeral")
     assert body["blocks"][0]["type"] == "section" and "question 1 of" in body["blocks"][0]["text"]["text"]
     choices = buttons(body["blocks"])
-    assert len(choices) == 4
-    assert len({b["action_id"] for b in choices}) == 4 and all(b["action_id"].startswith("studybot:") for b in choices)
+    size = len(first_question(bot).choices)
+    assert len(choices) == size
+    assert len({b["action_id"] for b in choices}) == size
+    assert all(b["action_id"].startswith("studybot:") for b in choices)
 
     right = correct_button(bot, body["blocks"])
     assert await click(adapter, fake, right) == 200
@@ -188,7 +193,7 @@ async def test_next_question_button_leads_to_a_graded_short_answer_modal(
     [feedback] = fake.calls_to("chat.postEphemeral")
     assert feedback.params["channel"] == "C0001" and feedback.params["user"] == "U0001"
     assert feedback.params["text"].startswith("✅ Graded correct")
-    short = [r for r in answers(settings) if r["question_id"] == "meta-q06"]
+    short = [r for r in answers(settings) if r["question_id"] == "core-q2"]
     assert [r["correct"] for r in short] == [1]
 
 
@@ -229,7 +234,7 @@ async def test_round_is_posted_answered_and_revealed_by_an_edit(
     blocks = stored["blocks"]
 
     right = correct_button(bot, blocks)
-    wrong = next(b for b in buttons(blocks)[:4] if b is not right)
+    wrong = next(b for b in buttons(blocks)[: len(first_question(bot).choices)] if b is not right)
     for user, button in (("U0002", right), ("U0003", right), ("U0004", wrong)):
         assert await click(adapter, fake, button, user, message_ts=ts) == 200
     assert len(answers(settings)) == 3
@@ -293,11 +298,11 @@ async def test_only_instructors_post_the_leaderboard(adapter: SlackAdapter, fake
 
 
 async def test_workspace_admins_count_as_instructors_when_configured(
-    fake: SlackStandIn, bot: StudyBot, settings: Settings
+    fake: SlackStandIn, bot: StudyBot, settings: Settings, slack: SlackSettings
 ) -> None:
     fake.users["U0ADMIN"] = {"is_admin": True}
-    admins = replace(settings.instructors, slack_admins=True)
-    adapter = SlackAdapter(bot, replace(settings, instructors=admins))
+    bot.ctx.settings = replace(settings, instructors=replace(settings.instructors, slack_admins=True))
+    adapter = SlackAdapter(bot, slack)
     await adapter.start()
     try:
         for _ in range(2):
@@ -329,9 +334,9 @@ async def test_dm_commands_have_no_channel(adapter: SlackAdapter, fake: SlackSta
 
 
 async def test_socket_mode_quiz_and_click_are_acked(
-    fake: SlackStandIn, bot: StudyBot, settings: Settings
+    fake: SlackStandIn, bot: StudyBot, settings: Settings, slack: SlackSettings
 ) -> None:
-    adapter = SlackAdapter(bot, replace(settings, slack_app_token=Secret(fake.app_token), slack_signing_secret=None))
+    adapter = SlackAdapter(bot, replace(slack, app_token=Secret(fake.app_token), signing_secret=None))
     await adapter.start()
     try:
         await fake.wait_socket_connected()

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from slack_standin import SlackStandIn, block_actions, post_signed
 
 from bot.app import StudyBot
 from bot.config import Settings
 from bot.messages import Actor, Command, Place
+from standins.slack_standin import SlackStandIn, block_actions, post_signed
 
 REPO = Path(__file__).resolve().parents[2]
 LEARNERS = 120
@@ -64,7 +64,7 @@ async def button_tokens(db: Path) -> dict[str, str]:
 
 async def start_bot(env: dict[str, str], port: int, log: Path) -> asyncio.subprocess.Process:
     with log.open("ab") as out:
-        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot.cli", "run", env=env, cwd=REPO,
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", "run", env=env, cwd=REPO,
                                                     stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=out)
     deadline = time.monotonic() + 8
     while time.monotonic() < deadline:

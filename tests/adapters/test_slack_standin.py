@@ -15,7 +15,8 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
-from slack_standin import (
+
+from standins.slack_standin import (
     SlackStandIn,
     block_actions,
     post_signed,

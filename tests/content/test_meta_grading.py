@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.content import load_library
+from bot.content.loader import load_library
 from bot.grading import grade
 
 CONTENT = Path(__file__).parents[2] / "content"
@@ -25,7 +25,7 @@ def library():
 
 def rubric(question_id: str):
     question = library().questions[question_id]
-    assert question.type == "short" and question.rubric is not None
+    assert question.kind == "short" and question.rubric is not None
     return question.rubric
 
 
@@ -98,7 +98,7 @@ BAD = {
 
 
 def test_every_short_question_is_exercised():
-    shorts = {q.id for q in library().questions.values() if q.type == "short" and q.lesson_id == "meta-llm-scale"}
+    shorts = {q.id for q in library().questions.values() if q.kind == "short" and q.lesson_id == "meta-llm-scale"}
     assert shorts == set(GOOD) == set(BAD)
 
 

@@ -1,8 +1,9 @@
 """quiz.md is generated from quiz.yaml; a stale one fails here (run `studybot render`)."""
 
-from bot.content import load_library
-from bot.render import render_quiz
 from support import CONTENT
+
+from bot.content.loader import load_library
+from bot.render import render_quiz
 
 
 def test_every_quiz_md_is_fresh() -> None:
@@ -16,4 +17,4 @@ def test_rendered_quiz_has_every_question_and_its_answer() -> None:
         text = render_quiz(lesson)
         for q in lesson.questions:
             assert q.prompt in text and q.id in text
-            assert (q.choices[q.correct_index].text if q.type == "mc" else q.model_answer) in text
+            assert (q.choices[q.correct_index].text if q.kind == "mc" else q.model_answer) in text

@@ -5,9 +5,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from bot.content import check_library, load_library
 from support import CONTENT, REPO
+
+from bot.content.loader import check_library, load_library
 
 LESSON = """\
 id: l1
@@ -33,16 +33,48 @@ questions:
 """
 
 
-def pack(tmp_path: Path, **files: str) -> Path:
+SHORT = """\
+  - id: q2
+    type: short
+    goal: g1
+    prompt: "Say why"
+    model_answer: "Because it shards."
+    rubric:
+      needed: 1
+      points:
+        - id: p1
+          point: "It shards"
+          accept: ["it shards"]
+          misconceptions: ["it copies"]
+    explanation: "Why"
+    sources: [P1]
+"""
+PROMPTS = """\
+prompts:
+  - id: tb1
+    goal: g1
+    prompt: "Explain it"
+    key_points:
+      - id: k1
+        point: "It shards"
+        accept: ["it shards"]
+"""
+TERMS = 'terms:\n  - term: "A"\n    definition: "d"\n    aliases: ["AA"]\n'
+NOTES = "# Reading log\n\n## P1 — A source\n- what it says\n"
+
+
+def pack(tmp_path: Path, notes: str | None = NOTES, **files: str) -> Path:
     folder = tmp_path / "content" / "l1"
     folder.mkdir(parents=True)
     for name, text in {"lesson": LESSON, "quiz": QUIZ, **files}.items():
-        (folder / f"{name}.yaml").write_text(text)
+        (folder / (name if "." in name else f"{name}.yaml")).write_text(text)
+    if notes is not None:
+        (folder / "notes.md").write_text(notes)
     return tmp_path / "content"
 
 
 def problems(root: Path) -> list[str]:
-    return [str(p) for p in check_library(root)[1]]
+    return [str(p) for p in check_library(root).problems]
 
 
 def test_the_bundled_library_validates() -> None:
@@ -93,7 +125,7 @@ def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
     found = problems(pack(tmp_path, lesson=lesson, quiz=quiz))
     assert found == [
         "content/l1/lesson.yaml:2: title: expected text, got a boolean; put the text in quotes",
-        "content/l1/quiz.yaml:3: questions[0].type: must be one of mc, short, not 'essay'",
+        "content/l1/quiz.yaml:3: questions[0].type: must be one of mc, short, order, not 'essay'",
         "content/l1/quiz.yaml:2: questions[0]: missing required field 'explanation'",
     ]
 
@@ -106,11 +138,85 @@ def test_related_terms_must_exist(tmp_path: Path) -> None:
 
 
 def test_validate_command_exit_codes(tmp_path: Path) -> None:
-    good = subprocess.run([sys.executable, "-m", "bot.cli", "validate", str(CONTENT)], cwd=REPO,
+    good = subprocess.run([sys.executable, "-m", "adapters.cli", "validate", str(CONTENT)], cwd=REPO,
                           capture_output=True, text=True)
     assert good.returncode == 0 and good.stdout.startswith("OK: ")
     bad_root = pack(tmp_path, quiz=QUIZ.replace("    type: mc", "    type: yes"))
-    bad = subprocess.run([sys.executable, "-m", "bot.cli", "validate", str(bad_root)], cwd=REPO,
+    bad = subprocess.run([sys.executable, "-m", "adapters.cli", "validate", str(bad_root)], cwd=REPO,
                          capture_output=True, text=True)
     assert bad.returncode == 1
     assert "content/l1/quiz.yaml:3: questions[0].type: expected text, got a boolean" in bad.stdout
+
+
+# ---------------------------------------------------------------- unknown keys, with a did-you-mean
+
+
+@pytest.mark.parametrize("files, expected", [
+    ({"lesson": LESSON + 'sumary: "x"\n'},
+     "content/l1/lesson.yaml:7: sumary: unknown key 'sumary' (did you mean 'summary'?)"),
+    ({"quiz": QUIZ.replace('    explanation: "Why"', '    explanation: "Why"\n    explaination: "x"')},
+     "content/l1/quiz.yaml:12: questions[0].explaination: unknown key 'explaination' (did you mean 'explanation'?)"),
+    ({"quiz": QUIZ + SHORT.replace("      needed: 1", "      need: 1")},
+     "content/l1/quiz.yaml:19: questions[1].rubric.need: unknown key 'need' (did you mean 'needed'?)"),
+    ({"quiz": QUIZ + SHORT.replace("          misconceptions:", "          misconception:")},
+     "content/l1/quiz.yaml:24: questions[1].rubric.points[0].misconception: unknown key 'misconception' "
+     "(did you mean 'misconceptions'?)"),
+    ({"glossary": TERMS.replace("aliases", "alias")},
+     "content/l1/glossary.yaml:4: terms[0].alias: unknown key 'alias' (did you mean 'aliases'?)"),
+    ({"teachback": PROMPTS.replace("    goal: g1", "    goals: g1")},
+     "content/l1/teachback.yaml:3: prompts[0].goals: unknown key 'goals' (did you mean 'goal'?)"),
+], ids=["top level", "question", "rubric", "key point", "glossary term", "teach-back"])
+def test_an_unknown_key_is_named_with_the_closest_known_one(tmp_path: Path, files: dict, expected: str) -> None:
+    assert problems(pack(tmp_path, **files)) == [expected]
+
+
+def test_the_same_packs_without_the_misspellings_are_clean(tmp_path: Path) -> None:
+    """Guards the cases above: each fails only for its misspelt key."""
+    assert problems(pack(tmp_path, quiz=QUIZ + SHORT, glossary=TERMS, teachback=PROMPTS)) == []
+
+
+# ---------------------------------------------------------------- what used to pass silently
+
+
+def test_pack_files_without_lesson_yaml_are_reported(tmp_path: Path) -> None:
+    root = pack(tmp_path)
+    (root / "l1" / "lesson.yaml").rename(root / "l1" / "lessons.yaml")
+    assert problems(root) == [
+        "content/l1:1: folder: has lessons.yaml, quiz.yaml but no lesson.yaml (lessons.yaml: did you mean "
+        "'lesson.yaml'?); every pack needs one (see content/README.md)"
+    ]
+
+
+def test_a_misspelt_pack_file_is_reported(tmp_path: Path) -> None:
+    assert problems(pack(tmp_path, **{"glosary.yaml": TERMS})) == [
+        "content/l1/glosary.yaml:1: file: not a lesson-pack file (did you mean 'glossary.yaml'?); "
+        "a pack holds lesson.yaml, quiz.yaml, glossary.yaml, teachback.yaml"
+    ]
+
+
+def test_an_empty_quiz_is_reported(tmp_path: Path) -> None:
+    assert problems(pack(tmp_path, quiz="")) == [
+        "content/l1/quiz.yaml:1: file: the file is empty; write its fields (see content/README.md) or delete it"
+    ]
+
+
+def test_a_source_not_in_the_notes_is_reported(tmp_path: Path) -> None:
+    quiz = QUIZ.replace("    sources: [P1]", "    sources: [P1, P9]")
+    assert problems(pack(tmp_path, quiz=quiz)) == [
+        "content/l1/quiz.yaml:12: questions[0].sources[1]: 'P9' is not a source heading (## P9 — …) of notes.md"
+    ]
+    assert problems(pack(tmp_path / "without", notes=None)) == [
+        "content/l1/quiz.yaml:12: questions[0].sources[0]: cites 'P1', but the pack has no notes.md to list it"
+    ]
+
+
+def test_a_stale_quiz_md_is_a_warning_that_says_to_render(tmp_path: Path) -> None:
+    root = pack(tmp_path, **{"quiz.md": "an old rendering\n"})
+    report = check_library(root)
+    assert report.problems == []
+    assert [str(w) for w in report.warnings] == [
+        "content/l1/quiz.md:1: file: warning: quiz.md does not match quiz.yaml; run `studybot render` to update it"
+    ]
+    done = subprocess.run([sys.executable, "-m", "adapters.cli", "render", str(root)], cwd=REPO,
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and check_library(root).warnings == []

@@ -5,8 +5,9 @@ import os
 import sqlite3
 import sys
 
+from support import REPO, learner, record
+
 from bot.clock import SystemClock
-from support import REPO, channel, learner
 
 
 async def test_backup_during_a_burst_of_writes(bot, settings, tmp_path) -> None:
@@ -17,9 +18,7 @@ async def test_backup_during_a_burst_of_writes(bot, settings, tmp_path) -> None:
         who = learner(f"U{n}")
         lesson = next(iter(bot.library.lessons.values()))
         while not stop.is_set():
-            pid = await bot.store.new_prompt("question", channel(), who, lesson_id=lesson.id, item_id="q")
-            recorded = await bot.store.record_answer(pid, who, lesson_id=lesson.id, question_id=f"q{len(committed)}",
-                                                     mode="practice", correct=True, week=bot.week("T1"))
+            recorded = await record(bot, who, f"q{len(committed)}", lesson_id=lesson.id)
             committed.append(recorded.answer_id)
 
     writers = [asyncio.create_task(writer(n)) for n in range(4)]
@@ -27,7 +26,7 @@ async def test_backup_during_a_burst_of_writes(bot, settings, tmp_path) -> None:
     before = list(committed)
     target = tmp_path / "copy.db"
     env = {**os.environ, "STUDYBOT_DB": str(settings.db_path)}
-    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot.cli", "backup", str(target), cwd=REPO,
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", "backup", str(target), cwd=REPO,
                                                 env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     out, err = await proc.communicate()
     stop.set()
@@ -42,7 +41,7 @@ async def test_backup_during_a_burst_of_writes(bot, settings, tmp_path) -> None:
 
 async def test_backup_of_a_missing_database_says_so(tmp_path) -> None:
     env = {**os.environ, "STUDYBOT_DB": str(tmp_path / "nope" / "x.db")}
-    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot.cli", "backup", str(tmp_path / "c.db"),
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", "backup", str(tmp_path / "c.db"),
                                                 cwd=REPO, env=env, stderr=asyncio.subprocess.PIPE)
     _, err = await proc.communicate()
     assert proc.returncode == 1 and b"does not exist" in err
@@ -52,11 +51,11 @@ async def test_health_needs_a_fresh_heartbeat(bot, settings) -> None:
     env = {**os.environ, "STUDYBOT_DB": str(settings.db_path)}
 
     async def health() -> int:
-        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot.cli", "health", cwd=REPO, env=env,
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", "health", cwd=REPO, env=env,
                                                     stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
         return await proc.wait()
 
     assert await health() == 1  # the scheduler never beat
-    bot.store.clock = SystemClock()  # health compares with the real time
+    bot.store.engine.clock = SystemClock()  # health compares with the real time
     await bot.store.beat()
     assert await health() == 0

@@ -1,7 +1,8 @@
-from bot.content import Term
-from bot.glossary import Glossary
-from bot.messages import Command
 from support import channel, learner
+
+from bot.content.glossary import Glossary
+from bot.content.model import Term
+from bot.messages import Command
 
 
 async def ask(bot, text: str) -> str:
@@ -28,7 +29,7 @@ async def test_unknown_term_says_so_and_suggests_the_list(bot) -> None:
 
 async def test_bare_glossary_lists_every_term(bot) -> None:
     text = await ask(bot, "")
-    assert all(t.term in text for t in bot.glossary.terms)
+    assert all(t.term in text for t in bot.ctx.glossary.terms)
 
 
 def test_autocomplete_prefix_first_then_fuzzy_at_most_25() -> None:

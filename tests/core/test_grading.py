@@ -1,4 +1,4 @@
-from bot.content import KeyPoint, Rubric
+from bot.content.model import KeyPoint, Rubric
 from bot.grading import grade, normalise
 
 RUBRIC = Rubric(2, (

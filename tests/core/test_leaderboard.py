@@ -1,18 +1,18 @@
 """Leaderboards: competition ranks, weeks in the cohort's time zone, cohorts never mix."""
 
+from dataclasses import replace
 from zoneinfo import ZoneInfo
 
+from support import channel, learner, record
+
 from bot.config import CohortSettings
-from bot.messages import Audience, Command
-from support import channel, learner
+from bot.messages import Audience, Cohort, Command
 
 
 async def score(bot, user, points, cohort="T1"):
     who = learner(user, cohort=cohort)
     for n in range(points):
-        pid = await bot.store.new_prompt("question", channel(cohort), who, lesson_id="l", item_id=f"q{n}")
-        await bot.store.record_answer(pid, who, lesson_id="l", question_id=f"q{n}", mode="practice",
-                                      correct=True, week=bot.week(cohort))
+        await record(bot, who, f"q{n}")
 
 
 async def board(bot, args="", who=None, cohort="T1"):
@@ -37,8 +37,8 @@ async def test_cohorts_never_mix(bot) -> None:
 
 async def test_week_follows_the_cohort_time_zone(bot, clock, settings) -> None:
     clock.set("2026-11-29T23:30:00+00:00")  # Sunday in UTC, already Monday in Berlin
-    bot.settings = type(settings)(**{**settings.__dict__, "cohorts": {"T1": CohortSettings(ZoneInfo("Europe/Berlin"))}})
-    assert bot.week("T1") == "2026-W49" and bot.week("T2") == "2026-W48"
+    bot.ctx.settings = replace(settings, cohorts={Cohort("slack", "T1"): CohortSettings(ZoneInfo("Europe/Berlin"))})
+    assert bot.ctx.week(Cohort("slack", "T1")) == "2026-W49" and bot.ctx.week(Cohort("slack", "T2")) == "2026-W48"
     await score(bot, "A", 1)
     [this_week] = await board(bot, "week 2026-W49")
     [last_week] = await board(bot, "week 2026-W48")

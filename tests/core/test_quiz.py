@@ -1,9 +1,14 @@
 """Private practice through StudyBot.handle, on a real SQLite file with a fixed clock."""
 
 import asyncio
+from dataclasses import replace
 
-from bot.messages import Audience, ChoiceMade, Command, TextSubmitted
-from support import channel, learner
+from support import answer, channel, choice_for, learner
+
+from bot.messages import Audience, ChoiceMade, Cohort, Command, TextSubmitted
+from bot.store.model import AnswerMode, PromptKind
+
+COHORT = Cohort("slack", "T1")
 
 
 async def start(bot, who):
@@ -20,12 +25,7 @@ async def answer_all(bot, who, right: bool = True) -> str:
     reply = await start(bot, who)
     for q in lesson(bot).questions:
         assert q.prompt in reply.text
-        if q.type == "mc":
-            index = q.correct_index if right else (q.correct_index + 1) % len(q.choices)
-            [feedback] = await bot.handle(ChoiceMade(reply.choices[index].token, who, channel()))
-        else:
-            text = q.model_answer if right else "I do not know."
-            [feedback] = await bot.handle(TextSubmitted(reply.form.token, text, who, channel()))
+        [feedback] = await bot.handle(answer(q, reply, who, channel(), right))
         [reply] = await bot.handle(ChoiceMade(feedback.choices[-1].token, who, channel()))
     return reply.text
 
@@ -34,10 +34,10 @@ async def test_mc_question_has_choices_and_feedback_explains(bot) -> None:
     who = learner()
     reply = await start(bot, who)
     q = lesson(bot).questions[0]
-    assert q.type == "mc" and reply.audience is Audience.PRIVATE
+    assert q.kind == "mc" and reply.audience is Audience.PRIVATE
     assert len(reply.choices) == len(q.choices)
     wrong = (q.correct_index + 1) % len(q.choices)
-    [feedback] = await bot.handle(ChoiceMade(reply.choices[wrong].token, who, channel()))
+    [feedback] = await bot.handle(ChoiceMade(choice_for(reply, wrong).token, who, channel()))
     assert "Not quite" in feedback.text
     assert q.choices[wrong].why_wrong in feedback.text and q.explanation in feedback.text
     assert feedback.choices[-1].label == "Next question"
@@ -51,11 +51,21 @@ async def test_whole_quiz_ends_with_score_line(bot) -> None:
 
 
 async def test_first_answer_scores_later_ones_are_practice(bot) -> None:
-    who = learner()
-    await answer_all(bot, who, right=False)
-    await bot.handle(Command("quiz", "round", learner("U9", teacher=True), channel()))
-    board = await bot.store.standing(who, bot.week("T1"))
-    assert board is None  # every first answer was wrong: no points
+    """A wrong first answer is not mended by a right second one; a right first answer keeps its
+    point after a wrong second one."""
+    wrong_first, right_first = learner("U1"), learner("U2")
+    first, second = lesson(bot).questions[0], lesson(bot).questions[3]
+    for who, q, first_right in ((wrong_first, first, False), (right_first, second, True)):
+        for right in (first_right, not first_right):
+            prompt = await bot.store.prompts.new(PromptKind.QUESTION, channel(), who, lesson_id=q.lesson_id,
+                                                 item_id=q.id, mode=AnswerMode.PRACTICE)
+            asked = q.ask(prompt.id, "", Audience.PRIVATE, q.arrange("test"))
+            [feedback] = await bot.handle(answer(q, asked, who, channel(), right))
+            assert ("Correct" in feedback.text) == right
+        assert "Practice: your first answer" in feedback.text
+    assert await bot.store.count("answers") == 4
+    assert await bot.store.boards.standing(wrong_first, None) is None
+    assert (await bot.store.boards.standing(right_first, None)).points == 1
 
 
 async def test_same_token_twice_records_one_answer(bot) -> None:
@@ -72,10 +82,10 @@ async def test_fifty_concurrent_deliveries_record_one_answer_and_one_score(bot) 
     who = learner()
     reply = await start(bot, who)
     q = lesson(bot).questions[0]
-    token = reply.choices[q.correct_index].token
+    token = choice_for(reply, q.correct_index).token
     await asyncio.gather(*(bot.handle(ChoiceMade(token, who, channel())) for _ in range(50)))
     assert await bot.store.count("answers") == 1
-    standing = await bot.store.standing(who, bot.week("T1"))
+    standing = await bot.store.boards.standing(who, bot.ctx.week(COHORT))
     assert standing.points == 1
 
 
@@ -88,10 +98,10 @@ async def test_someone_elses_button_is_refused_and_records_nothing(bot) -> None:
 
 async def short_question(bot, who):
     """The lesson's first short-answer question, served to `who` in practice."""
-    q = next(q for q in lesson(bot).questions if q.type == "short")
-    prompt_id = await bot.store.new_prompt("question", channel(), who, lesson_id=q.lesson_id, item_id=q.id,
-                                           mode="practice")
-    return q, prompt_id
+    q = next(q for q in lesson(bot).questions if q.kind == "short")
+    prompt = await bot.store.prompts.new(PromptKind.QUESTION, channel(), who, lesson_id=q.lesson_id, item_id=q.id,
+                                         mode=AnswerMode.PRACTICE)
+    return q, prompt.id
 
 
 async def test_short_answer_is_graded_and_self_grade_is_recorded(bot) -> None:
@@ -102,9 +112,9 @@ async def test_short_answer_is_graded_and_self_grade_is_recorded(bot) -> None:
     got_it = next(c for c in feedback.choices if c.label == "I got it right")
     [done] = await bot.handle(ChoiceMade(got_it.token, who, channel()))
     assert "self-graded correct" in done.text
-    rows = await bot.store.scored_answers(await bot.store.find_learner(who))
+    rows = await bot.store.answers.scored(who)
     assert [(r.correct, r.self_graded) for r in rows] == [(True, True)]
-    assert (await bot.store.standing(who, None)).points == 1
+    assert (await bot.store.boards.standing(who, None)).points == 1
     [again] = await bot.handle(ChoiceMade(got_it.token, who, channel()))
     assert "already" in again.text
 
@@ -143,7 +153,7 @@ async def test_a_bug_gets_a_reference_id_and_the_log_gets_the_traceback(bot, cap
     async def broken(bot, cmd):
         raise RuntimeError("boom")
 
-    monkeypatch.setitem(bot.commands, "progress", broken)
+    monkeypatch.setitem(bot.commands, "progress", replace(bot.commands["progress"], handler=broken))
     [reply] = await bot.handle(Command("progress", "", learner(), channel()))
     ref = reply.text.split("reference ")[1].split(")")[0]
     assert len(ref) == 8

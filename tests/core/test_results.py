@@ -1,14 +1,14 @@
 """quiz_results.txt and /forget me."""
 
+from support import answer, channel, learner
+
 from bot.messages import Audience, ChoiceMade, Command
-from support import channel, learner
 
 
 async def answer_first(bot, who, right=True):
     [q] = await bot.handle(Command("quiz", "", who, channel()))
     question = next(iter(bot.library.lessons.values())).questions[0]
-    index = question.correct_index if right else (question.correct_index + 1) % len(question.choices)
-    await bot.handle(ChoiceMade(q.choices[index].token, who, channel()))
+    await bot.handle(answer(question, q, who, channel(), right))
 
 
 async def test_results_file_by_dm_with_score_and_lines(bot, settings) -> None:
@@ -19,9 +19,10 @@ async def test_results_file_by_dm_with_score_and_lines(bot, settings) -> None:
     assert sent.audience is Audience.DM and sent.file.filename == "quiz_results.txt"
     text = sent.file.content.decode()
     lesson = next(iter(bot.library.lessons.values()))
-    assert f"score: 1/{len(lesson.questions)} (10%)" in text
+    total = len(lesson.questions)
+    assert f"score: 1/{total} ({round(100 / total)}%)" in text
     assert f"{lesson.questions[0].id}\tmc\tcorrect" in text
-    assert f"{lesson.questions[1].id}\t{lesson.questions[1].type}\tunanswered" in text
+    assert f"{lesson.questions[1].id}\t{lesson.questions[1].kind}\tunanswered" in text
     path = settings.results_dir / "T1" / "slack-U1" / "quiz_results.txt"
     assert path.read_bytes() == sent.file.content
 

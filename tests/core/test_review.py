@@ -3,15 +3,16 @@
 import json
 
 from fsrs import Scheduler
-
-from bot.app import StudyBot
-from bot.messages import Audience, ChoiceMade, Command
-from bot.scheduler import fire_due
+from support import answer as answer_event
 from support import channel, learner
 
+from bot.app import StudyBot
+from bot.messages import Audience, Command
+from bot.scheduler import fire_due
 
-def mc_questions(bot):
-    return [q for q in next(iter(bot.library.lessons.values())).questions if q.type == "mc"]
+
+def questions(bot):
+    return next(iter(bot.library.lessons.values())).questions
 
 
 async def review(bot, who):
@@ -20,16 +21,14 @@ async def review(bot, who):
 
 
 async def answer(bot, who, reply, right: bool):
-    q = next(q for q in mc_questions(bot) if q.prompt in reply.text)
-    index = q.correct_index if right else (q.correct_index + 1) % len(q.choices)
-    [feedback] = await bot.handle(ChoiceMade(reply.choices[index].token, who, channel()))
+    q = next(q for q in questions(bot) if q.prompt in reply.text)
+    [feedback] = await bot.handle(answer_event(q, reply, who, channel(), right))
     return q, feedback
 
 
 async def due_of(bot, who, question_id):
-    learner_id = await bot.store.find_learner(who)
-    [row] = [r for r in await bot.store.cards(learner_id) if r["question_id"] == question_id]
-    return row["due"], json.loads(row["state"])
+    [card] = [c for c in await bot.store.cards.of(who) if c.question_id == question_id]
+    return card.due, json.loads(card.state)
 
 
 async def test_wrong_comes_back_sooner_than_right(bot, clock) -> None:
@@ -64,7 +63,7 @@ async def test_card_state_survives_a_restart(bot, clock, settings) -> None:
     before = await due_of(bot, who, q.id)
     await bot.close()
     reopened = await StudyBot.start(settings, clock)
-    reopened.fsrs = Scheduler(enable_fuzzing=False)
+    reopened.ctx.fsrs = Scheduler(enable_fuzzing=False)
     try:
         assert await due_of(reopened, who, q.id) == before
         clock.advance(3600)
@@ -72,7 +71,7 @@ async def test_card_state_survives_a_restart(bot, clock, settings) -> None:
         assert q.prompt in reply.text
     finally:
         await reopened.close()
-        bot.store = await type(bot.store).open(settings.db_path, clock)
+        bot.ctx.store = await type(bot.store).open(settings.db_path, clock)
 
 
 class Outbox:

@@ -1,9 +1,10 @@
 """Public rounds: posted once, one answer each, revealed by the stored timer as an edit."""
 
+from support import channel, choice_for, learner
+
 from bot.app import StudyBot
 from bot.messages import Audience, ChoiceMade, Command, MessageRef
 from bot.scheduler import fire_due
-from support import channel, learner
 
 
 class RecordingOutbox:
@@ -32,7 +33,7 @@ async def test_three_members_answer_and_the_timer_reveals_by_editing(bot, clock)
     q = bot.library.questions[next(iter(bot.library.lessons.values())).questions[0].id]
     picks = {"U1": q.correct_index, "U2": q.correct_index, "U3": (q.correct_index + 1) % len(q.choices)}
     for user, index in picks.items():
-        [feedback] = await bot.handle(ChoiceMade(question.choices[index].token, learner(user), channel()))
+        [feedback] = await bot.handle(ChoiceMade(choice_for(question, index).token, learner(user), channel()))
         assert feedback.audience is Audience.PRIVATE
     outbox = RecordingOutbox()
     assert await fire_due(bot, {"slack": outbox}) == 0  # not yet
@@ -63,7 +64,7 @@ async def test_reveal_survives_closing_and_reopening_mid_round(bot, clock, setti
         assert await fire_due(reopened, {"slack": outbox}) == 0
     finally:
         await reopened.close()
-        bot.store = await type(bot.store).open(settings.db_path, clock)  # let the fixture close cleanly
+        bot.ctx.store = await type(bot.store).open(settings.db_path, clock)  # let the fixture close cleanly
 
 
 async def test_next_is_for_the_starter_and_reveals_now(bot) -> None:

@@ -6,8 +6,10 @@ from pathlib import Path
 import pytest
 
 from bot.clock import FixedClock
-from bot.store import SCHEMA_VERSION, Store, StoreUnavailable, migrate
-from support import learner
+from bot.errors import StoreUnavailable
+from bot.messages import Cohort
+from bot.store import Store
+from bot.store.engine import SCHEMA_VERSION, migrate
 
 
 async def test_a_file_of_the_first_schema_is_upgraded_and_keeps_its_rows(tmp_path: Path) -> None:
@@ -18,10 +20,10 @@ async def test_a_file_of_the_first_schema_is_upgraded_and_keeps_its_rows(tmp_pat
     assert SCHEMA_VERSION > 1
     store = await Store.open(path, FixedClock())
     try:
-        assert await store.find_learner(learner("U1")) == 1
-        version = (await store._read("PRAGMA user_version"))[0][0]
+        assert [a.user_id for a in await store.learners.of_cohort(Cohort("slack", "T1"))] == ["U1"]
+        version = (await store.engine.read("PRAGMA user_version"))[0][0]
         assert version == SCHEMA_VERSION
-        columns = {r["name"] for r in await store._read("PRAGMA table_info(learners)")}
+        columns = {r["name"] for r in await store.engine.read("PRAGMA table_info(learners)")}
         assert "remind" in columns
     finally:
         await store.close()
@@ -30,9 +32,9 @@ async def test_a_file_of_the_first_schema_is_upgraded_and_keeps_its_rows(tmp_pat
 async def test_wal_normal_and_foreign_keys(tmp_path: Path) -> None:
     store = await Store.open(tmp_path / "s.db", FixedClock())
     try:
-        assert (await store._read("PRAGMA journal_mode"))[0][0] == "wal"
-        assert (await store._read("PRAGMA synchronous"))[0][0] == 1  # NORMAL
-        assert (await store._read("PRAGMA foreign_keys"))[0][0] == 1
+        assert (await store.engine.read("PRAGMA journal_mode"))[0][0] == "wal"
+        assert (await store.engine.read("PRAGMA synchronous"))[0][0] == 1  # NORMAL
+        assert (await store.engine.read("PRAGMA foreign_keys"))[0][0] == 1
     finally:
         await store.close()
 
@@ -48,3 +50,22 @@ async def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
         c.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     with pytest.raises(StoreUnavailable, match="newer"):
         await Store.open(path, FixedClock())
+
+
+async def test_weekly_post_timers_learn_their_platform_on_upgrade(tmp_path: Path) -> None:
+    """Schema 3: a weekly-post timer keyed by a bare cohort id takes the platform its learners are on;
+    one whose cohort nobody used is dropped (start-up arms it again from the settings)."""
+    path = tmp_path / "v2.db"
+    with sqlite3.connect(path, isolation_level=None) as c:
+        migrate(c, target=2)
+        c.execute("INSERT INTO learners (platform, cohort, user_id, last_seen) VALUES ('discord','123','U1','x')")
+        c.execute("INSERT INTO timers (key, due_at) VALUES ('leaderboard:123', '2026-12-07'),"
+                  " ('leaderboard:T9', '2026-12-07'), ('round:1:0', '2026-12-01')")
+    store = await Store.open(path, FixedClock())
+    try:
+        rows = await store.engine.read("SELECT key FROM timers ORDER BY key")
+        assert [r["key"] for r in rows] == ["leaderboard:discord:123", "round:1:0"]
+        columns = {r["name"] for r in await store.engine.read("PRAGMA table_info(timers)")}
+        assert columns == {"key", "due_at"}
+    finally:
+        await store.close()

@@ -1,5 +1,6 @@
-from bot.messages import Command, TextSubmitted
 from support import channel, learner
+
+from bot.messages import Command, TextSubmitted
 
 
 async def test_teachback_lists_covered_and_missed_and_stores_the_attempt(bot) -> None:

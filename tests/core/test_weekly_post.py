@@ -9,6 +9,7 @@ import pytest
 
 from bot.app import StudyBot
 from bot.config import CohortSettings, LeaderboardSchedule
+from bot.messages import Cohort
 from bot.scheduler import fire_due
 
 
@@ -26,7 +27,7 @@ class Outbox:
 @pytest.fixture
 def weekly(settings):
     plan = LeaderboardSchedule(channel="C0001", weekday=0, at=time(9, 0))  # Mondays 09:00 Berlin
-    return replace(settings, cohorts={"T0001": CohortSettings(ZoneInfo("Europe/Berlin"), plan)})
+    return replace(settings, cohorts={Cohort("slack", "T0001"): CohortSettings(ZoneInfo("Europe/Berlin"), plan)})
 
 
 async def run_hours(bot, clock, outbox, hours):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
-from support import channel, learner
+from support import channel, choice_for, learner
 
 from bot.app import StudyBot
 from bot.clock import FixedClock
@@ -45,11 +45,11 @@ async def test_two_hundred_learners_answer_one_round_question_at_once(bot: Study
     [question] = [r for r in replies if r.audience is Audience.PUBLIC]
     await bot.message_posted(question.tag, MessageRef("slack", "C1", "round-q1"))
     prompt_id = question.choices[0].token.partition(".")[0]
-    q = bot.library.questions[(await bot.store.prompt(prompt_id)).item_id]
+    q = bot.library.questions[(await bot.store.prompts.get(prompt_id)).item_id]
     options = len(q.choices)
     picks = {f"U{n:04d}": (n * 7 + n // 3) % options for n in range(LEARNERS)}  # uneven, every choice used
 
-    clicks = [ChoiceMade(question.choices[index].token, learner(user), channel())
+    clicks = [ChoiceMade(choice_for(question, index).token, learner(user), channel())
               for user, index in picks.items() for _ in range(2)]
     outcomes = await asyncio.gather(*(bot.handle(click) for click in clicks))
 
@@ -65,14 +65,14 @@ async def test_two_hundred_learners_answer_one_round_question_at_once(bot: Study
 
     assert await bot.store.count("answers") == LEARNERS
     assert await bot.store.count("prompt_uses") == LEARNERS
-    rows = await bot.store._read("SELECT l.user_id, a.choice FROM answers a JOIN learners l ON l.id = a.learner_id")
+    rows = await bot.store.engine.read("SELECT l.user_id, a.choice FROM answers a JOIN learners l ON l.id = a.learner_id")
     assert {r["user_id"]: r["choice"] for r in rows} == picks
 
     truth = Counter(picks.values())
     right = truth[q.correct_index]
-    tally = await bot.store.tally(prompt_id)
-    assert tally["answers"] == LEARNERS and tally["correct"] == right
-    assert {i: tally.get(f"choice:{i}", 0) for i in range(options)} == {i: truth[i] for i in range(options)}
+    tally = await bot.store.answers.tally(prompt_id)
+    assert tally.answers == LEARNERS and tally.correct == right
+    assert {i: tally.by_choice.get(i, 0) for i in range(options)} == {i: truth[i] for i in range(options)}
 
     outbox = RecordingOutbox()
     clock.advance(bot.settings.round_seconds + 1)

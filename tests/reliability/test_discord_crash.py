@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from discord_standin import DiscordStandIn  # tests/adapters, put on sys.path by conftest.py
 
 from bot.app import StudyBot
 from bot.config import Settings
 from bot.messages import Actor, Command, Place
+from standins.discord_standin import DiscordStandIn
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -77,7 +77,7 @@ def question_message(fake: DiscordStandIn, token: str) -> dict[str, Any]:
 async def start_bot(fake: DiscordStandIn, env: dict[str, str], log: Path) -> asyncio.subprocess.Process:
     fake.reset_connection_state()
     with log.open("ab") as out:
-        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot.cli", "run", env=env, cwd=REPO,
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", "run", env=env, cwd=REPO,
                                                     stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=out)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and proc.returncode is None:

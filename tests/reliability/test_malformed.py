@@ -17,9 +17,17 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
-from discord_fixtures import discord_fake  # noqa: F401  (fixture import)
-from discord_standin import DiscordStandIn
-from slack_standin import (
+from support import CONTENT
+
+from adapters.discord_app import DiscordAdapter
+from adapters.discord_settings import DiscordSettings
+from adapters.slack_app import FORM_CALLBACK, SlackAdapter
+from adapters.slack_settings import SlackSettings
+from bot.app import StudyBot
+from bot.clock import FixedClock
+from bot.config import Instructors, Secret, Settings
+from standins.discord_standin import DiscordStandIn
+from standins.slack_standin import (
     FORM,
     SlackStandIn,
     block_actions_payload,
@@ -29,13 +37,6 @@ from slack_standin import (
     slash_payload,
     view_submission_payload,
 )
-from support import CONTENT
-
-from adapters.discord_app import DiscordAdapter
-from adapters.slack_app import FORM_CALLBACK, SlackAdapter
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.config import Instructors, Secret, Settings
 
 BUG_REPLY = "Something went wrong on our side"
 
@@ -106,12 +107,12 @@ async def slack_fake() -> AsyncIterator[SlackStandIn]:
 
 @pytest.fixture
 async def slack(slack_fake: SlackStandIn, tmp_path: Path) -> AsyncIterator[tuple[SlackAdapter, StudyBot, str]]:
-    config = Settings(slack_bot_token=Secret(slack_fake.bot_token),
-                      slack_signing_secret=Secret(slack_fake.signing_secret), slack_api_url=slack_fake.api_url,
-                      http_host="127.0.0.1", http_port=0, db_path=tmp_path / "bot.db", content_dir=CONTENT,
-                      results_dir=tmp_path / "results", instructors=Instructors())
+    config = Settings(db_path=tmp_path / "bot.db", content_dir=CONTENT, results_dir=tmp_path / "results",
+                      instructors=Instructors())
     bot = await StudyBot.start(config, FixedClock("2026-11-30T09:00:00+00:00"))
-    adapter = SlackAdapter(bot, config)
+    adapter = SlackAdapter(bot, SlackSettings(bot_token=Secret(slack_fake.bot_token),
+                                              signing_secret=Secret(slack_fake.signing_secret),
+                                              api_url=slack_fake.api_url, http_host="127.0.0.1", http_port=0))
     await adapter.start()
     url = f"http://127.0.0.1:{adapter.port}/slack/events"
     try:
@@ -164,12 +165,12 @@ NO_CALLBACK_WAIT = 0.4  # seconds to wait before taking "no callback" as a delib
 
 @pytest.fixture
 async def discord_bot(tmp_path: Path, discord_fake: DiscordStandIn) -> AsyncIterator[StudyBot]:  # noqa: F811
-    config = Settings(discord_token=Secret(discord_fake.token), discord_api_url=discord_fake.api_base,
-                      discord_gateway_url=discord_fake.gateway_url, db_path=tmp_path / "bot.db", content_dir=CONTENT,
-                      results_dir=tmp_path / "results",
+    config = Settings(db_path=tmp_path / "bot.db", content_dir=CONTENT, results_dir=tmp_path / "results",
                       instructors=Instructors(discord_roles=frozenset({"Instructor"})))
     bot = await StudyBot.start(config, FixedClock("2026-11-30T09:00:00+00:00"))
-    adapter = DiscordAdapter(bot, config, guild_ready_timeout=0.05, ready_timeout=5)
+    adapter = DiscordAdapter(bot, DiscordSettings(token=Secret(discord_fake.token), api_url=discord_fake.api_base,
+                                                  gateway_url=discord_fake.gateway_url),
+                             guild_ready_timeout=0.05, ready_timeout=5)
     await adapter.start()
     try:
         yield bot

@@ -16,7 +16,7 @@ from support import REPO, channel, learner
 
 from bot import results
 from bot.app import StudyBot
-from bot.messages import Actor, Audience, ChoiceMade, Command, Place, Reply, TextSubmitted
+from bot.messages import Actor, Audience, ChoiceMade, Cohort, Command, Place, Reply, TextSubmitted
 
 INJECTIONS = [
     "'; DROP TABLE answers; --",
@@ -43,7 +43,7 @@ RELIABILITY = [
      "shapes + clicks, forms, tokens)",
      "no bug reply; every table still exists; one learner row per actor and one answer each; injected display "
      "names stored and shown verbatim on the leaderboard"),
-    ("an AST scan of bot/ for SQL built by f-strings, % or .format inside execute/_read calls", "every call in bot/",
+    ("an AST scan of bot/ for SQL built by f-strings, % or .format inside execute/read calls", "every call in bot/",
      "none, apart from the allow-listed table name in Store.count and the integer user_version in migrate"),
     ("instructor commands (/leaderboard post, /results cohort, /quiz round with rounds.instructors_only) by "
      "non-instructors on slack, discord and console", "3 platforms × 3 commands",
@@ -64,7 +64,7 @@ def _bugs(replies: list[Reply]) -> list[str]:
 
 
 async def _tables(bot: StudyBot) -> set[str]:
-    return {r["name"] for r in await bot.store._read("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return {r["name"] for r in await bot.store.engine.read("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
 # ------------------------------------------------------------ SQL only with parameters
@@ -91,13 +91,13 @@ async def test_injection_strings_in_every_text_field_are_data(bot: StudyBot) -> 
         assert not _bugs(await bot.handle(TextSubmitted(form.form.token, f"{TEACHBACK} {text}", actor, place)))
 
     assert await _tables(bot) == tables
-    rows = await bot.store._read("SELECT platform, cohort, user_id, display_name FROM learners")
+    rows = await bot.store.engine.read("SELECT platform, cohort, user_id, display_name FROM learners")
     assert sorted(tuple(r) for r in rows) == sorted((a.platform, a.cohort, a.user_id, a.display_name) for a in actors)
-    answers = await bot.store._read("SELECT l.user_id, COUNT(*) AS n FROM answers a JOIN learners l"
+    answers = await bot.store.engine.read("SELECT l.user_id, COUNT(*) AS n FROM answers a JOIN learners l"
                                     " ON l.id = a.learner_id GROUP BY l.user_id")
     assert {r["user_id"]: r["n"] for r in answers} == {a.user_id: 1 for a in actors}
     assert await bot.store.count("teachbacks") == len(actors)
-    [(check,)] = await bot.store._read("PRAGMA integrity_check")
+    [(check,)] = await bot.store.engine.read("PRAGMA integrity_check")
     assert check == "ok"
 
 
@@ -106,7 +106,7 @@ async def test_injected_display_names_appear_verbatim_on_the_leaderboard(bot: St
     for n, name in enumerate(names):
         actor = Actor("slack", "T1", f"U{n}", name)
         [question] = await bot.handle(Command("quiz", "", actor, channel()))
-        prompt = await bot.store.prompt(question.choices[0].token.partition(".")[0])
+        prompt = await bot.store.prompts.get(question.choices[0].token.partition(".")[0])
         right = bot.library.questions[prompt.item_id].correct_index
         [feedback] = await bot.handle(ChoiceMade(question.choices[right].token, actor, channel()))
         assert feedback.text.startswith("✅")
@@ -128,7 +128,7 @@ def _sql_calls() -> list[tuple[str, str, int, str]]:
                      if isinstance(t, ast.Name) and _interpolated(node.value)}
             for node in ast.walk(func):
                 if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                        and node.func.attr in {"execute", "executemany", "executescript", "_read"} and node.args):
+                        and node.func.attr in {"execute", "executemany", "executescript", "read"} and node.args):
                     sql = node.args[0]
                     if _interpolated(sql) or any(isinstance(n, ast.Name) and n.id in built for n in ast.walk(sql)):
                         found.append((path.name, func.name, node.lineno, ast.unparse(sql)))
@@ -147,8 +147,8 @@ def _interpolated(node: ast.AST) -> bool:
 
 
 ALLOWED_SQL = {
-    ("store.py", "count", "f'SELECT COUNT(*) AS n FROM {table}'"),  # table checked against a fixed set first
-    ("store.py", "migrate", "f'PRAGMA user_version = {number}'"),  # an int from range(); PRAGMA takes no parameters
+    ("__init__.py", "count", "f'SELECT COUNT(*) AS n FROM {table}'"),  # table checked against a fixed set first
+    ("engine.py", "migrate", "f'PRAGMA user_version = {number}'"),  # an int from range(); PRAGMA takes no parameters
 }
 
 
@@ -179,7 +179,7 @@ def _by(platform: str, user: str, *, teacher: bool = False) -> tuple[Actor, Plac
 
 
 async def _state(bot: StudyBot) -> tuple:
-    rounds = await bot.store._read("SELECT COUNT(*) AS n FROM rounds")
+    rounds = await bot.store.engine.read("SELECT COUNT(*) AS n FROM rounds")
     files = sorted(p for p in bot.settings.results_dir.rglob("*") if p.is_file()) if bot.settings.results_dir.exists() \
         else []
     return rounds[0]["n"], files, await bot.store.count("timers")
@@ -187,7 +187,7 @@ async def _state(bot: StudyBot) -> tuple:
 
 @pytest.mark.parametrize("platform", ["slack", "discord", "console"])
 async def test_instructor_commands_are_refused_for_everyone_else(bot: StudyBot, platform: str) -> None:
-    bot.settings = dataclasses.replace(bot.settings, rounds_instructors_only=True)
+    bot.ctx.settings = dataclasses.replace(bot.settings, rounds_instructors_only=True)
     actor, place = _by(platform, "LEARNER")
     await bot.handle(Command("quiz", "", actor, place))  # a learner of the cohort, with a row of their own
     before = await _state(bot)
@@ -224,7 +224,7 @@ NASTY = st.one_of(
 def test_results_paths_stay_inside_the_root(platform: str, cohort: str, user: str) -> None:
     root = Path("/srv/studybot/results")
     actor = Actor(platform, cohort, user)
-    for folder in (results.learner_dir(root, actor), results.cohort_dir(root, platform, cohort)):
+    for folder in (results.learner_dir(root, actor), results.cohort_dir(root, Cohort(platform, cohort))):
         assert folder.parent.parent == root and ".." not in folder.parts and "\x00" not in str(folder)
         assert folder.resolve(strict=False).is_relative_to(root.resolve(strict=False))
 
@@ -276,11 +276,17 @@ async def _answer_practice(bot: StudyBot, actor: Actor, place: Place) -> None:
     pytest.fail("the practice quiz has no short-answer question")
 
 
+async def _learner_id(bot: StudyBot, actor: Actor) -> int:
+    [row] = await bot.store.engine.read("SELECT id FROM learners WHERE platform = ? AND cohort = ? AND user_id = ?",
+                                        (actor.platform, actor.cohort, actor.user_id))
+    return int(row["id"])
+
+
 async def _everything_of(bot: StudyBot, learner_id: int, user_id: str) -> dict[str, int]:
     """Per table, the rows that reference a learner: by a learner column, or their user id in any text."""
     found = {}
     for table in sorted(await _tables(bot)):
-        columns = await bot.store._read(f"PRAGMA table_info({table})")
+        columns = await bot.store.engine.read(f"PRAGMA table_info({table})")
         clauses, params = [], []
         for col in columns:
             if col["name"] in ("learner_id", "owner_id", "starter_id") or (table == "learners" and col["name"] == "id"):
@@ -290,7 +296,7 @@ async def _everything_of(bot: StudyBot, learner_id: int, user_id: str) -> dict[s
                 clauses.append(f"instr({col['name']}, ?) > 0")
                 params.append(user_id)
         if clauses:
-            rows = await bot.store._read(f"SELECT COUNT(*) AS n FROM {table} WHERE {' OR '.join(clauses)}", params)
+            rows = await bot.store.engine.read(f"SELECT COUNT(*) AS n FROM {table} WHERE {' OR '.join(clauses)}", params)
             found[table] = rows[0]["n"]
     return found
 
@@ -308,7 +314,7 @@ async def test_forget_me_leaves_no_row_behind(bot: StudyBot) -> None:
         assert "reminders are on" in (await bot.handle(Command("review", "remind on", actor, place)))[0].text
         assert not _bugs(await bot.handle(Command("review", "", actor, place)))
         assert not _bugs(await bot.handle(Command("results", "", actor, place)))
-    my_id, other_id = await bot.store.find_learner(me), await bot.store.find_learner(other)
+    my_id, other_id = await _learner_id(bot, me), await _learner_id(bot, other)
     mine = await _everything_of(bot, my_id, me.user_id)
     for table in ("learners", "answers", "prompt_uses", "weekly_scores", "teachbacks", "cards", "prompts"):
         assert mine.get(table), (table, mine)  # the learner really had rows there

@@ -83,7 +83,7 @@ def _studybot(command: str, db: Path) -> subprocess.CompletedProcess[str]:
     if command == "run":
         extra = {"DISCORD_TOKEN": "dummy-token", "DISCORD_API_URL": "http://127.0.0.1:9/api/v10",
                  "DISCORD_GATEWAY_URL": "ws://127.0.0.1:9/gateway"}
-    argv = [*(_unprivileged() or []), sys.executable, "-m", "bot.cli", command]
+    argv = [*(_unprivileged() or []), sys.executable, "-m", "adapters.cli", command]
     return subprocess.run(argv, env=_env(db, **extra), cwd=REPO, stdin=subprocess.DEVNULL, capture_output=True,
                           text=True, timeout=30)
 
@@ -176,7 +176,7 @@ async def _rows_of(bot: StudyBot, user: str) -> dict[str, int]:
     """How many rows of each per-answer table belong to a learner."""
     counts = {}
     for table in ("answers", "prompt_uses", "cards", "weekly_scores"):
-        rows = await bot.store._read(
+        rows = await bot.store.engine.read(
             f"SELECT COUNT(*) AS n FROM {table} t JOIN learners l ON l.id = t.learner_id WHERE l.user_id = ?", (user,))
         counts[table] = rows[0]["n"]
     return counts
@@ -190,7 +190,7 @@ async def test_locked_database_says_try_again_and_records_nothing(bot: StudyBot)
     before = {user: await _question_token(bot, user) for user in ("U1", "U2")}
     assert (await _click(bot, "U1", before["U1"])).startswith(RECORDED)
     token = await _question_token(bot, "U3")
-    await bot.store._run(lambda c: c.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}"))
+    await bot.store.engine.run(lambda c: c.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}"))
 
     blocker = sqlite3.connect(bot.settings.db_path, isolation_level=None, timeout=0)
     try:
@@ -222,8 +222,8 @@ async def test_full_database_says_try_again_and_keeps_what_was_recorded(bot: Stu
     early, rest = users[:5], users[5:]
     for user in early:
         assert (await _click(bot, user, tokens[user])).startswith(RECORDED)
-    [(pages,)] = await bot.store._read("PRAGMA page_count")
-    await bot.store._run(lambda c: c.execute(f"PRAGMA max_page_count = {pages}"))
+    [(pages,)] = await bot.store.engine.read("PRAGMA page_count")
+    await bot.store.engine.run(lambda c: c.execute(f"PRAGMA max_page_count = {pages}"))
 
     recorded, refused = set(early), []
     for user in rest:  # one at a time until the free room in the last pages is used up
@@ -252,10 +252,10 @@ async def test_full_database_says_try_again_and_keeps_what_was_recorded(bot: Stu
     for user in refused:
         assert (await _rows_of(bot, user))["answers"] == 0, user  # 'try again' stored nothing
     assert await bot.store.count("answers") == len(recorded)
-    [(check,)] = await bot.store._read("PRAGMA integrity_check")
+    [(check,)] = await bot.store.engine.read("PRAGMA integrity_check")
     assert check == "ok"
 
-    await bot.store._run(lambda c: c.execute("PRAGMA max_page_count = 1073741823"))
+    await bot.store.engine.run(lambda c: c.execute("PRAGMA max_page_count = 1073741823"))
     for user in refused:
         text = await _click(bot, user, tokens[user])
         assert text.startswith(RECORDED), (user, text)
@@ -264,16 +264,16 @@ async def test_full_database_says_try_again_and_keeps_what_was_recorded(bot: Stu
 
 async def test_busy_reply_means_nothing_was_recorded(bot: StudyBot, monkeypatch: pytest.MonkeyPatch) -> None:
     token = await _question_token(bot, "U1")
-    await bot.store._run(lambda c: c.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}"))
+    await bot.store.engine.run(lambda c: c.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}"))
     blocker = sqlite3.connect(bot.settings.db_path, isolation_level=None, timeout=0)
-    real = bot.store.record_answer
+    real = bot.store.answers.record
 
     async def then_locked(*args, **kwargs):  # the lock arrives right after the answer committed
         recorded = await real(*args, **kwargs)
         blocker.execute("BEGIN EXCLUSIVE")
         return recorded
 
-    monkeypatch.setattr(bot.store, "record_answer", then_locked)
+    monkeypatch.setattr(bot.store.answers, "record", then_locked)
     try:
         text = await _click(bot, "U1", token)
     finally:

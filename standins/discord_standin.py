@@ -19,11 +19,13 @@ import itertools
 import json
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, Self
 
+import discord
 from aiohttp import WSMsgType, web
 
 DISCORD_EPOCH_MS = 1_420_070_400_000
@@ -1273,3 +1275,29 @@ async def _read_body(request: web.Request) -> tuple[Any, dict[int, tuple[str, by
         return payload, files
     raw = await request.read()
     return (json.loads(raw) if raw else None), {}
+
+
+@asynccontextmanager
+async def running_bot(
+    bot: discord.Client, fake: DiscordStandIn, *, token: str | None = None, timeout: float = 5.0
+) -> AsyncIterator[discord.Client]:
+    """Log ``bot`` in to the stand-in, connect the gateway, wait until ready; close on exit.
+
+    Login errors (e.g. ``discord.LoginFailure``) and gateway failures before ready propagate.
+    """
+    task: asyncio.Task[None] | None = None
+    try:
+        await bot.login(token or fake.token)
+        task = asyncio.create_task(bot.connect(reconnect=False), name="discord-bot-connect")
+        ready = asyncio.create_task(bot.wait_until_ready())
+        done, _ = await asyncio.wait({task, ready}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if ready not in done:
+            ready.cancel()
+            if task in done:
+                task.result()  # re-raise why the gateway connection ended
+            raise TimeoutError("bot did not become ready against the Discord stand-in")
+        yield bot
+    finally:
+        await bot.close()
+        if task is not None:
+            await asyncio.wait_for(task, timeout)

@@ -6,62 +6,85 @@ import argparse
 import asyncio
 import os
 import sys
+from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
-from bot.config import PLATFORM_VARIABLES, ConfigError, Settings
-from bot.content import ContentErrors, check_library, load_library
+from adapters.platform import Platform
+from adapters.platforms import PLATFORMS
+from bot.app import StudyBot
+from bot.clock import SystemClock
+from bot.config import Settings
+from bot.content.loader import QUIZ_MD, check_library
+from bot.errors import ConfigError, ContentErrors, SetupError, StoreUnavailable
 from bot.logs import configure
 from bot.render import render_quiz
+from bot.store import Store
+
+HEALTHY_WITHIN = timedelta(seconds=90)
 
 
 def _settings() -> Settings:
     try:
-        return Settings.from_env(os.environ)
+        return Settings.from_env(os.environ, sections=[s for p in PLATFORMS for s in p.sections])
     except ConfigError as exc:
         sys.exit(f"studybot: {exc}")
 
 
+def configured_platforms(settings: Settings, environ: Mapping[str, str]) -> dict[Platform, Any]:
+    """Each platform whose credentials are set, with its settings."""
+    found = {}
+    for platform in PLATFORMS:
+        own = platform.read(environ, settings)
+        if platform.configured(own):
+            found[platform] = own
+    return found
+
+
 def validate(folder: Path) -> int:
-    library, problems = check_library(folder)
-    if problems:
-        for problem in problems:
-            print(problem)
-        print(f"{len(problems)} problem(s) found.", file=sys.stderr)
+    report = check_library(folder)
+    for problem in (*report.problems, *report.warnings):
+        print(problem)
+    if report.problems:
+        print(f"{len(report.problems)} problem(s) found.", file=sys.stderr)
         return 1
+    library = report.library
     print(f"OK: {len(library.lessons)} lesson(s), {len(library.questions)} questions, "
-          f"{len(library.terms)} glossary terms, {len(library.prompts)} teach-back prompts.")
+          f"{len(library.terms)} glossary terms, {len(library.prompts)} teach-back prompts"
+          + (f"; {len(report.warnings)} warning(s)." if report.warnings else "."))
     return 0
 
 
 def render(folder: Path) -> int:
-    try:
-        library = load_library(folder)
-    except ContentErrors as exc:
-        print(exc)
+    report = check_library(folder)
+    if report.problems:
+        print(ContentErrors(report.problems))
         return 1
-    for lesson in library.lessons.values():
-        target = lesson.path / "quiz.md"
+    for lesson in report.library.lessons.values():
+        target = lesson.path / QUIZ_MD
         target.write_text(render_quiz(lesson), encoding="utf-8")
         print(f"wrote {target}")
     return 0
 
 
-async def _start(settings: Settings):
-    from bot.app import StudyBot
-    from bot.store import StoreUnavailable
-
+async def _start(settings: Settings) -> StudyBot:
     try:
         return await StudyBot.start(settings)
     except ContentErrors as exc:
         sys.exit(f"studybot: the lesson packs have problems:\n{exc}")
-    except StoreUnavailable as exc:
+    except SetupError as exc:
         sys.exit(f"studybot: {exc}")
 
 
 async def console(settings: Settings) -> None:
     from adapters.console import run_console
 
+    try:
+        settings.db_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        sys.exit(f"studybot: cannot create the database folder {settings.db_path.parent} ({exc.strerror}); "
+                 "make its parent writable or set STUDYBOT_DB")
     bot = await _start(settings)
     try:
         await run_console(bot)
@@ -69,25 +92,31 @@ async def console(settings: Settings) -> None:
         await bot.close()
 
 
-async def run(settings: Settings) -> int:
-    if not settings.platforms:
-        print(f"studybot run: no platform is configured. Set {PLATFORM_VARIABLES}, "
+async def run(settings: Settings, or_console: bool) -> int:
+    try:
+        platforms = configured_platforms(settings, os.environ)
+    except ConfigError as exc:
+        sys.exit(f"studybot: {exc}")
+    if not platforms:
+        if or_console:
+            print("No platform token is set: starting the console chat on the bundled lesson.")
+            await console(settings)
+            return 0
+        needs = " or ".join(p.needs for p in PLATFORMS)
+        print(f"studybot run: no platform is configured. Set {needs}, "
               "or try the console with `studybot console`.", file=sys.stderr)
         return 1
     from adapters.runner import run_platforms
 
     bot = await _start(settings)
     try:
-        await run_platforms(bot, settings)
+        await run_platforms(bot, platforms)
     finally:
         await bot.close()
     return 0
 
 
 async def backup(settings: Settings, target: Path) -> int:
-    from bot.clock import SystemClock
-    from bot.store import Store, StoreUnavailable
-
     try:
         store = await Store.open(settings.db_path, SystemClock())
     except StoreUnavailable as exc:
@@ -101,14 +130,8 @@ async def backup(settings: Settings, target: Path) -> int:
     return 0
 
 
-HEALTHY_WITHIN = timedelta(seconds=90)
-
-
 async def health(settings: Settings) -> int:
     """Exit 0 when the database opens and the scheduler's heartbeat is fresh (Docker's healthcheck)."""
-    from bot.clock import SystemClock
-    from bot.store import Store, StoreUnavailable
-
     clock = SystemClock()
     try:
         store = await Store.open(settings.db_path, clock)
@@ -129,7 +152,8 @@ async def health(settings: Settings) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="studybot", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("run", help="start every platform whose token is set")
+    p = sub.add_parser("run", help="start every platform whose token is set")
+    p.add_argument("--or-console", action="store_true", help="start the console chat when no platform is set")
     sub.add_parser("console", help="the terminal chat (no network, no token)")
     for name, what in (("validate", "check the lesson packs"), ("render", "write quiz.md from quiz.yaml")):
         p = sub.add_parser(name, help=what)
@@ -144,19 +168,16 @@ def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
 
     settings = _settings()
-    configure(settings.log_level if args.command == "run" else "WARNING")
+    configure(settings.log_level if args.command == "run" else "WARNING",
+              secrets=[s for p in PLATFORMS for s in p.secrets],
+              noisy=[n for p in PLATFORMS for n in p.noisy_loggers])
     if args.command in ("validate", "render"):
         folder = args.folder or settings.content_dir
         sys.exit((validate if args.command == "validate" else render)(folder))
     if args.command == "console":
-        try:
-            settings.db_path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            sys.exit(f"studybot: cannot create the database folder {settings.db_path.parent} ({exc.strerror}); "
-                     "make its parent writable or set STUDYBOT_DB")
         asyncio.run(console(settings))
     elif args.command == "run":
-        sys.exit(asyncio.run(run(settings)))
+        sys.exit(asyncio.run(run(settings, args.or_console)))
     elif args.command == "backup":
         sys.exit(asyncio.run(backup(settings, args.path)))
     elif args.command == "health":

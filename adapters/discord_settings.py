@@ -1,0 +1,50 @@
+"""Discord's settings and its entry in the platform registry (no SDK import)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from adapters.platform import Platform
+from bot.config import Secret, Settings
+from bot.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class DiscordSettings:
+    token: Secret | None = None
+    api_url: str = "https://discord.com/api/v10"
+    gateway_url: str = "wss://gateway.discord.gg/"
+    sync_guilds: tuple[int, ...] = ()  # guilds to sync the commands to at start; none: global
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str], settings: Settings | None = None) -> DiscordSettings:
+        def get(name: str) -> str | None:
+            return environ.get(name, "").strip() or None
+
+        section = settings.section("discord") if settings else {}
+        for key in section:
+            if key != "sync_guilds":
+                raise ConfigError(f"STUDYBOT_CONFIG: discord.{str(key)[:40]} is not a setting; "
+                                  "the discord section takes sync_guilds")
+        guilds = section.get("sync_guilds") or []
+        if not isinstance(guilds, list) or not all(str(g).isdigit() for g in guilds):
+            raise ConfigError("STUDYBOT_CONFIG: discord.sync_guilds must be a list of server ids (numbers)")
+        token = get("DISCORD_TOKEN")
+        return cls(token=Secret(token) if token else None,
+                   api_url=(get("DISCORD_API_URL") or cls.api_url).rstrip("/"),
+                   gateway_url=get("DISCORD_GATEWAY_URL") or cls.gateway_url,
+                   sync_guilds=tuple(int(g) for g in guilds))
+
+
+DISCORD = Platform(
+    name="discord",
+    variables=("DISCORD_TOKEN", "DISCORD_API_URL", "DISCORD_GATEWAY_URL"),
+    secrets=(r"[MNO][A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}",),
+    noisy_loggers=("discord.http", "discord.gateway", "discord.webhook", "discord.client", "discord.state"),
+    sections=("discord",),
+    read=DiscordSettings.from_env,
+    configured=lambda s: s.token is not None,
+    needs="DISCORD_TOKEN",
+    adapter="adapters.discord_app:DiscordAdapter",
+)

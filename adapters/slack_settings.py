@@ -1,0 +1,55 @@
+"""Slack's settings and its entry in the platform registry (no SDK import, so that the CLI
+can read them without loading slack-bolt)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from adapters.platform import Platform
+from bot.config import Secret, Settings
+from bot.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class SlackSettings:
+    bot_token: Secret | None = None
+    app_token: Secret | None = None  # with it, Socket Mode; without, HTTP mode with the signing secret
+    signing_secret: Secret | None = None
+    api_url: str = "https://slack.com/api/"
+    http_host: str = "0.0.0.0"
+    http_port: int = 3000
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str], settings: Settings | None = None) -> SlackSettings:
+        def get(name: str) -> str | None:
+            return environ.get(name, "").strip() or None
+
+        def secret(name: str) -> Secret | None:
+            value = get(name)
+            return Secret(value) if value else None
+
+        port = get("STUDYBOT_HTTP_PORT") or "3000"
+        if not port.isdigit():
+            raise ConfigError(f"STUDYBOT_HTTP_PORT must be a port number, not {port[:20]!r}")
+        return cls(bot_token=secret("SLACK_BOT_TOKEN"), app_token=secret("SLACK_APP_TOKEN"),
+                   signing_secret=secret("SLACK_SIGNING_SECRET"), api_url=get("SLACK_API_URL") or cls.api_url,
+                   http_host=get("STUDYBOT_HTTP_HOST") or cls.http_host, http_port=int(port))
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.bot_token and (self.app_token or self.signing_secret))
+
+
+SLACK = Platform(
+    name="slack",
+    variables=("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_API_URL",
+               "STUDYBOT_HTTP_HOST", "STUDYBOT_HTTP_PORT"),
+    secrets=(r"xox[abposr]-[A-Za-z0-9-]+", r"xapp-[A-Za-z0-9-]+"),
+    noisy_loggers=("slack_bolt", "slack_sdk"),
+    sections=(),
+    read=SlackSettings.from_env,
+    configured=lambda s: bool(s.configured),
+    needs="SLACK_BOT_TOKEN (with SLACK_APP_TOKEN or SLACK_SIGNING_SECRET)",
+    adapter="adapters.slack_app:SlackAdapter",
+)

@@ -1,0 +1,344 @@
+"""Load every lesson pack under a folder into the lesson model, or list every problem.
+
+Fast path: each file is parsed once with PyYAML's C loader and checked as plain data.
+Only a file that has a problem is parsed again as a node tree, to give each problem its
+line number. Warnings (a stale quiz.md) are reported but do not stop the bot.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from bot.content.checker import Checker, FieldPath, field_name
+from bot.content.model import Goal, Lesson, Library, TeachbackPrompt, Term
+from bot.errors import ContentError, ContentErrors
+from bot.questions.base import Question
+from bot.questions.registry import TYPES
+from bot.render import render_quiz
+from bot.scoring import teachback_needed
+from bot.suggest import did_you_mean
+
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # SafeLoader without libyaml
+
+LESSON_FILE, QUIZ_FILE, GLOSSARY_FILE, TEACHBACK_FILE = "lesson.yaml", "quiz.yaml", "glossary.yaml", "teachback.yaml"
+NOTES_FILE, QUIZ_MD = "notes.md", "quiz.md"
+PACK_FILES = (LESSON_FILE, QUIZ_FILE, GLOSSARY_FILE, TEACHBACK_FILE)
+
+LESSON_KEYS = frozenset({"id", "title", "summary", "goals"})
+GOAL_KEYS = frozenset({"id", "text"})
+QUESTION_KEYS = frozenset({"id", "type", "goal", "prompt", "explanation", "sources"})
+TERM_KEYS = frozenset({"term", "definition", "aliases", "related", "sources"})
+PROMPT_KEYS = frozenset({"id", "goal", "prompt", "key_points", "needed", "sources"})
+_SOURCE_HEADING = re.compile(r"^##\s+([A-Za-z][A-Za-z0-9_.-]*)\b", re.MULTILINE)
+
+
+@dataclass
+class Report:
+    """What a check of the library found: problems stop the bot, warnings do not."""
+
+    library: Library
+    problems: list[ContentError] = field(default_factory=list)
+    warnings: list[ContentError] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------- the four files
+
+
+def _read_lesson(c: Checker, data: dict, folder: Path) -> Lesson:
+    c.known_keys(data, (), LESSON_KEYS)
+    goals = tuple(Goal(c.text(g, "id", p), c.text(g, "text", p)) for p, g in c.items(data, "goals", (), GOAL_KEYS))
+    return Lesson(id=c.text(data, "id", ()), title=c.text(data, "title", ()), summary=c.text(data, "summary", ()),
+                  goals=goals, path=folder)
+
+
+def _read_questions(c: Checker, data: dict, lesson: Lesson) -> list[tuple[FieldPath, Question]]:
+    c.known_keys(data, (), {"questions"})
+    goal_ids = {g.id for g in lesson.goals}
+    out: list[tuple[FieldPath, Question]] = []
+    for path, q in c.items(data, "questions", ()):
+        kind = c.text(q, "type", path)
+        question_type = TYPES.get(kind)
+        if question_type is None and kind:
+            c.fail(path + ("type",), f"must be one of {', '.join(TYPES)}, not '{kind[:20]}'")
+        goal = c.text(q, "goal", path)
+        if goal and goal_ids and goal not in goal_ids:
+            c.fail(path + ("goal",), f"'{goal[:40]}' is not a goal id of lesson '{lesson.id}'")
+        common = dict(id=c.text(q, "id", path), lesson_id=lesson.id, goal=goal, prompt=c.text(q, "prompt", path),
+                      explanation=c.text(q, "explanation", path), sources=c.texts(q, "sources", path))
+        if question_type is not None:  # without a type, its own keys are unknown: check the common ones only
+            c.known_keys(q, path, QUESTION_KEYS | question_type.keys)
+            out.append((path, question_type.read(c, q, path, common)))
+    return out
+
+
+def _read_terms(c: Checker, data: dict, lesson: Lesson) -> list[tuple[FieldPath, Term]]:
+    c.known_keys(data, (), {"terms"})
+    return [
+        (path, Term(term=c.text(t, "term", path), definition=c.text(t, "definition", path), lesson_id=lesson.id,
+                    aliases=c.texts(t, "aliases", path), related=c.texts(t, "related", path),
+                    sources=c.texts(t, "sources", path)))
+        for path, t in c.items(data, "terms", (), TERM_KEYS)
+    ]
+
+
+def _read_prompts(c: Checker, data: dict, lesson: Lesson) -> list[tuple[FieldPath, TeachbackPrompt]]:
+    c.known_keys(data, (), {"prompts"})
+    out = []
+    for path, p in c.items(data, "prompts", (), PROMPT_KEYS):
+        size = len(p["key_points"]) if isinstance(p.get("key_points"), list) else 0
+        rubric = c.rubric(p, "key_points", path, default_needed=teachback_needed(size))
+        out.append((path, TeachbackPrompt(id=c.text(p, "id", path), lesson_id=lesson.id,
+                                          prompt=c.text(p, "prompt", path), rubric=rubric,
+                                          goal=c.text(p, "goal", path, required=False),
+                                          sources=c.texts(p, "sources", path))))
+    return out
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One of a pack's item files: how to read it and how its items are named."""
+
+    file: str
+    read: Callable[[Checker, dict, Lesson], Iterable[tuple[FieldPath, Any]]]
+    kind: str  # how a duplicate is named: "question", "term" ...
+    id_field: str
+    lesson_field: str  # where the items go in the Lesson
+
+
+PARTS = (
+    _Part(QUIZ_FILE, _read_questions, "question", "id", "questions"),
+    _Part(TEACHBACK_FILE, _read_prompts, "teach-back prompt", "id", "prompts"),
+    _Part(GLOSSARY_FILE, _read_terms, "term", "term", "terms"),
+)
+
+
+# ---------------------------------------------------------------- loading
+
+
+class _Loading:
+    """One run of the loader: the library so far, and every problem found."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.base = root.parent if root.is_dir() else root
+        self.report = Report(Library())
+        self.seen: dict[str, tuple[Path, FieldPath]] = {}  # id -> where it was first defined
+        self._finders: dict[Path, _LineFinder] = {}
+
+    def lines(self, file: Path) -> _LineFinder:
+        """The line finder of a file: each file with problems is parsed for lines at most once."""
+        return self._finders.setdefault(file, _LineFinder(file))
+
+    def name(self, file: Path) -> str:
+        try:
+            return str(file.relative_to(self.base))
+        except ValueError:
+            return str(file)
+
+    def problem(self, file: Path, line: int, where: str, message: str) -> None:
+        self.report.problems.append(ContentError(self.name(file), line, where, message))
+
+    def parse(self, file: Path) -> Any:
+        """The file's YAML as plain data; None (with the problem reported) when it cannot be used."""
+        try:
+            text = file.read_text(encoding="utf-8")
+        except OSError as exc:
+            self.problem(file, 1, "file", f"cannot read: {exc.strerror}")
+            return None
+        try:
+            data = yaml.load(text, Loader=_Loader)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+            problem = getattr(exc, "problem", None) or str(exc)
+            self.problem(file, mark.line + 1 if mark else 1, "yaml", f"not valid YAML: {problem}")
+            return None
+        if data is None:
+            self.problem(file, 1, "file", "the file is empty; write its fields (see content/README.md) or delete it")
+        return data
+
+    def check(self, file: Path, checker: Checker) -> None:
+        """Turn a checker's problems into located ContentErrors."""
+        if not checker.problems:
+            return
+        lines = self.lines(file)
+        for path, message in checker.problems:
+            self.problem(file, lines.line(path), field_name(path), message)
+
+    def load_pack(self, folder: Path) -> None:
+        lesson_file = folder / LESSON_FILE
+        self.unknown_files(folder)
+        data = self.parse(lesson_file)
+        if data is None:
+            return
+        c = Checker()
+        if (mapping := c.mapping(data, ())) is None:
+            self.check(lesson_file, c)
+            return
+        lesson = _read_lesson(c, mapping, folder)
+        self.check(lesson_file, c)
+        parts: dict[str, list[Any]] = {part.lesson_field: [] for part in PARTS}  # questions, prompts, terms
+        sources = self.source_ids(folder)
+        for part in PARTS:
+            file = folder / part.file
+            if not file.exists() or (data := self.parse(file)) is None:
+                continue
+            c = Checker()
+            if (mapping := c.mapping(data, ())) is not None:
+                for path, item in part.read(c, mapping, lesson):
+                    self.cited(c, path, item.sources, sources)
+                    fresh = self._unique(part.kind, getattr(item, part.id_field), file, path + (part.id_field,), c)
+                    for i, alias in enumerate(getattr(item, "aliases", ())):
+                        self._unique(part.kind, alias, file, path + ("aliases", i), c)
+                    if fresh:
+                        parts[part.lesson_field].append(item)
+            self.check(file, c)
+        if lesson.id and self._unique("lesson", lesson.id, lesson_file, ("id",), None):
+            self.report.library.add(replace(lesson, questions=tuple(parts["questions"]),
+                                            prompts=tuple(parts["prompts"]), terms=tuple(parts["terms"])))
+
+    def unknown_files(self, folder: Path) -> None:
+        """A misspelt pack file would silently be left out: name it."""
+        for file in sorted(folder.glob("*.y*ml")):
+            if file.name not in PACK_FILES:
+                self.problem(file, 1, "file", f"not a lesson-pack file{did_you_mean(file.name, PACK_FILES)}; "
+                             f"a pack holds {', '.join(PACK_FILES)}")
+
+    def source_ids(self, folder: Path) -> set[str] | None:
+        """The source ids that head sections of the pack's notes.md (None: no notes.md)."""
+        notes = folder / NOTES_FILE
+        try:
+            return set(_SOURCE_HEADING.findall(notes.read_text(encoding="utf-8")))
+        except OSError:
+            return None
+
+    def cited(self, c: Checker, path: FieldPath, cited: tuple[str, ...], known: set[str] | None) -> None:
+        for i, source in enumerate(cited):
+            if known is None:
+                c.fail(path + ("sources", i), f"cites '{source[:20]}', but the pack has no {NOTES_FILE} to list it")
+            elif source not in known:
+                c.fail(path + ("sources", i), f"'{source[:20]}' is not a source heading (## {source[:20]} — …) "
+                       f"of {NOTES_FILE}")
+
+    def _unique(self, kind: str, key: str, file: Path, path: FieldPath, checker: Checker | None) -> bool:
+        """Remember an id; a second use of it anywhere in the library is a problem."""
+        if not key:
+            return False
+        slot = f"{kind}:{key.lower()}"
+        if (where := self.seen.get(slot)) is None:
+            self.seen[slot] = (file, path)
+            return True
+        first_file, first_path = where
+        message = f"duplicate {kind} '{key[:40]}' (first at {self.name(first_file)}:" \
+                  f"{self.lines(first_file).line(first_path)})"
+        if checker is not None:
+            checker.fail(path, message)
+        else:
+            self.problem(file, self.lines(file).line(path), field_name(path), message)
+        return False
+
+    def check_links(self) -> None:
+        """Related terms must name terms of the library."""
+        names = {t.term.lower() for t in self.report.library.terms}
+        for lesson in self.report.library.lessons.values():
+            c = Checker()
+            for i, term in enumerate(lesson.terms):
+                for j, related in enumerate(term.related):
+                    if related.lower() not in names:
+                        c.fail(("terms", i, "related", j), f"'{related[:40]}' is not a term of the library")
+            self.check(lesson.path / GLOSSARY_FILE, c)
+
+    def orphans(self) -> None:
+        """Pack files in a folder without lesson.yaml would vanish without a word: report the folder."""
+        for folder in sorted({f.parent for name in PACK_FILES[1:] for f in self.root.rglob(name)}):
+            if (folder / LESSON_FILE).is_file():
+                continue
+            names = sorted(p.name for p in folder.glob("*.y*ml"))
+            misspelt = [n for n in names if n not in PACK_FILES and did_you_mean(n, [LESSON_FILE])]
+            hint = f" ({misspelt[0]}: did you mean '{LESSON_FILE}'?)" if misspelt else ""
+            self.problem(folder, 1, "folder", f"has {', '.join(names)} but no {LESSON_FILE}{hint}; "
+                         "every pack needs one (see content/README.md)")
+
+
+class _LineFinder:
+    """Turns a path inside a YAML document into a 1-based line, parsing only when asked."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+
+    def line(self, path: FieldPath) -> int:
+        node = self._root
+        if node is None:
+            return 1
+        line = node.start_mark.line + 1
+        for part in path:
+            child = None
+            if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+                child = next((v for k, v in node.value if k.value == part), None)
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+                child = node.value[part]
+            if child is None:
+                break
+            node = child
+            line = node.start_mark.line + 1
+        return line
+
+    @cached_property
+    def _root(self) -> Any:
+        try:
+            return yaml.compose(self.file.read_text(encoding="utf-8"), Loader=_Loader)
+        except (OSError, yaml.YAMLError):
+            return None
+
+
+def pack_folders(root: Path) -> list[Path]:
+    """Every folder under root (or root itself) that holds a lesson.yaml, in a stable order."""
+    if (root / LESSON_FILE).is_file():
+        return [root]
+    return sorted(p.parent for p in root.rglob(LESSON_FILE))
+
+
+def check_library(root: Path) -> Report:
+    """Load what can be loaded, and every problem and warning found on the way."""
+    root = Path(root)
+    loading = _Loading(root)
+    if not root.is_dir():
+        loading.problem(root, 1, "folder", "no such folder of lesson packs; set STUDYBOT_CONTENT or pass a folder")
+        return loading.report
+    loading.orphans()
+    folders = pack_folders(root)
+    if not folders and not loading.report.problems:
+        loading.problem(root, 1, "folder", f"no {LESSON_FILE} found; a lesson pack is a folder with one")
+    for folder in folders:
+        loading.load_pack(folder)
+    loading.check_links()
+    for lesson in loading.report.library.lessons.values():
+        if quiz_md_is_stale(lesson):
+            loading.report.warnings.append(ContentError(
+                loading.name(lesson.path / QUIZ_MD), 1, "file",
+                f"warning: {QUIZ_MD} does not match {QUIZ_FILE}; run `studybot render` to update it"))
+    return loading.report
+
+
+def quiz_md_is_stale(lesson: Lesson) -> bool:
+    """Whether a lesson's quiz.md exists and differs from what `studybot render` would write.
+
+    Compared by content, not modification time: a fresh clone gives every file a new time."""
+    try:
+        return (lesson.path / QUIZ_MD).read_text(encoding="utf-8") != render_quiz(lesson)
+    except OSError:
+        return False
+
+
+def load_library(root: Path) -> Library:
+    """The whole library, or ContentErrors listing every problem."""
+    report = check_library(root)
+    if report.problems:
+        raise ContentErrors(report.problems)
+    return report.library

@@ -1,0 +1,96 @@
+"""The lesson model: what a lesson pack holds once it is loaded and checked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.questions.base import Question
+
+
+@dataclass(frozen=True)
+class Goal:
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class KeyPoint:
+    """One idea a good answer states, recognised by any of its accepted phrasings."""
+
+    id: str
+    point: str
+    accept: tuple[str, ...]
+    misconceptions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """The key points of an answer, and how many of them make it correct."""
+
+    needed: int
+    points: tuple[KeyPoint, ...]
+
+
+@dataclass(frozen=True)
+class Term:
+    term: str
+    definition: str
+    lesson_id: str
+    aliases: tuple[str, ...] = ()
+    related: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TeachbackPrompt:
+    id: str
+    lesson_id: str
+    prompt: str
+    rubric: Rubric
+    goal: str = ""
+    sources: tuple[str, ...] = ()
+
+    @property
+    def key_points(self) -> tuple[KeyPoint, ...]:
+        return self.rubric.points
+
+
+@dataclass(frozen=True)
+class Lesson:
+    id: str
+    title: str
+    summary: str
+    goals: tuple[Goal, ...]
+    path: Path
+    questions: tuple[Question, ...] = ()
+    prompts: tuple[TeachbackPrompt, ...] = ()
+    terms: tuple[Term, ...] = ()
+
+
+@dataclass
+class Library:
+    """Every lesson, and every question, prompt and term by id across lessons."""
+
+    lessons: dict[str, Lesson] = field(default_factory=dict)
+    questions: dict[str, Question] = field(default_factory=dict)
+    prompts: dict[str, TeachbackPrompt] = field(default_factory=dict)
+    terms: list[Term] = field(default_factory=list)
+
+    def add(self, lesson: Lesson) -> None:
+        self.lessons[lesson.id] = lesson
+        self.questions.update((q.id, q) for q in lesson.questions)
+        self.prompts.update((p.id, p) for p in lesson.prompts)
+        self.terms.extend(lesson.terms)
+
+    def lesson(self, name: str | None) -> Lesson | None:
+        """A lesson by id, or by a prefix of exactly one id; with no name, the first lesson."""
+        if not self.lessons:
+            return None
+        if not name:
+            return next(iter(self.lessons.values()))
+        name = name.lower()
+        if name in self.lessons:
+            return self.lessons[name]
+        matches = [lesson for key, lesson in self.lessons.items() if key.startswith(name)]
+        return matches[0] if len(matches) == 1 else None

@@ -1,0 +1,154 @@
+"""What every question type provides. The rest of the core asks the type; it never tests a name.
+
+A type is one module under `bot/questions/` with a `Question` subclass; the registry
+(`bot/questions/__init__.py`) maps the YAML `type:` to it. The subclass owns:
+- reading and checking its fields from YAML (`read`, with the keys it allows),
+- asking (`ask`): choices to press, or a form to fill in,
+- grading (`grade_choice`, `grade_text`) into a `Verdict`,
+- the public reveal of a round's question (`reveal`),
+- its blocks of `quiz.md` (`markdown_question`, `markdown_key`).
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from bot.messages import Audience, Choice, Form, Place, Reply
+
+if TYPE_CHECKING:
+    from bot.content.checker import Checker, FieldPath
+    from bot.grading import Synonyms
+
+OPEN_FORM = "f"  # a choice suffix: open the answer form of a text-answered question (rounds)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How one answer was graded: what to store and what to tell the learner.
+
+    `choice` is the picked choice by identity (its index in the pack), for the answers table;
+    `lines` is the type's own feedback, shown before the explanation."""
+
+    correct: bool
+    lines: tuple[str, ...]
+    choice: int | None = None
+    self_gradable: bool = False
+
+
+@dataclass(frozen=True)
+class Tally:
+    """The answers to one posted question: in all, correct, and per choice (by identity)."""
+
+    answers: int = 0
+    correct: int = 0
+    by_choice: Mapping[int, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Arrangement:
+    """The order in which a question's items are shown: `shown[i]` is the pack index of the
+    item shown in position i. The identity arrangement shows them in authoring order."""
+
+    shown: tuple[int, ...]
+
+    @classmethod
+    def identity(cls, size: int) -> Arrangement:
+        return cls(tuple(range(size)))
+
+    @classmethod
+    def shuffled(cls, size: int, seed: str, *, moved: bool = False) -> Arrangement:
+        """A shuffle that is the same every time for the same seed (random's str seeding hashes
+        with SHA-512, not Python's per-process hash); with `moved`, never the authoring order."""
+        rng = random.Random(seed)
+        shown = list(range(size))
+        rng.shuffle(shown)
+        if moved and size > 1 and shown == sorted(shown):
+            shown = shown[1:] + shown[:1]
+        return cls(tuple(shown))
+
+    def position(self, index: int) -> int:
+        """Where the item with pack index `index` is shown (0-based)."""
+        return self.shown.index(index)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Question(ABC):
+    """The fields every question has; each type adds its own."""
+
+    kind: ClassVar[str]  # the YAML `type:`
+    label: ClassVar[str]  # how quiz.md names the type
+    keys: ClassVar[frozenset[str]]  # the type's own YAML keys, beyond the common ones
+    quick_is_easy: ClassVar[bool] = False  # a fast right answer rates the review card Easy
+
+    id: str
+    lesson_id: str
+    goal: str
+    prompt: str
+    explanation: str
+    sources: tuple[str, ...]
+
+    @classmethod
+    @abstractmethod
+    def read(cls, c: Checker, data: Mapping[str, Any], path: FieldPath, common: dict[str, Any]) -> Question:
+        """Build the question from its YAML mapping, reporting problems to `c`."""
+
+    def items(self) -> Sequence[str]:
+        """The items a learner arranges or picks from; none by default."""
+        return ()
+
+    def arrange(self, seed: str) -> Arrangement:
+        """How the items are shown to the audience named by `seed` (the same seed, the same order)."""
+        return Arrangement.identity(len(self.items()))
+
+    @abstractmethod
+    def ask(self, prompt_id: str, header: str, audience: Audience, arrangement: Arrangement, *,
+            extra: tuple[Choice, ...] = (), tag: str | None = None, place: Place | None = None) -> Reply:
+        """The question as a reply: choices to press, or a form (an Answer button in public)."""
+
+    def grade_choice(self, suffix: str, arrangement: Arrangement) -> Verdict | None:
+        """The verdict on a pressed choice; None when `suffix` is not one this question issued."""
+        return None
+
+    def grade_text(self, text: str, arrangement: Arrangement, synonyms: Synonyms | None) -> Verdict | None:
+        """The verdict on a typed answer; None when the question is answered with buttons.
+
+        Raises StudyError when the text cannot be read as an answer (nothing is recorded)."""
+        return None
+
+    @abstractmethod
+    def reveal(self, tally: Tally, arrangement: Arrangement) -> list[str]:
+        """The lines that reveal the answer in public, with the tally."""
+
+    @abstractmethod
+    def markdown_question(self) -> list[str]:
+        """The lines under the question's heading in quiz.md (may be empty)."""
+
+    @abstractmethod
+    def markdown_key(self) -> list[str]:
+        """The question's answer-key lines in quiz.md."""
+
+
+class TextAnswered(Question, ABC):
+    """A question answered by typing: a form in private, an Answer button that opens it in public."""
+
+    form_title: ClassVar[str] = "Your answer"
+    public_hint: ClassVar[str] = "(press Answer to reply)"
+
+    def question_text(self, arrangement: Arrangement) -> str:
+        """The text of the question as asked (the prompt, and anything to answer from)."""
+        return self.prompt
+
+    def ask(self, prompt_id: str, header: str, audience: Audience, arrangement: Arrangement, *,
+            extra: tuple[Choice, ...] = (), tag: str | None = None, place: Place | None = None) -> Reply:
+        text = "\n".join(filter(None, (header, self.question_text(arrangement))))
+        if audience is Audience.PUBLIC:
+            answer = Choice("Answer", f"{prompt_id}.{OPEN_FORM}")
+            return Reply(f"{text}\n{self.public_hint}", audience, choices=(answer, *extra), tag=tag, place=place)
+        return Reply(text, audience, form=self.answer_form(prompt_id, arrangement), tag=tag, place=place)
+
+    def answer_form(self, prompt_id: str, arrangement: Arrangement) -> Form:
+        return Form(prompt_id, self.form_title, self.question_text(arrangement), label="Your answer")

@@ -1,0 +1,64 @@
+"""Short answer (`type: short`): typed text matched against a rubric of key points, then
+the model answer, and the learner may grade themselves (the honor system)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from bot.content.checker import Checker, FieldPath
+from bot.content.model import Rubric
+from bot.grading import Synonyms, grade
+from bot.questions.base import Arrangement, Tally, TextAnswered, Verdict
+
+RUBRIC_KEYS = frozenset({"needed", "points"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShortAnswer(TextAnswered):
+    kind: ClassVar[str] = "short"
+    label: ClassVar[str] = "short answer"
+    keys: ClassVar[frozenset[str]] = frozenset({"model_answer", "rubric"})
+    form_title: ClassVar[str] = "Short answer"
+    public_hint: ClassVar[str] = "(short answer: press Answer)"
+
+    model_answer: str
+    rubric: Rubric
+
+    @classmethod
+    def read(cls, c: Checker, data: Mapping[str, Any], path: FieldPath, common: dict[str, Any]) -> ShortAnswer:
+        model_answer = c.text(data, "model_answer", path)
+        if "rubric" not in data:
+            c.fail(path, "missing required field 'rubric'")
+            rubric = Rubric(1, ())
+        elif (r := c.mapping(data["rubric"], path + ("rubric",), RUBRIC_KEYS)) is None:
+            rubric = Rubric(1, ())
+        else:
+            rubric = c.rubric(r, "points", path + ("rubric",))
+        return cls(model_answer=model_answer, rubric=rubric, **common)
+
+    def grade_text(self, text: str, arrangement: Arrangement, synonyms: Synonyms | None) -> Verdict:
+        result = grade(self.rubric, text)
+        points = {p.id: p.point for p in self.rubric.points}
+        verdict = "✅ Graded correct" if result.correct else "❌ Not yet"
+        lines = [f"{verdict}: {len(result.matched)} of {len(points)} key points (needed {self.rubric.needed})."]
+        lines += [f"✓ {points[k]}" for k in result.matched]
+        lines += [f"✗ {points[k]}" + (" (stated as a misconception)" if k in result.voided else "")
+                  for k in result.missed]
+        lines.append(f"Model answer: {self.model_answer}")
+        return Verdict(result.correct, tuple(lines), self_gradable=True)
+
+    def reveal(self, tally: Tally, arrangement: Arrangement) -> list[str]:
+        return [f"Model answer: {self.model_answer}"]
+
+    def markdown_question(self) -> list[str]:
+        return []
+
+    def markdown_key(self) -> list[str]:
+        return [f"**Model answer:** {self.model_answer}", "",
+                f"Key points (correct with {self.rubric.needed} of {len(self.rubric.points)}):",
+                *(f"- {p.point}" for p in self.rubric.points)]
+
+
+TYPE = ShortAnswer

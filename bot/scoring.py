@@ -1,0 +1,43 @@
+"""The scoring rules, as pure functions: the one place they are written down.
+
+- A question scores once per learner: the first answer counts; later ones are practice.
+- A correct scoring answer is worth one point; a self-grade replaces the grade of that answer.
+- A teach-back earns one point the first time an attempt covers enough of its key points
+  (by default at least half of them).
+- Ranks are standard competition ranks: 1, 2, 2, 4.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+POINT = 1
+
+
+def answer_points(correct: bool, first_answer: bool) -> int:
+    """The points an answer earns: one for a correct first answer, none for practice."""
+    return POINT if correct and first_answer else 0
+
+
+def teachback_needed(key_points: int) -> int:
+    """How many key points a teach-back must cover when its prompt does not say: at least half."""
+    return max(1, (key_points + 1) // 2)
+
+
+def teachback_points(passes: bool, passed_before: bool) -> int:
+    """One point for the first passing attempt at a prompt; none for later ones."""
+    return POINT if passes and not passed_before else 0
+
+
+def competition_ranks(points: Sequence[int]) -> list[int]:
+    """Standard competition ranks of scores listed best first: equal scores share a rank,
+    and the next rank skips as many places as were shared (1, 2, 2, 4)."""
+    ranks: list[int] = []
+    for i, score in enumerate(points):
+        ranks.append(ranks[-1] if i and score == points[i - 1] else i + 1)
+    return ranks
+
+
+def competition_rank(better: int) -> int:
+    """A learner's competition rank when `better` learners have more points."""
+    return better + 1

@@ -1,0 +1,102 @@
+"""Answers: each recorded answer, its grade and its points; self-grades; a question's tally."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from bot.messages import Actor
+from bot.questions.base import Tally
+from bot.scoring import answer_points
+from bot.store import boards, cards, learners, prompts
+from bot.store.engine import Engine
+from bot.store.learners import LEARNER_ID, key
+from bot.store.model import AnswerMode, CardReview, Outcome, Recorded, ScoredAnswer
+
+
+def _record(c: sqlite3.Connection, prompt_id: str, actor: Actor, lesson_id: str, question_id: str,
+            mode: AnswerMode, correct: bool, week: str, choice: int | None, now: str,
+            rate: CardReview | None) -> Recorded:
+    prompt = c.execute("SELECT closed_at FROM prompts WHERE id = ?", (prompt_id,)).fetchone()
+    if prompt is None or prompt["closed_at"] is not None:
+        return Recorded(Outcome.CLOSED)
+    learner = learners.upsert(c, actor, now)
+    if not prompts.spend(c, prompt_id, learner, now):
+        return Recorded(Outcome.ALREADY)
+    first = c.execute("SELECT 1 FROM answers WHERE learner_id = ? AND question_id = ? AND scored = 1 LIMIT 1",
+                      (learner, question_id)).fetchone() is None
+    points = answer_points(correct, first)
+    answer_id = c.execute(
+        "INSERT INTO answers (learner_id, prompt_id, lesson_id, question_id, mode, choice, correct, scored,"
+        " points, week, answered_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        (learner, prompt_id, lesson_id, question_id, mode, choice, int(correct), int(first), points, week, now),
+    ).lastrowid
+    if first:
+        boards.add_points(c, learner, actor.in_cohort, week, points)
+    before = cards.review(c, learner, question_id, lesson_id, rate) if rate else None
+    return Recorded(Outcome.RECORDED, answer_id, first, before)
+
+
+def _self_grade(c: sqlite3.Connection, answer_id: int, correct: bool, prompt_id: str, actor: Actor, now: str,
+                question_id: str, lesson_id: str, rate: CardReview, card_before: str | None) -> Outcome:
+    """Spend the self-grade button, replace the answer's grade and points, re-rate the card."""
+    learner = learners.upsert(c, actor, now)
+    if not prompts.spend(c, prompt_id, learner, now):
+        return Outcome.ALREADY
+    row = c.execute("SELECT a.*, l.platform, l.cohort FROM answers a JOIN learners l ON l.id = a.learner_id"
+                    " WHERE a.id = ? AND a.learner_id = ?", (answer_id, learner)).fetchone()
+    if row is None:
+        return Outcome.CLOSED
+    points = answer_points(correct, bool(row["scored"]))
+    c.execute("UPDATE answers SET correct = ?, points = ?, self_graded = 1 WHERE id = ?",
+              (int(correct), points, answer_id))
+    if points != row["points"]:
+        boards.add_points(c, learner, actor.in_cohort, row["week"], points - row["points"])
+    cards.review(c, learner, question_id, lesson_id, rate, card_before or "")
+    return Outcome.RECORDED
+
+
+class Answers:
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    async def record(self, prompt_id: str, actor: Actor, *, lesson_id: str, question_id: str, mode: AnswerMode,
+                     correct: bool, week: str, choice: int | None = None, rate: CardReview | None = None) -> Recorded:
+        """Record an answer, spend the prompt for this learner and rate their card, in one transaction.
+
+        The first answer a learner gives to a question scores; later ones are practice."""
+        return await self._engine.write(_record, prompt_id, actor, lesson_id, question_id, mode, correct, week,
+                                        choice, self._engine.now(), rate)
+
+    async def self_grade(self, answer_id: int, correct: bool, *, prompt_id: str, actor: Actor, question_id: str,
+                         lesson_id: str, rate: CardReview, card_before: str | None) -> Outcome:
+        """The learner's own grade replaces the rubric's, its points and its card rating: one transaction."""
+        return await self._engine.write(_self_grade, answer_id, correct, prompt_id, actor, self._engine.now(),
+                                        question_id, lesson_id, rate, card_before)
+
+    async def answered(self, actor: Actor, lesson_id: str) -> set[str]:
+        """The questions of a lesson the learner has answered at least once."""
+        rows = await self._engine.read(
+            "SELECT DISTINCT a.question_id FROM answers a JOIN learners l ON l.id = a.learner_id"
+            " WHERE l.platform = ? AND l.cohort = ? AND l.user_id = ? AND a.lesson_id = ?", (*key(actor), lesson_id))
+        return {r["question_id"] for r in rows}
+
+    async def scored(self, actor: Actor, lesson_id: str | None = None) -> list[ScoredAnswer]:
+        """Each question's scoring (first) answer for a learner."""
+        sql = "SELECT question_id, correct, self_graded FROM answers WHERE scored = 1 AND learner_id = " + LEARNER_ID
+        params: tuple = key(actor)
+        if lesson_id:
+            sql += " AND lesson_id = ?"
+            params += (lesson_id,)
+        rows = await self._engine.read(sql, params)
+        return [ScoredAnswer(r["question_id"], bool(r["correct"]), bool(r["self_graded"])) for r in rows]
+
+    async def tally(self, prompt_id: str) -> Tally:
+        """How one posted question was answered: in all, correct, and per choice."""
+        rows = await self._engine.read(
+            "SELECT choice, correct, COUNT(*) AS n FROM answers WHERE prompt_id = ? GROUP BY choice, correct",
+            (prompt_id,))
+        by_choice: dict[int, int] = {}
+        for r in rows:
+            if r["choice"] is not None:
+                by_choice[r["choice"]] = by_choice.get(r["choice"], 0) + r["n"]
+        return Tally(sum(r["n"] for r in rows), sum(r["n"] for r in rows if r["correct"]), by_choice)

@@ -1,0 +1,60 @@
+"""Spaced-repetition cards: one per learner and question, its FSRS state and when it is due."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+
+from bot.messages import Actor
+from bot.store import learners
+from bot.store.engine import Engine, iso
+from bot.store.learners import LEARNER_ID, key
+from bot.store.model import Card, CardReview
+
+_OWN_CARDS = "learner_id = " + LEARNER_ID
+
+
+def review(c: sqlite3.Connection, learner: int, question_id: str, lesson_id: str, rate: CardReview,
+           base: str | None = None) -> str | None:
+    """Apply `rate` to a learner's card; returns the state before it. With `base`, rate that
+    state instead of the stored one ('' for a new card)."""
+    row = c.execute("SELECT state FROM cards WHERE learner_id = ? AND question_id = ?",
+                    (learner, question_id)).fetchone()
+    previous = row["state"] if row else None
+    state, due = rate((base or None) if base is not None else previous)
+    c.execute("INSERT INTO cards (learner_id, question_id, lesson_id, state, due) VALUES (?,?,?,?,?)"
+              " ON CONFLICT (learner_id, question_id) DO UPDATE SET state = excluded.state, due = excluded.due",
+              (learner, question_id, lesson_id, state, iso(due)))
+    return previous
+
+
+class Cards:
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    async def review(self, actor: Actor, question_id: str, lesson_id: str, rate: CardReview,
+                     base: str | None = None) -> str | None:
+        """Rate a learner's card in one transaction; returns the state before it."""
+        now = self._engine.now()
+        return await self._engine.write(
+            lambda c: review(c, learners.upsert(c, actor, now), question_id, lesson_id, rate, base))
+
+    async def due(self, actor: Actor, until: datetime, lesson_id: str | None = None, limit: int = 1) -> list[str]:
+        """Question ids of the learner's cards due by `until`, most overdue first: one indexed range."""
+        sql = "SELECT question_id FROM cards WHERE " + _OWN_CARDS + " AND due <= ?"
+        params: tuple = (*key(actor), iso(until))
+        if lesson_id:
+            sql += " AND lesson_id = ?"
+            params += (lesson_id,)
+        rows = await self._engine.read(sql + " ORDER BY due LIMIT ?", params + (limit,))
+        return [r["question_id"] for r in rows]
+
+    async def next_due(self, actor: Actor, lesson_id: str) -> datetime | None:
+        rows = await self._engine.read("SELECT MIN(due) AS due FROM cards WHERE " + _OWN_CARDS + " AND lesson_id = ?",
+                                       (*key(actor), lesson_id))
+        return datetime.fromisoformat(rows[0]["due"]) if rows and rows[0]["due"] else None
+
+    async def of(self, actor: Actor) -> list[Card]:
+        rows = await self._engine.read("SELECT question_id, lesson_id, state, due FROM cards WHERE " + _OWN_CARDS,
+                                       key(actor))
+        return [Card(r["question_id"], r["lesson_id"], r["state"], datetime.fromisoformat(r["due"])) for r in rows]

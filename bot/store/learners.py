@@ -1,0 +1,92 @@
+"""Learners: one row per learner and cohort, created on first use; reminders; forgetting."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import datetime
+
+from bot.messages import Actor, Cohort
+from bot.store.engine import Engine, iso
+
+LEARNER_KEY = "platform = ? AND cohort = ? AND user_id = ?"  # with key(actor) as its parameters
+LEARNER_ID = "(SELECT id FROM learners WHERE " + LEARNER_KEY + ")"
+
+
+def key(actor: Actor) -> tuple[str, str, str]:
+    """The parameters of LEARNER_KEY for an actor."""
+    return actor.platform, actor.cohort, actor.user_id
+
+
+def upsert(c: sqlite3.Connection, actor: Actor, now: str) -> int:
+    """The learner's row id, creating the row or refreshing its name and last use."""
+    row = c.execute(
+        "INSERT INTO learners (platform, cohort, user_id, display_name, last_seen) VALUES (?,?,?,?,?)"
+        " ON CONFLICT (platform, cohort, user_id) DO UPDATE SET"
+        " display_name = CASE WHEN excluded.display_name != '' THEN excluded.display_name ELSE display_name END,"
+        " last_seen = excluded.last_seen RETURNING id",
+        (*key(actor), actor.display_name[:80], now),
+    ).fetchone()
+    return int(row[0])
+
+
+def _actor(row: sqlite3.Row) -> Actor:
+    return Actor(row["platform"], row["cohort"], row["user_id"], row["display_name"])
+
+
+class Learners:
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    async def touch(self, actor: Actor) -> None:
+        """Make sure the learner exists (and note this as their last use)."""
+        await self._engine.write(upsert, actor, self._engine.now())
+
+    async def last_cohort(self, platform: str, user_id: str) -> str | None:
+        """The cohort a user last used on a platform (for commands sent by direct message)."""
+        rows = await self._engine.read(
+            "SELECT cohort FROM learners WHERE platform = ? AND user_id = ? ORDER BY last_seen DESC LIMIT 1",
+            (platform, user_id),
+        )
+        return rows[0]["cohort"] if rows else None
+
+    async def of_cohort(self, cohort: Cohort) -> list[Actor]:
+        rows = await self._engine.read(
+            "SELECT platform, cohort, user_id, display_name FROM learners WHERE platform = ? AND cohort = ?"
+            " ORDER BY user_id", (cohort.platform, cohort.id))
+        return [_actor(r) for r in rows]
+
+    async def forget(self, actor: Actor) -> bool:
+        """Delete the learner and, by cascade, everything of theirs; False if there was nothing."""
+
+        def run(c: sqlite3.Connection) -> bool:
+            return c.execute("DELETE FROM learners WHERE " + LEARNER_KEY, key(actor)).rowcount > 0
+
+        return await self._engine.write(run)
+
+    async def set_remind(self, actor: Actor, on: bool) -> None:
+        def run(c: sqlite3.Connection) -> None:
+            c.execute("UPDATE learners SET remind = ? WHERE id = ?", (int(on), upsert(c, actor, now)))
+
+        now = self._engine.now()
+        await self._engine.write(run)
+
+    async def claim_reminders(self, until: datetime, local_day: Callable[[Cohort], str | None]) -> list[Actor]:
+        """Opted-in learners with cards due and no reminder yet on their local day; marks them reminded."""
+
+        def run(c: sqlite3.Connection) -> list[Actor]:
+            rows = c.execute(
+                "SELECT l.* FROM learners l WHERE l.remind = 1"
+                " AND EXISTS (SELECT 1 FROM cards WHERE learner_id = l.id AND due <= ?)",
+                (iso(until),),
+            ).fetchall()
+            claimed = []
+            for r in rows:
+                today = local_day(Cohort(r["platform"], r["cohort"]))
+                if today is not None and r["reminded_on"] != today:
+                    c.execute("UPDATE learners SET reminded_on = ? WHERE id = ?", (today, r["id"]))
+                    claimed.append(_actor(r))
+            return claimed
+
+        return await self._engine.write(run)
+

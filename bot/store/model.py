@@ -1,0 +1,133 @@
+"""What the store hands back: enums for what is stored as words, dataclasses for rows."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from bot.messages import Place
+
+CardReview = Callable[[str | None], tuple[str, datetime]]  # a card's state (None: new) -> (new state, due)
+
+
+class PromptKind(StrEnum):
+    """What a button or form token refers to."""
+
+    QUESTION = "question"
+    NEXT = "next"
+    SELF_GRADE = "selfgrade"
+    FORGET = "forget"
+    TEACHBACK = "teachback"
+
+
+class AnswerMode(StrEnum):
+    """Where an answer was given."""
+
+    PRACTICE = "practice"
+    ROUND = "round"
+    REVIEW = "review"
+
+
+class RoundState(StrEnum):
+    OPEN = "open"
+    DONE = "done"
+
+
+class Outcome(StrEnum):
+    """What became of a submitted answer."""
+
+    RECORDED = "recorded"
+    ALREADY = "already"  # this learner already used that prompt
+    CLOSED = "closed"  # the prompt's question has ended
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A posted question, button set or form, named by its token.
+
+    `owner` is the user id of the learner it was issued to (None: anyone in the cohort)."""
+
+    id: str
+    kind: PromptKind
+    platform: str
+    cohort: str
+    owner: str | None
+    lesson_id: str | None
+    item_id: str | None
+    mode: AnswerMode | None
+    round_id: int | None
+    data: dict[str, Any]
+    closed: bool
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """The outcome of an answer. `card_before` is the review card's state before this answer
+    rated it (None: a new card)."""
+
+    outcome: Outcome
+    answer_id: int | None = None
+    scored: bool = False
+    card_before: str | None = None
+
+
+@dataclass(frozen=True)
+class Round:
+    id: int
+    platform: str
+    cohort: str
+    channel_id: str
+    lesson_id: str
+    starter: str | None  # the starter's user id; None once they asked to be forgotten
+    question_ids: tuple[str, ...]
+    position: int
+    state: RoundState
+
+    @property
+    def place(self) -> Place:
+        return Place(self.platform, self.cohort, self.channel_id)
+
+
+@dataclass(frozen=True)
+class RoundScore:
+    display_name: str
+    correct: int
+    answered: int
+
+
+@dataclass(frozen=True)
+class Standing:
+    rank: int
+    user_id: str
+    display_name: str
+    points: int
+
+
+@dataclass(frozen=True)
+class ScoredAnswer:
+    """A learner's first (scoring) answer to a question."""
+
+    question_id: str
+    correct: bool
+    self_graded: bool
+
+
+@dataclass(frozen=True)
+class Card:
+    """A learner's spaced-repetition card for one question."""
+
+    question_id: str
+    lesson_id: str
+    state: str
+    due: datetime
+
+
+@dataclass(frozen=True)
+class TeachbackCount:
+    attempts: int = 0
+    points: int = 0
+

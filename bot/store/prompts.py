@@ -1,0 +1,101 @@
+"""Prompts: the tokens behind buttons and forms, each spent at most once per learner.
+
+Tokens resolve on every click, so prompts this process made or read stay in memory; a
+prompt never changes but for being closed, which is mirrored in memory.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from bot.messages import Actor, Place
+from bot.store import learners
+from bot.store.engine import Engine, iso
+from bot.store.model import AnswerMode, Prompt, PromptKind
+
+PROMPT_MEMORY = 100_000  # prompts kept in memory (about 20 MB at most)
+
+
+def new_token() -> str:
+    """A short opaque id: fits Slack action ids and Discord custom_ids with room to spare."""
+    return secrets.token_urlsafe(9)
+
+
+def spend(c: sqlite3.Connection, prompt_id: str, learner: int, now: str) -> bool:
+    """Mark a prompt used by a learner; False when they already had."""
+    return c.execute("INSERT OR IGNORE INTO prompt_uses (prompt_id, learner_id, used_at) VALUES (?,?,?)",
+                     (prompt_id, learner, now)).rowcount == 1
+
+
+def close(c: sqlite3.Connection, prompt_id: str, now: str) -> None:
+    c.execute("UPDATE prompts SET closed_at = ? WHERE id = ? AND closed_at IS NULL", (now, prompt_id))
+
+
+def _prompt(r: sqlite3.Row) -> Prompt:
+    return Prompt(r["id"], PromptKind(r["kind"]), r["platform"], r["cohort"], r["owner"], r["lesson_id"],
+                  r["item_id"], AnswerMode(r["mode"]) if r["mode"] else None, r["round_id"], json.loads(r["data"]),
+                  r["closed_at"] is not None, datetime.fromisoformat(r["created_at"]))
+
+
+class Prompts:
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._known: dict[str, Prompt] = {}
+
+    async def new(self, kind: PromptKind, place: Place, owner: Actor | None = None, *, lesson_id: str | None = None,
+                  item_id: str | None = None, mode: AnswerMode | None = None, round_id: int | None = None,
+                  data: dict[str, Any] | None = None) -> Prompt:
+        """A fresh prompt; with an owner, only that learner may use it."""
+        now = self._engine.clock.now()
+        stamp = iso(now)
+        prompt = Prompt(new_token(), kind, place.platform, place.cohort, owner.user_id if owner else None,
+                        lesson_id, item_id, mode, round_id, data or {}, False, now)
+
+        def run(c: sqlite3.Connection) -> None:
+            owner_id = learners.upsert(c, owner, stamp) if owner else None
+            c.execute(
+                "INSERT INTO prompts (id, kind, platform, cohort, owner_id, lesson_id, item_id, mode,"
+                " round_id, data, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (prompt.id, kind, place.platform, place.cohort, owner_id, lesson_id, item_id, mode,
+                 round_id, json.dumps(prompt.data), stamp),
+            )
+
+        await self._engine.write(run)
+        self._remember(prompt)
+        return prompt
+
+    async def get(self, prompt_id: str) -> Prompt | None:
+        """What a token refers to, from memory when this process made or read it before."""
+        if (known := self._known.get(prompt_id)) is not None:
+            return known
+        row = await self._engine.write(lambda c: c.execute(  # rides the group transaction under load: one hop
+            "SELECT p.*, l.user_id AS owner FROM prompts p LEFT JOIN learners l ON l.id = p.owner_id"
+            " WHERE p.id = ?", (prompt_id,)).fetchone())
+        if row is None:
+            return None
+        self._remember(prompt := _prompt(row))
+        return prompt
+
+    async def spend(self, prompt_id: str, actor: Actor) -> bool:
+        """Spend a prompt for a learner; False when they already had."""
+        now = self._engine.now()
+        return await self._engine.write(lambda c: spend(c, prompt_id, learners.upsert(c, actor, now), now))
+
+    def closed(self, prompt_id: str) -> None:
+        """Mirror a prompt closed in the database."""
+        if (known := self._known.get(prompt_id)) is not None:
+            self._known[prompt_id] = replace(known, closed=True)
+
+    def forget_cached(self) -> None:
+        """Drop what is held in memory (after a learner's rows were deleted)."""
+        self._known.clear()
+
+    def _remember(self, prompt: Prompt) -> None:
+        self._known[prompt.id] = prompt
+        if len(self._known) > PROMPT_MEMORY:
+            del self._known[next(iter(self._known))]  # the oldest

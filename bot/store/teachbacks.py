@@ -1,0 +1,56 @@
+"""Teach-back attempts: the explanation, the key points it covered and missed, its point."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+
+from bot.messages import Actor
+from bot.scoring import teachback_points
+from bot.store import boards, learners
+from bot.store.engine import Engine
+from bot.store.learners import LEARNER_ID, key
+from bot.store.model import TeachbackCount
+
+_OWN = "learner_id = " + LEARNER_ID
+
+
+class Teachbacks:
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    async def record(self, actor: Actor, *, lesson_id: str, prompt_id: str, explanation: str,
+                     covered: Iterable[str], missed: Iterable[str], passes: bool, week: str) -> int:
+        """Store an attempt; it scores a point only the first time the prompt is passed."""
+
+        def run(c: sqlite3.Connection) -> int:
+            learner = learners.upsert(c, actor, now)
+            passed_before = c.execute(
+                "SELECT 1 FROM teachbacks WHERE learner_id = ? AND prompt_id = ? AND points > 0",
+                (learner, prompt_id)).fetchone() is not None
+            points = teachback_points(passes, passed_before)
+            c.execute(
+                "INSERT INTO teachbacks (learner_id, lesson_id, prompt_id, explanation, covered, missed,"
+                " points, week, submitted_at) VALUES (?,?,?,?,?,?,?,?,?)",
+                (learner, lesson_id, prompt_id, explanation, json.dumps(list(covered)), json.dumps(list(missed)),
+                 points, week, now))
+            if points:
+                boards.add_points(c, learner, actor.in_cohort, week, points)
+            return points
+
+        now = self._engine.now()
+        return await self._engine.write(run)
+
+    async def counts(self, actor: Actor) -> dict[str, TeachbackCount]:
+        """Per lesson: attempts and points."""
+        rows = await self._engine.read(
+            "SELECT lesson_id, COUNT(*) AS n, SUM(points) AS p FROM teachbacks WHERE " + _OWN + " GROUP BY lesson_id",
+            key(actor))
+        return {r["lesson_id"]: TeachbackCount(r["n"], r["p"] or 0) for r in rows}
+
+    async def attempts(self, actor: Actor) -> dict[str, int]:
+        """Per prompt: how many attempts."""
+        rows = await self._engine.read(
+            "SELECT prompt_id, COUNT(*) AS n FROM teachbacks WHERE " + _OWN + " GROUP BY prompt_id", key(actor))
+        return {r["prompt_id"]: r["n"] for r in rows}
