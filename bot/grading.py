@@ -5,13 +5,14 @@ that the answer states voids it. How an answer (and each phrasing) is read:
 
 - Words are compared by lemma (simplemma, English), so "shards the parameters" states "sharding
   parameter". A word longer than three letters may carry a small typo (rapidfuzz ratio at least
-  TYPO_TOLERANCE and the same first letter, so "nonconstant" is no typo of "constant"); shorter
-  words must be exact.
+  TYPO_TOLERANCE and the same first letter, so "nonconstant" is no typo of "constant"); a word is
+  no typo of its derivative ("insert", "insertion"; "point", "pointer"); shorter words must be exact.
 - Articles and fillers ("the", "basically") are ignored on both sides, and up to MAX_INSERTED
   other words may stand inside a phrase ("splits the whole model" states "splits the model").
   A phrase never runs across a clause break: a comma, semicolon, colon, ! ? or a full stop.
 - Numbers are normalised: "184,320" is "184320", "16k" and "16 thousand" are "16000", "3.3M" is
-  "3300000"; decimals are kept ("3.5").
+  "3300000", "one" to "twelve" are digits; decimals are kept ("3.5"); "n^2" is "n2". Symbols:
+  "&" reads "and", "+" reads "plus", "non-" and "non " join the next word ("nonconstant").
 - Negation: a negator ("no", "not", "n't", "cannot", "never", "without", "unlike", "instead of",
   "rather than", ...) opens a scope that runs to the end of its clause: the next clause break or a
   conjunction such as "but", "while", "whereas", "because". The scope of a contrast ("unlike DDP,
@@ -89,6 +90,9 @@ _CONTRACTIONS = {
     "wont": "will not", "wouldnt": "would not", "shouldnt": "should not", "couldnt": "could not",
     "cant": "can not", "cannot": "can not", "mustnt": "must not", "neednt": "need not", "aint": "is not",
 }
+_NUMBER_WORDS = {
+    w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
+}
 
 
 def normalise(text: str) -> str:
@@ -161,7 +165,8 @@ def _number(match: re.Match[str]) -> str:
 def _raw_tokens(text: str) -> list[str]:
     """Lower-case words and numbers, with BREAK for each clause break; contractions spelled out."""
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES).lower()
-    text = _NON.sub("non", text.replace("&", " and ").replace("'", ""))
+    text = text.replace("&", " and ").replace("+", " plus ").replace("^", "").replace("'", "")
+    text = _NON.sub("non", text)
     text = _NUMBER.sub(_number, text)
     tokens: list[str] = []
     for token in _TOKEN.findall(text):
@@ -169,7 +174,7 @@ def _raw_tokens(text: str) -> list[str]:
             if tokens and tokens[-1] != BREAK:
                 tokens.append(BREAK)
         else:
-            tokens += _CONTRACTIONS.get(token, token).split()
+            tokens += _CONTRACTIONS.get(token, _NUMBER_WORDS.get(token, token)).split()
     return tokens
 
 
@@ -201,6 +206,9 @@ def _similar(said: str, said_lemma: str, wanted: str, wanted_lemma: str) -> bool
         return True
     if len(wanted) <= 3 or said[0] != wanted[0] or said[0].isdigit() or wanted[0].isdigit():
         return False
+    short, long = sorted((said_lemma, wanted_lemma), key=len)
+    if len(long) - len(short) >= 2 and long.startswith(short) and simplemma.is_known(short, lang="en"):
+        return False  # a word and its derivative (insert, insertion; point, pointer) are not typos of each other
     return bool(fuzz.ratio(said_lemma, wanted_lemma, score_cutoff=TYPO_TOLERANCE)
                 or fuzz.ratio(said, wanted, score_cutoff=TYPO_TOLERANCE))
 

@@ -65,6 +65,12 @@ def test_a_typo_keeps_its_first_letter_and_short_words_stay_exact() -> None:
     assert not grade(one("use row"), "use raw").correct
 
 
+def test_a_word_is_no_typo_of_its_derivative() -> None:
+    assert grade(one("inserts it"), "it insrets it").correct
+    assert not grade(one("inserts it"), "insertion it").correct
+    assert not grade(one("points to"), "pointer to").correct
+
+
 def test_articles_and_fillers_are_ignored_and_two_words_may_be_inserted() -> None:
     rubric = one("splits the model")
     assert grade(rubric, "It basically splits a model.").correct
@@ -89,6 +95,8 @@ def test_numbers_are_normalised() -> None:
     assert grade(one("3.5 hours"), "about 3.5 hours").correct
     assert not grade(one("35 hours"), "about 3.5 hours").correct
     assert not grade(one("16000 gpus"), "1600 GPUs").correct
+    assert grade(one("1 element"), "only one element").correct
+    assert not grade(one("o(n)"), "O(n^2)").correct and grade(one("o(n)"), "O( n )").correct
 
 
 def test_a_negated_key_point_is_not_credited() -> None:
