@@ -357,6 +357,11 @@ def find(answer: Answer, wanted: Phrase) -> int:
     return best
 
 
+def content_words(text: str, synonyms: Synonyms | None = None) -> tuple[str, ...]:
+    """The content words of a text as the matcher reads them (synonyms applied), in order."""
+    return tuple(t for t in _tokens(text, synonyms or NO_SYNONYMS) if t != BREAK and is_content(t))
+
+
 def states(text: str, wanted: str, synonyms: Synonyms | None = None) -> bool:
     """Whether the text states the phrase (outside any negation)."""
     table = synonyms or NO_SYNONYMS
