@@ -23,6 +23,7 @@ and the rubric self-check issues (for development).
 from __future__ import annotations
 
 import asyncio
+import html
 import math
 import os
 import re
@@ -92,11 +93,11 @@ def _numbered(path: Path) -> dict[str, str]:
 
 
 def _student_answer(line: str, question_id: str) -> str:
-    """One line of raw/x.y: the leading question id and any <br> markup removed."""
+    """One line of raw/x.y: the leading question id and any <br> markup removed, HTML entities decoded."""
     line = line.strip()
     if line.split(maxsplit=1)[:1] == [question_id]:
         line = line[len(question_id) :]
-    return " ".join(_BR.sub(" ", line).split())
+    return " ".join(html.unescape(_BR.sub(" ", line)).split())
 
 
 def question_ids(root: Path) -> list[str]:

@@ -4,15 +4,22 @@ A key point is matched when the answer states one of its accepted phrasings; a m
 that the answer states voids it. How an answer (and each phrasing) is read:
 
 - Words are compared by lemma (simplemma, English), so "shards the parameters" states "sharding
-  parameter". A word longer than three letters may carry a small typo (rapidfuzz ratio at least
-  TYPO_TOLERANCE and the same first letter, so "nonconstant" is no typo of "constant"); a word is
-  no typo of its derivative ("insert", "insertion"; "point", "pointer"); shorter words must be exact.
-- Articles and fillers ("the", "basically") are ignored on both sides, and up to MAX_INSERTED
-  other words may stand inside a phrase ("splits the whole model" states "splits the model").
-  A phrase never runs across a clause break: a comma, semicolon, colon, ! ? or a full stop.
+  parameter". A word longer than three letters may carry a typo: one edit (a letter added, dropped,
+  changed or two swapped; two edits from eight letters on, rapidfuzz Damerau-Levenshtein) with the
+  same first letter, so "nonconstant" is no typo of "constant". Two real words are never typos of
+  each other when short ("case", "cause") and at most one edit apart otherwise ("section" is not
+  "selection"), and a word is no typo of its derivative ("insert", "insertion"). Words of three
+  letters or fewer must be exact.
+- Articles, possessive and demonstrative determiners ("the", "its", "this") and fillers
+  ("basically") are ignored on both sides, and up to MAX_INSERTED other words may stand inside a
+  phrase ("splits the whole model" states "splits the model"). A phrase of two content words may
+  also be said the other way round with only function words between ("memory location" as
+  "location in memory", "store a value" as "a value can be stored"). A phrase never runs across
+  a clause break: a comma, semicolon, colon, ! ?, a full stop, or an aside in parentheses.
 - Numbers are normalised: "184,320" is "184320", "16k" and "16 thousand" are "16000", "3.3M" is
-  "3300000", "one" to "twelve" are digits; decimals are kept ("3.5"); "n^2" is "n2". Symbols:
-  "&" reads "and", "+" reads "plus", "non-" and "non " join the next word ("nonconstant").
+  "3300000", "one" to "twelve" are digits; decimals are kept ("3.5"); "n^2" is "n2". Symbols read
+  as words ("&" and, "+" plus, "<=" less than or equal to, "->" to, "w/o" without), and "non-"
+  and "non " join the next word ("nonconstant").
 - Negation: a negator ("no", "not", "n't", "cannot", "never", "without", "unlike", "instead of",
   "rather than", ...) opens a scope that runs to the end of its clause: the next clause break or a
   conjunction such as "but", "while", "whereas", "because". The scope of a contrast ("unlike DDP,
@@ -42,15 +49,14 @@ from decimal import Decimal
 from functools import lru_cache
 
 import simplemma
-from rapidfuzz import fuzz
+from rapidfuzz.distance import DamerauLevenshtein
 
 from bot.content import KeyPoint, Rubric
 
-TYPO_TOLERANCE = 80  # rapidfuzz ratio (0-100) a word must reach to count as a typo of another
 MAX_INSERTED = 2  # words an answer may insert inside a phrase
 BREAK = ","  # the token that stands for any clause break
 
-ARTICLES = frozenset({"a", "an", "the"})
+ARTICLES = frozenset({"a", "an", "the", "its", "their", "his", "her", "my", "our", "your", "this", "these", "those"})
 FILLERS = frozenset({
     "basically", "actually", "really", "simply", "very", "quite", "essentially", "literally", "certainly",
     "definitely", "truly", "um", "umm", "uh", "uhm", "er", "erm", "hmm", "ok", "okay",
@@ -81,15 +87,22 @@ _QUOTES = str.maketrans({"‘": "'", "’": "'", "‚": "'", "“": '"', "”": 
 _NOT_WORD = re.compile(r"[^\w\s]+")
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?!\d)|\d+)(\.\d+)?(?:\s*(thousand|million|billion)\b|([kmb])\b)?")
 _SCALE = {"k": 1000, "thousand": 1000, "m": 10**6, "million": 10**6, "b": 10**9, "billion": 10**9}
-_NON = re.compile(r"\bnon[\s-]+(?=[a-z])")
-_TOKEN = re.compile(r"\d+\.\d+|\w+|[,;:!?\n]|\.(?=\s|$)")
-_BREAKS = frozenset(",;:!?\n.")
+_NON = re.compile(r"\bnon(-|\s+)([a-z]+)")
+_TOKEN = re.compile(r"\d+\.\d+|\w+|[,;:!?\n]|\.(?=\s|$)|(?:^|(?<=\s))\(|\)(?=\s|$|[^\w\s])")
+_BREAKS = frozenset(",;:!?()\n.")
+_EMPTY_PARENS = re.compile(r"\(\s*\)")
 _CONTRACTIONS = {
     "dont": "do not", "doesnt": "does not", "didnt": "did not", "isnt": "is not", "arent": "are not",
     "wasnt": "was not", "werent": "were not", "hasnt": "has not", "havent": "have not", "hadnt": "had not",
     "wont": "will not", "wouldnt": "would not", "shouldnt": "should not", "couldnt": "could not",
     "cant": "can not", "cannot": "can not", "mustnt": "must not", "neednt": "need not", "aint": "is not",
 }
+_SYMBOLS = (
+    ("<=", " less than or equal to "), (">=", " greater than or equal to "), ("!=", " not equal to "),
+    ("->", " to "), ("=>", " to "), ("==", " equals "), ("<", " less than "), (">", " greater than "),
+    ("=", " equals "), ("&", " and "), ("+", " plus "),
+)
+_WITHOUT, _WITH = re.compile(r"\bw/o\b"), re.compile(r"\bw/")
 _NUMBER_WORDS = {
     w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
 }
@@ -162,11 +175,20 @@ def _number(match: re.Match[str]) -> str:
     return format(value.normalize(), "f")
 
 
+def _joined_non(match: re.Match[str]) -> str:
+    """ "non-constant" and "non constant" as "nonconstant"; "non are" (a typo of "none") stays."""
+    separator, word = match.groups()
+    return match[0] if separator != "-" and word in FUNCTION_WORDS else "non" + word
+
+
 def _raw_tokens(text: str) -> list[str]:
     """Lower-case words and numbers, with BREAK for each clause break; contractions spelled out."""
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES).lower()
-    text = text.replace("&", " and ").replace("+", " plus ").replace("^", "").replace("'", "")
-    text = _NON.sub("non", text)
+    for symbol, words in _SYMBOLS:
+        text = text.replace(symbol, words)
+    text = _WITHOUT.sub(" without ", text)
+    text = _WITH.sub(" with ", _EMPTY_PARENS.sub(" ", text)).replace("^", "").replace("'", "")
+    text = _NON.sub(_joined_non, text)
     text = _NUMBER.sub(_number, text)
     tokens: list[str] = []
     for token in _TOKEN.findall(text):
@@ -209,8 +231,16 @@ def _similar(said: str, said_lemma: str, wanted: str, wanted_lemma: str) -> bool
     short, long = sorted((said_lemma, wanted_lemma), key=len)
     if len(long) - len(short) >= 2 and long.startswith(short) and simplemma.is_known(short, lang="en"):
         return False  # a word and its derivative (insert, insertion; point, pointer) are not typos of each other
-    return bool(fuzz.ratio(said_lemma, wanted_lemma, score_cutoff=TYPO_TOLERANCE)
-                or fuzz.ratio(said, wanted, score_cutoff=TYPO_TOLERANCE))
+    if simplemma.is_known(said, lang="en") and simplemma.is_known(wanted, lang="en"):
+        # two real words: one edit apart at most, and never short ones (case, cause; section, selection)
+        return len(wanted) > 5 and _typo(said, wanted, 1)
+    return _typo(said_lemma, wanted_lemma) or _typo(said, wanted)
+
+
+def _typo(said: str, wanted: str, allowed: int = 0) -> bool:
+    """At most one edit (two for words of eight letters or more): a letter added, dropped, changed or swapped."""
+    allowed = allowed or (1 if len(wanted) < 8 else 2)
+    return DamerauLevenshtein.distance(said, wanted, score_cutoff=allowed) <= allowed
 
 
 def same_word(said: str, wanted: str) -> bool:
@@ -262,10 +292,11 @@ def _read(tokens: list[str]) -> tuple[list[Word], bool]:
         if token in CLAUSE_WORDS:
             owner, contrast = -1, False
         item += token in LIST_JOINERS
-        words.append(Word(token, lemma(token), clause, item, owner))
+        negator = _negator(tokens, i)
+        words.append(Word(token, lemma(token), clause, item, -1 if negator else owner))
         item += token in LIST_JOINERS
         related = related or token in RELATION_WORDS or words[-1].lemma in RELATION_WORDS
-        if _negator(tokens, i):
+        if negator:
             owner, contrast = len(words) - 1, token not in NEGATORS
     bare_list = bool(words) and not related
     if bare_list and len(words) >= 4 and len({w.item for w in words}) == 1:
@@ -354,6 +385,13 @@ def find(answer: Answer, wanted: Phrase) -> int:
         if not answer.negated(span):
             return STATED
         best = NEGATED
+    if len(wanted.words) == 2 and wanted.content == 2:  # "memory location" as "location in memory"
+        for span in _spans(answer, Phrase(wanted.words[::-1], 2)):
+            if any(is_content(answer.words[n].text) for n in range(span[0] + 1, span[-1])):
+                continue
+            if not answer.negated(span):
+                return STATED
+            best = NEGATED
     return best
 
 

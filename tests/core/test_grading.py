@@ -170,3 +170,41 @@ def test_grading_is_fast() -> None:
     for n in range(300):
         grade(RUBRIC, answer.format(n))
     assert (time.perf_counter() - started) / 300 < 0.002
+
+
+def test_a_two_word_phrase_may_turn_round_over_function_words() -> None:
+    assert grade(one("memory location"), "a location in memory").correct
+    assert grade(one("store a value"), "a place where a value can be stored").correct
+    assert not grade(one("store a value"), "the value of a variable is in the store").correct
+    assert not grade(one("memory location"), "a location of the variable in memory").correct
+
+
+def test_determiners_are_ignored_like_articles() -> None:
+    assert grade(one("inside the function"), "only inside that function? no: inside its function").correct
+    assert not grade(one("inside the function"), "inside the class").correct
+
+
+def test_a_negator_starts_its_own_scope() -> None:
+    rubric = one("not destroyed")
+    assert grade(rubric, "It is not created each time and it is also not destroyed at the end.").correct
+    assert not grade(rubric, "It is destroyed at the end.").correct
+
+
+def test_an_aside_in_parentheses_is_its_own_clause() -> None:
+    rubric = one("already sorted")
+    assert grade(rubric, "It does not have to swap anything (the list is already sorted).").correct
+    assert not grade(rubric, "It does not have to swap anything, the list is not already sorted.").correct
+    assert grade(one("o(n)"), "O(n) time").correct and grade(one("main function"), "the main() function").correct
+
+
+def test_symbols_read_as_words() -> None:
+    assert grade(one("less than or equal to 1"), "when n <= 1").correct
+    assert grade(one("less than 2"), "if n<2").correct
+    assert grade(one("without a base case"), "a function w/o a base case").correct
+    assert not grade(one("less than 2"), "if n>2").correct
+
+
+def test_two_short_real_words_are_not_typos_of_each_other() -> None:
+    assert not grade(one("base case"), "base cause").correct
+    assert grade(one("base case"), "base csae").correct
+    assert not grade(one("selection"), "section").correct

@@ -74,9 +74,9 @@ def test_warns_when_an_accepted_word_is_one_typo_from_a_prompt_word() -> None:
     issues = audit_rubric(rubric, PROMPT)
     assert RubricIssue(("rubric", "points", 0, "accept", 1), 'accepted word "costs" is one typo away from "cost"'
                        ' in the prompt', True) not in issues  # the same lemma is the same word, not a typo
-    near = Rubric(1, (KeyPoint("p", "p", ("shards the parameters", "the modal state"), ()),))
+    near = Rubric(1, (KeyPoint("p", "p", ("shards the parameters", "the modle state"), ()),))
     typo = RubricIssue(("rubric", "points", 0, "accept", 1),
-                       'accepted word "modal" is one typo away from "models" in the prompt', True)
+                       'accepted word "modle" is one typo away from "models" in the prompt', True)
     assert typo in audit_rubric(near, PROMPT)
     assert not [i for i in audit_rubric(RUBRIC, PROMPT) if "typo" in i.message]
 
