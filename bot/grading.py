@@ -18,8 +18,9 @@ that the answer states voids it. How an answer (and each phrasing) is read:
   a clause break: a comma, semicolon, colon, ! ?, a full stop, or an aside in parentheses.
 - Numbers are normalised: "184,320" is "184320", "16k" and "16 thousand" are "16000", "3.3M" is
   "3300000", "one" to "twelve" are digits; decimals are kept ("3.5"); "n^2" is "n2". Symbols read
-  as words ("&" and, "+" plus, "<=" less than or equal to, "->" to, "w/o" without), and "non-"
-  and "non " join the next word ("nonconstant").
+  as words ("&" and, "+" plus, "<=" less than or equal to, "->" to, "w/o" without), "non-"
+  and "non " join the next word ("nonconstant"), and an identifier splits into its words
+  ("arrayName" is "array name").
 - Negation: a negator ("no", "not", "n't", "cannot", "never", "without", "unlike", "instead of",
   "rather than", ...) opens a scope that runs to the end of its clause: the next clause break or a
   conjunction such as "but", "while", "whereas", "because". The scope of a contrast ("unlike DDP,
@@ -80,6 +81,7 @@ RELATION_WORDS = NEGATORS | CLAUSE_WORDS | RELATIVES | frozenset({
     "be", "is", "are", "was", "were", "been", "being", "am", "have", "has", "had", "do", "does", "did",
     "can", "could", "will", "would", "shall", "should", "may", "might", "must",
     "if", "unless", "whether", "then", "only", "also", "just", "even", "still", "always",
+    "plus", "minus", "times", "equals", "less", "greater",
 })
 FUNCTION_WORDS = RELATION_WORDS | ARTICLES | FILLERS | LIST_JOINERS
 
@@ -90,6 +92,7 @@ _SCALE = {"k": 1000, "thousand": 1000, "m": 10**6, "million": 10**6, "b": 10**9,
 _NON = re.compile(r"\bnon(-|\s+)([a-z]+)")
 _TOKEN = re.compile(r"\d+\.\d+|\w+|[,;:!?\n]|\.(?=\s|$)|(?:^|(?<=\s))\(|\)(?=\s|$|[^\w\s])")
 _BREAKS = frozenset(",;:!?()\n.")
+_CAMEL = re.compile(r"([a-z])([A-Z])")  # arrayName, bPtr: words of an identifier
 _EMPTY_PARENS = re.compile(r"\(\s*\)")
 _CONTRACTIONS = {
     "dont": "do not", "doesnt": "does not", "didnt": "did not", "isnt": "is not", "arent": "are not",
@@ -183,7 +186,7 @@ def _joined_non(match: re.Match[str]) -> str:
 
 def _raw_tokens(text: str) -> list[str]:
     """Lower-case words and numbers, with BREAK for each clause break; contractions spelled out."""
-    text = unicodedata.normalize("NFKC", text).translate(_QUOTES).lower()
+    text = _CAMEL.sub(r"\1 \2", unicodedata.normalize("NFKC", text)).translate(_QUOTES).lower()
     for symbol, words in _SYMBOLS:
         text = text.replace(symbol, words)
     text = _WITHOUT.sub(" without ", text)

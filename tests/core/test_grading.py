@@ -208,3 +208,9 @@ def test_two_short_real_words_are_not_typos_of_each_other() -> None:
     assert not grade(one("base case"), "base cause").correct
     assert grade(one("base case"), "base csae").correct
     assert not grade(one("selection"), "section").correct
+
+
+def test_identifiers_split_into_words_and_operators_relate() -> None:
+    assert grade(one("array name"), "pass arrayName").correct
+    assert grade(one("plus the index"), "*(arrayName + index)").correct
+    assert not grade(one("array name"), "pass arrayname").correct
