@@ -75,13 +75,15 @@ def _empty_answers(rubric: Rubric, prompt: str, synonyms: Synonyms | None) -> li
 
 
 def _typos_of_the_prompt(rubric: Rubric, prompt: str, synonyms: Synonyms | None) -> list[RubricIssue]:
+    """One warning per accepted word that a prompt word would match as a typo, where it first occurs."""
     asked = dict.fromkeys(content_words(prompt, synonyms))
-    issues = []
+    issues, seen = [], set()
     for i, point in enumerate(rubric.points):
         for j, accepted in enumerate(point.accept):
             for word in dict.fromkeys(content_words(accepted, synonyms)):
                 near = next((p for p in asked if lemma(p) != lemma(word) and same_word(p, word)), None)
-                if near:
+                if near and word not in seen:
+                    seen.add(word)
                     issues.append(RubricIssue(("rubric", "points", i, "accept", j),
                                               f'accepted word "{word}" is one typo away from "{near}" in the prompt',
                                               warning=True))
