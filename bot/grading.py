@@ -57,7 +57,8 @@ from bot.content import KeyPoint, Rubric
 MAX_INSERTED = 2  # words an answer may insert inside a phrase
 BREAK = ","  # the token that stands for any clause break
 
-ARTICLES = frozenset({"a", "an", "the", "its", "their", "his", "her", "my", "our", "your", "this", "these", "those"})
+# Articles, possessives and demonstratives: ignored on both sides, like fillers.
+DETERMINERS = frozenset({"a", "an", "the", "its", "their", "his", "her", "my", "our", "your", "this", "these", "those"})
 FILLERS = frozenset({
     "basically", "actually", "really", "simply", "very", "quite", "essentially", "literally", "certainly",
     "definitely", "truly", "um", "umm", "uh", "uhm", "er", "erm", "hmm", "ok", "okay",
@@ -83,7 +84,7 @@ RELATION_WORDS = NEGATORS | CLAUSE_WORDS | RELATIVES | frozenset({
     "if", "unless", "whether", "then", "only", "also", "just", "even", "still", "always",
     "plus", "minus", "times", "equals", "less", "greater",
 })
-FUNCTION_WORDS = RELATION_WORDS | ARTICLES | FILLERS | LIST_JOINERS
+FUNCTION_WORDS = RELATION_WORDS | DETERMINERS | FILLERS | LIST_JOINERS
 
 _QUOTES = str.maketrans({"‘": "'", "’": "'", "‚": "'", "“": '"', "”": '"', "„": '"', "–": "-", "—": "-"})
 _NOT_WORD = re.compile(r"[^\w\s]+")
@@ -204,8 +205,8 @@ def _raw_tokens(text: str) -> list[str]:
 
 
 def _tokens(text: str, synonyms: Synonyms) -> list[str]:
-    """Tokens after synonyms, without articles and fillers."""
-    return [t for t in synonyms.rewrite(_raw_tokens(text)) if t not in ARTICLES and t not in FILLERS]
+    """Tokens after synonyms, without determiners and fillers."""
+    return [t for t in synonyms.rewrite(_raw_tokens(text)) if t not in DETERMINERS and t not in FILLERS]
 
 
 @lru_cache(maxsize=100_000)
@@ -227,6 +228,7 @@ def is_content(word: str) -> bool:
 
 @lru_cache(maxsize=200_000)
 def _similar(said: str, said_lemma: str, wanted: str, wanted_lemma: str) -> bool:
+    """Whether a word of the answer is the wanted word: the same lemma or form, or a typo of it."""
     if said_lemma == wanted_lemma or said == wanted:
         return True
     if len(wanted) <= 3 or said[0] != wanted[0] or said[0].isdigit() or wanted[0].isdigit():
@@ -276,8 +278,8 @@ def _next_word(tokens: list[str], i: int) -> str:
 
 
 def _read(tokens: list[str]) -> tuple[list[Word], bool]:
-    """The words (articles and fillers dropped) with clause, item and negation scope; and whether
-    the tokens are a bare list: no relation word, and no article after the first word of an item."""
+    """The words (determiners and fillers dropped) with clause, item and negation scope; and whether
+    the tokens are a bare list: no relation word, and no determiner after the first word of an item."""
     words: list[Word] = []
     clause = item = 0
     owner, contrast, related = -1, False, False
@@ -289,8 +291,8 @@ def _read(tokens: list[str]) -> tuple[list[Word], bool]:
             else:
                 owner, contrast = -1, False
             continue
-        if token in FILLERS or token in ARTICLES:
-            related = related or (token in ARTICLES and bool(words) and words[-1].item == item)
+        if token in FILLERS or token in DETERMINERS:
+            related = related or (token in DETERMINERS and bool(words) and words[-1].item == item)
             continue
         if token in CLAUSE_WORDS:
             owner, contrast = -1, False
@@ -353,7 +355,7 @@ class Phrase:
 
 @lru_cache(maxsize=20_000)
 def phrase(text: str, synonyms: Synonyms = NO_SYNONYMS) -> Phrase:
-    """A phrasing read once: synonyms applied, articles and fillers dropped, words lemmatised."""
+    """A phrasing read once: synonyms applied, determiners and fillers dropped, words lemmatised."""
     words = tuple((t, lemma(t)) for t in _tokens(text, synonyms) if t != BREAK)
     return Phrase(words, sum(is_content(t) for t, _ in words))
 
@@ -381,20 +383,23 @@ def _spans(answer: Answer, wanted: Phrase) -> Iterator[list[int]]:
                 yield span
 
 
+def _placements(answer: Answer, wanted: Phrase) -> Iterator[list[int]]:
+    """Where the phrase stands in the answer; a two-content-word phrase also the other way round with only
+    function words between ("memory location" as "location in memory")."""
+    yield from _spans(answer, wanted)
+    if len(wanted.words) == 2 and wanted.content == 2:
+        for span in _spans(answer, Phrase(wanted.words[::-1], 2)):
+            if not any(is_content(answer.words[n].text) for n in range(span[0] + 1, span[-1])):
+                yield span
+
+
 def find(answer: Answer, wanted: Phrase) -> int:
     """STATED, NEGATED (only inside a negator's scope) or ABSENT."""
     best = ABSENT
-    for span in _spans(answer, wanted):
+    for span in _placements(answer, wanted):
         if not answer.negated(span):
             return STATED
         best = NEGATED
-    if len(wanted.words) == 2 and wanted.content == 2:  # "memory location" as "location in memory"
-        for span in _spans(answer, Phrase(wanted.words[::-1], 2)):
-            if any(is_content(answer.words[n].text) for n in range(span[0] + 1, span[-1])):
-                continue
-            if not answer.negated(span):
-                return STATED
-            best = NEGATED
     return best
 
 
