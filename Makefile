@@ -5,7 +5,16 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTHON ?= python3
 
-.PHONY: run test bench console validate render reliability-doc clean
+.PHONY: run test bench bench-grading console validate render reliability-doc clean
+
+# The grading benchmark reads the UNT short-answer dataset from STUDYBOT_UNT_DATA; when it is unset, the
+# benchmark targets use a copy beside this checkout if there is one (the data is never kept in the repo).
+UNT_DATA := ../shared/data/unt-short-answer-v2
+ifeq ($(origin STUDYBOT_UNT_DATA),undefined)
+ifneq ($(wildcard $(UNT_DATA)/docs/files),)
+bench bench-grading: export STUDYBOT_UNT_DATA := $(UNT_DATA)
+endif
+endif
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,6 +35,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks
+
+bench-grading: $(STAMP)
+	$(PY) -m benchmarks.bench_grading
 
 console: $(STAMP)
 	$(VENV)/bin/studybot console

@@ -18,8 +18,8 @@ import yaml
 from bot.app import StudyBot
 from bot.clock import FixedClock
 from bot.config import Settings
-from bot.content import load_library
-from bot.glossary import Glossary
+from bot.content.loader import load_library
+from bot.content.glossary import Glossary
 from bot.messages import Actor, ChoiceMade, Place
 
 LESSONS, QUESTIONS_PER_LESSON, TERMS_PER_LESSON = 100, 50, 50

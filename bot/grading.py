@@ -1,24 +1,115 @@
 """Short-answer grading: pure functions over text and a rubric.
 
-A key point is matched when one of its accepted phrasings appears in the answer,
-tolerating case, punctuation and small typos; a listed misconception voids it.
+A key point is matched when the answer states one of its accepted phrasings; a misconception
+that the answer states voids it. How an answer (and each phrasing) is read:
+
+- Words are compared by lemma (simplemma, English), so "shards the parameters" states "sharding
+  parameter". A word longer than three letters may carry a typo: one edit (a letter added, dropped,
+  changed or two swapped; two edits from eight letters on, rapidfuzz Damerau-Levenshtein) with the
+  same first letter, so "nonconstant" is no typo of "constant". Two real words are never typos of
+  each other when short ("case", "cause") and at most one edit apart otherwise ("section" is not
+  "selection"), and a word is no typo of its derivative ("insert", "insertion"). Words of three
+  letters or fewer must be exact.
+- Articles, possessive and demonstrative determiners ("the", "its", "this") and fillers
+  ("basically") are ignored on both sides, and up to MAX_INSERTED other words may stand inside a
+  phrase ("splits the whole model" states "splits the model"). A phrase of two content words may
+  also be said the other way round with only function words between ("memory location" as
+  "location in memory", "store a value" as "a value can be stored"). A phrase never runs across
+  a clause break: a comma, semicolon, colon, ! ?, a full stop, or an aside in parentheses.
+- Numbers are normalised: "184,320" is "184320", "16k" and "16 thousand" are "16000", "3.3M" is
+  "3300000", "one" to "twelve" are digits; decimals are kept ("3.5"); "n^2" is "n2". Symbols read
+  as words ("&" and, "+" plus, "<=" less than or equal to, "->" to, "w/o" without), "non-"
+  and "non " join the next word ("nonconstant"), and an identifier splits into its words
+  ("arrayName" is "array name").
+- Negation: a negator ("no", "not", "n't", "cannot", "never", "without", "unlike", "instead of",
+  "rather than", ...) opens a scope that runs to the end of its clause: the next clause break or a
+  conjunction such as "but", "while", "whereas", "because". The scope of a contrast ("unlike DDP,
+  where each GPU has the full model, ...") also covers a relative clause that follows it. A phrase
+  inside a scope opened by a negator that is not part of the phrase is not stated: it neither
+  credits an accepted phrasing nor voids by a misconception. A phrasing that carries its own
+  negator ("no backward pass") is matched like any other.
+- Synonyms: a pack-level table rewrites words ("DP" -> "data parallelism") in answers and
+  phrasings alike, before they are read.
+- Bare lists: an answer without a single function word ("of", "is", "it", "which", ...), and
+  without an article after the first word of an item, relates nothing to anything. Its items are
+  the pieces between clause breaks and "and"/"or" (or each word, when it has four or more words
+  and no separator at all), and a phrasing of several content words counts only where it stands
+  word for word inside one item, as a listed term does ("optimizer state" in "parameters,
+  optimizer state"). A terse sentence with no function word at all ("FSDP shards model
+  parameters") cannot be told from such a list.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
-from dataclasses import dataclass
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from functools import lru_cache
 
-from rapidfuzz import fuzz
+import simplemma
+from rapidfuzz.distance import DamerauLevenshtein
 
 from bot.content.model import KeyPoint, Rubric
 
-TYPO_TOLERANCE = 80  # rapidfuzz ratio (0-100) a word must reach to count as a typo of another
+MAX_INSERTED = 2  # words an answer may insert inside a phrase
+BREAK = ","  # the token that stands for any clause break
+
+# Articles, possessives and demonstratives: ignored on both sides, like fillers.
+DETERMINERS = frozenset({"a", "an", "the", "its", "their", "his", "her", "my", "our", "your", "this", "these", "those"})
+FILLERS = frozenset({
+    "basically", "actually", "really", "simply", "very", "quite", "essentially", "literally", "certainly",
+    "definitely", "truly", "um", "umm", "uh", "uhm", "er", "erm", "hmm", "ok", "okay",
+})
+NEGATORS = frozenset({"no", "not", "never", "without", "none", "nothing", "nobody", "nowhere", "neither", "nor"})
+CONTRASTS = frozenset({"unlike"})  # also "instead of", "rather than", "as opposed to": see _negator
+CLAUSE_WORDS = frozenset({
+    "but", "while", "whereas", "although", "though", "however", "yet", "because", "since", "so", "unlike",
+    "instead", "rather",
+})
+RELATIVES = frozenset({"where", "which", "who", "whose", "that"})
+LIST_JOINERS = frozenset({"and", "or"})
+# Words that relate other words: an answer with none of them is a bare list.
+RELATION_WORDS = NEGATORS | CLAUSE_WORDS | RELATIVES | frozenset({
+    "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto", "over", "under", "between",
+    "among", "through", "across", "within", "per", "about", "than", "as", "after", "before", "during",
+    "via", "upon", "inside", "outside", "until", "against", "toward", "towards", "around", "along", "like",
+    "it", "its", "they", "them", "their", "he", "she", "his", "her", "we", "our", "us", "you", "your", "i",
+    "me", "my", "this", "these", "those", "what", "when", "how", "why", "each", "every", "all", "both",
+    "either", "some", "any", "other", "another", "itself", "themselves", "there", "here",
+    "be", "is", "are", "was", "were", "been", "being", "am", "have", "has", "had", "do", "does", "did",
+    "can", "could", "will", "would", "shall", "should", "may", "might", "must",
+    "if", "unless", "whether", "then", "only", "also", "just", "even", "still", "always",
+    "plus", "minus", "times", "equals", "less", "greater",
+})
+FUNCTION_WORDS = RELATION_WORDS | DETERMINERS | FILLERS | LIST_JOINERS
 
 _QUOTES = str.maketrans({"‘": "'", "’": "'", "‚": "'", "“": '"', "”": '"', "„": '"', "–": "-", "—": "-"})
 _NOT_WORD = re.compile(r"[^\w\s]+")
+_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?!\d)|\d+)(\.\d+)?(?:\s*(thousand|million|billion)\b|([kmb])\b)?")
+_SCALE = {"k": 1000, "thousand": 1000, "m": 10**6, "million": 10**6, "b": 10**9, "billion": 10**9}
+_NON = re.compile(r"\bnon(-|\s+)([a-z]+)")
+_TOKEN = re.compile(r"\d+\.\d+|\w+|[,;:!?\n]|\.(?=\s|$)|(?:^|(?<=\s))\(|\)(?=\s|$|[^\w\s])")
+_BREAKS = frozenset(",;:!?()\n.")
+_CAMEL = re.compile(r"([a-z])([A-Z])")  # arrayName, bPtr: words of an identifier
+_EMPTY_PARENS = re.compile(r"\(\s*\)")
+_CONTRACTIONS = {
+    "dont": "do not", "doesnt": "does not", "didnt": "did not", "isnt": "is not", "arent": "are not",
+    "wasnt": "was not", "werent": "were not", "hasnt": "has not", "havent": "have not", "hadnt": "had not",
+    "wont": "will not", "wouldnt": "would not", "shouldnt": "should not", "couldnt": "could not",
+    "cant": "can not", "cannot": "can not", "mustnt": "must not", "neednt": "need not", "aint": "is not",
+}
+_SYMBOLS = (
+    ("<=", " less than or equal to "), (">=", " greater than or equal to "), ("!=", " not equal to "),
+    ("->", " to "), ("=>", " to "), ("==", " equals "), ("<", " less than "), (">", " greater than "),
+    ("=", " equals "), ("&", " and "), ("+", " plus "),
+)
+_WITHOUT, _WITH = re.compile(r"\bw/o\b"), re.compile(r"\bw/")
+_NUMBER_WORDS = {
+    w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
+}
 
 
 def normalise(text: str) -> str:
@@ -28,35 +119,302 @@ def normalise(text: str) -> str:
     return " ".join(_NOT_WORD.sub(" ", text).split())
 
 
-def same_word(said: str, wanted: str) -> bool:
-    """Equal, or a small typo of a longer word; short words (no, not, all) must be exact."""
-    if said == wanted:
-        return True
-    return len(wanted) > 3 and bool(fuzz.ratio(said, wanted, score_cutoff=TYPO_TOLERANCE))
+# ---------------------------------------------------------------- synonyms
 
 
-def contains_phrase(answer_words: list[str], phrase: str) -> bool:
-    """Whether the answer says the phrase word for word, allowing a typo in a word and one
-    extra word inside it ("splits the whole model" says "splits the model")."""
-    wanted = normalise(phrase).split()
-    if not wanted:
-        return False
-    size = len(wanted)
-    for start, word in enumerate(answer_words):
-        if not same_word(word, wanted[0]):
-            continue
-        window = answer_words[start : start + size + 1]
-        if len(window) >= size and all(map(same_word, window[:size], wanted)):
-            return True
-        if len(window) == size + 1 and size > 1:
-            for skip in range(1, size):
-                if all(map(same_word, window[:skip] + window[skip + 1 :], wanted)):
-                    return True
-    return False
-
-
+@dataclass(frozen=True, init=False)
 class Synonyms:
-    """A lesson's table of words that mean the same (filled in by the new matcher)."""
+    """An immutable pack-level table of words or phrases read as another, e.g. {"DP": "data parallelism"}.
+
+    Keys are matched as whole words (case, punctuation and contractions as in answers); the longest key wins.
+    """
+
+    rules: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
+    _table: dict[tuple[str, ...], tuple[str, ...]] = field(compare=False, repr=False)
+    _longest: int = field(compare=False, repr=False)
+
+    def __init__(self, mapping: Mapping[str, str] | Iterable[tuple[str, str]] = ()) -> None:
+        pairs = mapping.items() if isinstance(mapping, Mapping) else mapping
+        table = {}
+        for key, value in pairs:
+            said = tuple(t for t in _raw_tokens(key) if t != BREAK)
+            if said:
+                table[said] = tuple(t for t in _raw_tokens(value) if t != BREAK)
+        object.__setattr__(self, "rules", tuple(sorted(table.items())))
+        object.__setattr__(self, "_table", table)
+        object.__setattr__(self, "_longest", max(map(len, table), default=0))
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def rewrite(self, tokens: list[str]) -> list[str]:
+        """The tokens with every key replaced by its value, the longest key first, left to right."""
+        if not self._table:
+            return tokens
+        out: list[str] = []
+        i = 0
+        while i < len(tokens):
+            for size in range(min(self._longest, len(tokens) - i), 0, -1):
+                value = self._table.get(tuple(tokens[i : i + size]))
+                if value is not None:
+                    out += value
+                    i += size
+                    break
+            else:
+                out.append(tokens[i])
+                i += 1
+        return out
+
+
+NO_SYNONYMS = Synonyms()
+
+
+# ---------------------------------------------------------------- reading text
+
+
+def _number(match: re.Match[str]) -> str:
+    """One number in canonical digits: no thousands separators, k/M/B and words multiplied out."""
+    whole, fraction, word, letter = match.groups()
+    value = Decimal(whole.replace(",", "") + (fraction or "")) * _SCALE.get(word or letter or "", 1)
+    return format(value.normalize(), "f")
+
+
+def _joined_non(match: re.Match[str]) -> str:
+    """ "non-constant" and "non constant" as "nonconstant"; "non are" (a typo of "none") stays."""
+    separator, word = match.groups()
+    return match[0] if separator != "-" and word in FUNCTION_WORDS else "non" + word
+
+
+def _raw_tokens(text: str) -> list[str]:
+    """Lower-case words and numbers, with BREAK for each clause break; contractions spelled out."""
+    text = _CAMEL.sub(r"\1 \2", unicodedata.normalize("NFKC", text)).translate(_QUOTES).lower()
+    for symbol, words in _SYMBOLS:
+        text = text.replace(symbol, words)
+    text = _WITHOUT.sub(" without ", text)
+    text = _WITH.sub(" with ", _EMPTY_PARENS.sub(" ", text)).replace("^", "").replace("'", "")
+    text = _NON.sub(_joined_non, text)
+    text = _NUMBER.sub(_number, text)
+    tokens: list[str] = []
+    for token in _TOKEN.findall(text):
+        if token in _BREAKS:
+            if tokens and tokens[-1] != BREAK:
+                tokens.append(BREAK)
+        else:
+            tokens += _CONTRACTIONS.get(token, _NUMBER_WORDS.get(token, token)).split()
+    return tokens
+
+
+def _tokens(text: str, synonyms: Synonyms) -> list[str]:
+    """Tokens after synonyms, without determiners and fillers."""
+    return [t for t in synonyms.rewrite(_raw_tokens(text)) if t not in DETERMINERS and t not in FILLERS]
+
+
+@lru_cache(maxsize=100_000)
+def lemma(word: str) -> str:
+    """The English lemma of a lower-case word; an unknown plural ("gpus") loses its s; numbers stay."""
+    if word[0].isdigit():
+        return word
+    found = simplemma.lemmatize(word, lang="en")
+    if (found == word and len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+            and not simplemma.is_known(word, lang="en")):
+        return word[:-1]
+    return found
+
+
+def is_content(word: str) -> bool:
+    """Whether a word carries meaning of its own (not an article, filler, joiner or relation word)."""
+    return word not in FUNCTION_WORDS and lemma(word) not in FUNCTION_WORDS
+
+
+@lru_cache(maxsize=200_000)
+def _similar(said: str, said_lemma: str, wanted: str, wanted_lemma: str) -> bool:
+    """Whether a word of the answer is the wanted word: the same lemma or form, or a typo of it."""
+    if said_lemma == wanted_lemma or said == wanted:
+        return True
+    if len(wanted) <= 3 or said[0] != wanted[0] or said[0].isdigit() or wanted[0].isdigit():
+        return False
+    short, long = sorted((said_lemma, wanted_lemma), key=len)
+    if len(long) - len(short) >= 2 and long.startswith(short) and simplemma.is_known(short, lang="en"):
+        return False  # a word and its derivative (insert, insertion; point, pointer) are not typos of each other
+    if simplemma.is_known(said, lang="en") and simplemma.is_known(wanted, lang="en"):
+        # two real words: one edit apart at most, and never short ones (case, cause; section, selection)
+        return len(wanted) > 5 and _typo(said, wanted, 1)
+    return _typo(said_lemma, wanted_lemma) or _typo(said, wanted)
+
+
+def _typo(said: str, wanted: str, allowed: int = 0) -> bool:
+    """At most one edit (two for words of eight letters or more): a letter added, dropped, changed or swapped."""
+    allowed = allowed or (1 if len(wanted) < 8 else 2)
+    return DamerauLevenshtein.distance(said, wanted, score_cutoff=allowed) <= allowed
+
+
+def same_word(said: str, wanted: str) -> bool:
+    """Same lemma, or a small typo of a longer word; short words (no, not, all) must be exact."""
+    return _similar(said, lemma(said), wanted, lemma(wanted))
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One word of an answer: where it stands and which negator's scope holds it (-1: none)."""
+
+    text: str
+    lemma: str
+    clause: int
+    item: int
+    negated_by: int
+
+
+def _negator(tokens: list[str], i: int) -> bool:
+    """Whether tokens[i] opens a negation scope ("not only" does not; "instead of" does)."""
+    word, after = tokens[i], tokens[i + 1] if i + 1 < len(tokens) else ""
+    if word in NEGATORS:
+        return not (word == "not" and after == "only")
+    return (word in CONTRASTS or (word == "instead" and after == "of") or (word == "rather" and after == "than")
+            or (word == "opposed" and after == "to"))
+
+
+def _next_word(tokens: list[str], i: int) -> str:
+    return next((t for t in tokens[i + 1 :] if t != BREAK), "")
+
+
+def _read(tokens: list[str]) -> tuple[list[Word], bool]:
+    """The words (determiners and fillers dropped) with clause, item and negation scope; and whether
+    the tokens are a bare list: no relation word, and no determiner after the first word of an item."""
+    words: list[Word] = []
+    clause = item = 0
+    owner, contrast, related = -1, False, False
+    for i, token in enumerate(tokens):
+        if token == BREAK:
+            clause, item = clause + 1, item + 1
+            if contrast and _next_word(tokens, i) in RELATIVES:
+                contrast = False  # "unlike X, where ...": the scope runs on over the relative clause
+            else:
+                owner, contrast = -1, False
+            continue
+        if token in FILLERS or token in DETERMINERS:
+            related = related or (token in DETERMINERS and bool(words) and words[-1].item == item)
+            continue
+        if token in CLAUSE_WORDS:
+            owner, contrast = -1, False
+        item += token in LIST_JOINERS
+        negator = _negator(tokens, i)
+        words.append(Word(token, lemma(token), clause, item, -1 if negator else owner))
+        item += token in LIST_JOINERS
+        related = related or token in RELATION_WORDS or words[-1].lemma in RELATION_WORDS
+        if negator:
+            owner, contrast = len(words) - 1, token not in NEGATORS
+    bare_list = bool(words) and not related
+    if bare_list and len(words) >= 4 and len({w.item for w in words}) == 1:
+        words = [Word(w.text, w.lemma, w.clause, n, w.negated_by) for n, w in enumerate(words)]  # one per word
+    return words, bare_list
+
+
+class Answer:
+    """An answer read once for matching: its words, negation scopes and whether it is a bare list."""
+
+    __slots__ = ("words", "bare_list", "_by_text", "_by_lemma", "_by_letter", "_memo")
+
+    def __init__(self, text: str, synonyms: Synonyms = NO_SYNONYMS) -> None:
+        words, self.bare_list = _read(synonyms.rewrite(_raw_tokens(text)))
+        self.words = tuple(words)
+        self._by_text: dict[tuple[str, str], list[int]] = {}
+        self._by_lemma: dict[str, list[int]] = {}
+        self._by_letter: dict[str, list[tuple[str, str]]] = {}
+        for n, w in enumerate(words):
+            self._by_text.setdefault((w.text, w.lemma), []).append(n)
+            self._by_lemma.setdefault(w.lemma, []).append(n)
+        for key in self._by_text:
+            self._by_letter.setdefault(key[0][0], []).append(key)
+        self._memo: dict[tuple[str, str], list[int]] = {}
+
+    def positions(self, text: str, lemma_: str) -> list[int]:
+        """Where a phrase word (text, lemma) stands in the answer, in order."""
+        key = (text, lemma_)
+        found = self._memo.get(key)
+        if found is None:
+            hits = set(self._by_lemma.get(lemma_, ()))
+            for said in self._by_letter.get(text[0], ()):
+                if _similar(*said, text, lemma_):
+                    hits.update(self._by_text[said])
+            found = self._memo[key] = sorted(hits)
+        return found
+
+    def negated(self, span: list[int]) -> bool:
+        """Whether a negator outside the span holds any word from its first to its last."""
+        return any(0 <= self.words[n].negated_by and self.words[n].negated_by not in span
+                   for n in range(span[0], span[-1] + 1))
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """An accepted phrasing or misconception, read like an answer: (text, lemma) per word."""
+
+    words: tuple[tuple[str, str], ...]
+    content: int  # how many content words it has
+
+
+@lru_cache(maxsize=20_000)
+def phrase(text: str, synonyms: Synonyms = NO_SYNONYMS) -> Phrase:
+    """A phrasing read once: synonyms applied, determiners and fillers dropped, words lemmatised."""
+    words = tuple((t, lemma(t)) for t in _tokens(text, synonyms) if t != BREAK)
+    return Phrase(words, sum(is_content(t) for t, _ in words))
+
+
+ABSENT, NEGATED, STATED = 0, 1, 2
+
+
+def _spans(answer: Answer, wanted: Phrase) -> Iterator[list[int]]:
+    """Each earliest placement of the phrase's words in the answer, within the insertion budget."""
+    lists = [answer.positions(*w) for w in wanted.words]
+    if not wanted.words or not all(lists):
+        return
+    strict = answer.bare_list and wanted.content > 1
+    budget = 0 if strict else MAX_INSERTED
+    for start in lists[0]:
+        span, used = [start], 0
+        for found in lists[1:]:
+            k = bisect_right(found, span[-1])
+            if k == len(found) or (used := used + found[k] - span[-1] - 1) > budget:
+                break
+            span.append(found[k])
+        else:
+            first, last = answer.words[start], answer.words[span[-1]]
+            if first.clause == last.clause and (not strict or first.item == last.item):
+                yield span
+
+
+def _placements(answer: Answer, wanted: Phrase) -> Iterator[list[int]]:
+    """Where the phrase stands in the answer; a two-content-word phrase also the other way round with only
+    function words between ("memory location" as "location in memory")."""
+    yield from _spans(answer, wanted)
+    if len(wanted.words) == 2 and wanted.content == 2:
+        for span in _spans(answer, Phrase(wanted.words[::-1], 2)):
+            if not any(is_content(answer.words[n].text) for n in range(span[0] + 1, span[-1])):
+                yield span
+
+
+def find(answer: Answer, wanted: Phrase) -> int:
+    """STATED, NEGATED (only inside a negator's scope) or ABSENT."""
+    best = ABSENT
+    for span in _placements(answer, wanted):
+        if not answer.negated(span):
+            return STATED
+        best = NEGATED
+    return best
+
+
+def content_words(text: str, synonyms: Synonyms | None = None) -> tuple[str, ...]:
+    """The content words of a text as the matcher reads them (synonyms applied), in order."""
+    return tuple(t for t in _tokens(text, synonyms or NO_SYNONYMS) if t != BREAK and is_content(t))
+
+
+def states(text: str, wanted: str, synonyms: Synonyms | None = None) -> bool:
+    """Whether the text states the phrase (outside any negation)."""
+    table = synonyms or NO_SYNONYMS
+    return find(Answer(text, table), phrase(wanted, table)) == STATED
+
+
+# ---------------------------------------------------------------- grading
 
 
 @dataclass(frozen=True)
@@ -73,22 +431,24 @@ class Grade(Coverage):
     correct: bool = False
 
 
-def cover(points: Iterable[KeyPoint], text: str) -> Coverage:
-    words = normalise(text).split()
+def cover(points: Iterable[KeyPoint], text: str, *, synonyms: Synonyms | None = None) -> Coverage:
+    """The key points the text states; a stated misconception voids its point."""
+    table = synonyms or NO_SYNONYMS
+    answer = Answer(text, table)
     matched, missed, voided = [], [], []
     for point in points:
-        if any(contains_phrase(words, m) for m in point.misconceptions):
+        if any(find(answer, phrase(m, table)) == STATED for m in point.misconceptions):
             voided.append(point.id)
             missed.append(point.id)
-        elif any(contains_phrase(words, a) for a in point.accept):
+        elif any(find(answer, phrase(a, table)) == STATED for a in point.accept):
             matched.append(point.id)
         else:
             missed.append(point.id)
     return Coverage(tuple(matched), tuple(missed), tuple(voided))
 
 
-def grade(rubric: Rubric, text: str) -> Grade:
+def grade(rubric: Rubric, text: str, *, synonyms: Synonyms | None = None) -> Grade:
     """Correct when at least `rubric.needed` key points are stated (voided ones do not count)."""
-    found = cover(rubric.points, text)
+    found = cover(rubric.points, text, synonyms=synonyms)
     correct = len(found.matched) >= rubric.needed
     return Grade(found.matched, found.missed, found.voided, correct)

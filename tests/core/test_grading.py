@@ -1,8 +1,13 @@
+import time
+
+import pytest
+
 from bot.content.model import KeyPoint, Rubric
-from bot.grading import grade, normalise
+from bot.grading import Synonyms, grade, normalise
 
 RUBRIC = Rubric(2, (
-    KeyPoint("shard", "splits the model state", ("splits the model", "shards the parameters"), ("copies the whole model",)),
+    KeyPoint("shard", "splits the model state", ("splits the model", "shards the parameters"),
+             ("copies the whole model",)),
     KeyPoint("gather", "gathers before use", ("gathers the weights", "all gather"), ()),
     KeyPoint("memory", "saves memory", ("less memory", "saves memory"), ()),
 ))
@@ -36,3 +41,176 @@ def test_short_words_are_not_typos_of_each_other() -> None:
 
 def test_bare_terms_do_not_match_phrases() -> None:
     assert not grade(RUBRIC, "model parameters weights memory gather").correct
+
+
+# ---------------------------------------------------------------- the matcher's rules, each with a pass and a fail
+
+
+def one(*accept: str, misconceptions: tuple[str, ...] = ()) -> Rubric:
+    return Rubric(1, (KeyPoint("p", "p", accept, misconceptions),))
+
+
+def test_words_compare_by_lemma() -> None:
+    rubric = one("shards the parameters")
+    assert grade(rubric, "FSDP is sharding each parameter across GPUs.").correct
+    assert grade(rubric, "The parameters were sharded? No: it is sharding parameter tensors.").correct
+    assert not grade(rubric, "FSDP stores the parameters.").correct
+
+
+def test_a_typo_keeps_its_first_letter_and_short_words_stay_exact() -> None:
+    rubric = one("constant pointer")
+    assert grade(rubric, "a constnat pointer").correct
+    assert not grade(rubric, "a nonconstant pointer").correct
+    assert not grade(rubric, "a non-constant pointer").correct
+    assert not grade(one("use row"), "use raw").correct
+
+
+def test_a_word_is_no_typo_of_its_derivative() -> None:
+    assert grade(one("inserts it"), "it insrets it").correct
+    assert not grade(one("inserts it"), "insertion it").correct
+    assert not grade(one("points to"), "pointer to").correct
+
+
+def test_articles_and_fillers_are_ignored_and_two_words_may_be_inserted() -> None:
+    rubric = one("splits the model")
+    assert grade(rubric, "It basically splits a model.").correct
+    assert grade(rubric, "It splits the whole big model.").correct
+    assert not grade(rubric, "It splits the whole big expensive model.").correct
+
+
+def test_a_phrase_does_not_run_across_a_clause_break() -> None:
+    rubric = one("splits the model")
+    assert grade(rubric, "It splits the model; then it trains.").correct
+    assert not grade(rubric, "It splits. The model trains.").correct
+
+
+def test_numbers_are_normalised() -> None:
+    assert grade(one("184,320 gpu hours"), "It took 184320 GPU-hours.").correct
+    assert grade(one("184320 gpu hours"), "It took 184,320 GPU hours.").correct
+    for said in ("16k GPUs", "16,000 GPUs", "16000 GPUs", "16 thousand GPUs"):
+        assert grade(one("16000 gpus"), said).correct, said
+        assert grade(one("16k gpus"), said).correct, said
+    assert grade(one("3.3M gpu hours"), "3,300,000 GPU hours").correct
+    assert grade(one("3.3 million gpu hours"), "3.3M GPU hours").correct
+    assert grade(one("3.5 hours"), "about 3.5 hours").correct
+    assert not grade(one("35 hours"), "about 3.5 hours").correct
+    assert not grade(one("16000 gpus"), "1600 GPUs").correct
+    assert grade(one("1 element"), "only one element").correct
+    assert not grade(one("o(n)"), "O(n^2)").correct and grade(one("o(n)"), "O( n )").correct
+
+
+def test_a_negated_key_point_is_not_credited() -> None:
+    rubric = one("extra communication")
+    assert grade(rubric, "The price is extra communication between GPUs.").correct
+    for said in ("There's no extra communication.", "It does not add extra communication.",
+                 "It doesn't need extra communication.", "It works without extra communication.",
+                 "It never needs extra communication.", "It cannot avoid... no: it has not got extra communication."):
+        assert not grade(rubric, said).correct, said
+
+
+def test_a_negation_scope_ends_at_the_clause() -> None:
+    rubric = one("extra communication")
+    assert grade(rubric, "It is not free, it needs extra communication.").correct
+    assert grade(rubric, "Memory is not the cost but extra communication is.").correct
+    assert grade(rubric, "There is no free lunch while extra communication is needed.").correct
+    assert grade(rubric, "It needs not only memory but extra communication.").correct
+    assert not grade(rubric, "It needs no memory and no extra communication.").correct
+
+
+def test_a_phrase_with_its_own_negator_matches() -> None:
+    rubric = one("no backward pass", "does not need gradients")
+    assert grade(rubric, "Inference has no backward pass.").correct
+    assert grade(rubric, "Serving doesn't need gradients.").correct
+    assert not grade(rubric, "Serving needs gradients and a backward pass.").correct
+
+
+def test_a_negated_misconception_does_not_void() -> None:
+    rubric = one("shards the parameters", misconceptions=("each gpu has the full model", "copies the whole model"))
+    assert grade(rubric, "Unlike DDP, where each GPU has the full model, FSDP shards the parameters.").correct
+    assert grade(rubric, "FSDP does not copy the whole model: it shards the parameters.").correct
+    assert grade(rubric, "Instead of copying the whole model, it shards the parameters.").correct
+    assert not grade(rubric, "FSDP copies the whole model, and shards the parameters.").correct
+    assert not grade(rubric, "Each GPU has the full model, so it shards the parameters.").correct
+
+
+def test_synonyms_apply_to_answers_and_phrases_alike() -> None:
+    table = Synonyms({"DP": "data parallelism", "params": "parameters", "grads": "gradients"})
+    assert grade(one("data parallelism replicates the model"), "DP replicates the model", synonyms=table).correct
+    assert grade(one("DP replicates the model"), "Data parallelism replicates the model", synonyms=table).correct
+    assert grade(one("shards the parameters and gradients"), "it shards params and grads", synonyms=table).correct
+    assert not grade(one("data parallelism replicates the model"), "DP replicates the model").correct
+    assert not grade(one("data parallelism"), "DDP replicates the model", synonyms=table).correct
+
+
+def test_synonyms_are_immutable_and_hashable() -> None:
+    table = Synonyms({"DP": "data parallelism"})
+    assert table == Synonyms([("dp", "Data Parallelism")]) and hash(table) == hash(Synonyms({"dp": "data parallelism"}))
+    with pytest.raises(AttributeError):
+        table.anything = 1  # type: ignore[attr-defined]
+
+
+def test_a_bare_list_states_no_relation() -> None:
+    rubric = one("shards the parameters")
+    assert grade(rubric, "FSDP is sharding the memory parameters.").correct
+    assert not grade(rubric, "FSDP sharding memory parameters communication").correct
+    assert not grade(rubric, "FSDP, sharding, parameters, communication.").correct
+    assert not grade(one("gradients communication"), "parameters gradients optimizer communication").correct
+
+
+def test_a_listed_term_still_counts() -> None:
+    assert grade(one("optimizer state"), "parameters, optimizer state, GPUs").correct
+    assert grade(one("data members", "member functions"), "data members and member functions").correct
+    assert grade(one("file scope"), "File scope.").correct
+    assert not grade(one("optimizer state"), "parameters, optimizer, state, GPUs").correct
+
+
+def test_grading_is_fast() -> None:
+    answer = "FSDP splits the whole model and gathres the weights just in time, so it saves memory: {}."
+    started = time.perf_counter()
+    for n in range(300):
+        grade(RUBRIC, answer.format(n))
+    assert (time.perf_counter() - started) / 300 < 0.002
+
+
+def test_a_two_word_phrase_may_turn_round_over_function_words() -> None:
+    assert grade(one("memory location"), "a location in memory").correct
+    assert grade(one("store a value"), "a place where a value can be stored").correct
+    assert not grade(one("store a value"), "the value of a variable is in the store").correct
+    assert not grade(one("memory location"), "a location of the variable in memory").correct
+
+
+def test_determiners_are_ignored_like_articles() -> None:
+    assert grade(one("inside the function"), "only inside that function? no: inside its function").correct
+    assert not grade(one("inside the function"), "inside the class").correct
+
+
+def test_a_negator_starts_its_own_scope() -> None:
+    rubric = one("not destroyed")
+    assert grade(rubric, "It is not created each time and it is also not destroyed at the end.").correct
+    assert not grade(rubric, "It is destroyed at the end.").correct
+
+
+def test_an_aside_in_parentheses_is_its_own_clause() -> None:
+    rubric = one("already sorted")
+    assert grade(rubric, "It does not have to swap anything (the list is already sorted).").correct
+    assert not grade(rubric, "It does not have to swap anything, the list is not already sorted.").correct
+    assert grade(one("o(n)"), "O(n) time").correct and grade(one("main function"), "the main() function").correct
+
+
+def test_symbols_read_as_words() -> None:
+    assert grade(one("less than or equal to 1"), "when n <= 1").correct
+    assert grade(one("less than 2"), "if n<2").correct
+    assert grade(one("without a base case"), "a function w/o a base case").correct
+    assert not grade(one("less than 2"), "if n>2").correct
+
+
+def test_two_short_real_words_are_not_typos_of_each_other() -> None:
+    assert not grade(one("base case"), "base cause").correct
+    assert grade(one("base case"), "base csae").correct
+    assert not grade(one("selection"), "section").correct
+
+
+def test_identifiers_split_into_words_and_operators_relate() -> None:
+    assert grade(one("array name"), "pass arrayName").correct
+    assert grade(one("plus the index"), "*(arrayName + index)").correct
+    assert not grade(one("array name"), "pass arrayname").correct

@@ -1,0 +1,261 @@
+"""Short-answer grading against human graders, beside a word-overlap baseline run in the same process.
+
+Data: the UNT computer science short-answer dataset (assignments 1-6), read at run time from the folder
+named by STUDYBOT_UNT_DATA (`make bench` sets it when the shared copy exists) and never copied into this
+repository. Questions whose line in docs/files starts with "#" are not short-answer questions and are left
+out. Each student answer is graded with its question's rubric in unt_rubrics.yaml, which also holds the
+synonyms table the set is graded with.
+
+Definitions (printed in the header too):
+- human correct: the average of the two graders' 0-5 scores is >= 3; clearly right: >= 4; clearly wrong: <= 2.5.
+- accuracy: over all answers, the share whose correct/wrong matches human correct.
+- false-accept: the share of clearly wrong answers graded correct.
+- false-reject: the share of clearly right answers graded wrong.
+- r: Pearson correlation of a grader's fraction with the human average; studybot's fraction is key points
+  matched / key points of the rubric, the baseline's is its cosine.
+- baseline: cosine of word-count vectors (lower case, punctuation stripped) of the student and instructor
+  answers, graded correct at or above the threshold that maximises its accuracy on this same data.
+
+Prints figures; asserts nothing. `python -m benchmarks.bench_grading --detail` adds a line per question
+and the rubric self-check issues (for development).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import math
+import os
+import re
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from bot.content.model import KeyPoint, Rubric
+from bot.grading import Synonyms, grade
+from bot.rubric_audit import audit_rubric
+
+ENV = "STUDYBOT_UNT_DATA"
+RUBRICS = Path(__file__).with_name("unt_rubrics.yaml")
+HUMAN_CORRECT, CLEARLY_RIGHT, CLEARLY_WRONG = 3.0, 4.0, 2.5
+_BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_WORD = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    prompt: str
+    instructor: str
+    answers: tuple[tuple[str, float], ...]  # (student answer, human average)
+
+
+@dataclass(frozen=True)
+class Scored:
+    question: str
+    human: float
+    correct: bool
+    fraction: float
+
+
+@dataclass(frozen=True)
+class Figures:
+    n: int
+    accuracy: float
+    false_accepts: int
+    clearly_wrong: int
+    false_rejects: int
+    clearly_right: int
+    r: float
+
+    @property
+    def false_accept(self) -> float:
+        return self.false_accepts / self.clearly_wrong if self.clearly_wrong else math.nan
+
+    @property
+    def false_reject(self) -> float:
+        return self.false_rejects / self.clearly_right if self.clearly_right else math.nan
+
+
+# ---------------------------------------------------------------- reading the data
+
+
+def _numbered(path: Path) -> dict[str, str]:
+    """`x.y text` lines as {x.y: text}."""
+    lines = (line.split(maxsplit=1) for line in path.read_text(encoding="utf-8", errors="replace").splitlines())
+    return {parts[0]: parts[1].strip() if len(parts) > 1 else "" for parts in lines if parts}
+
+
+def _student_answer(line: str, question_id: str) -> str:
+    """One line of raw/x.y: the leading question id and any <br> markup removed, HTML entities decoded."""
+    line = line.strip()
+    if line.split(maxsplit=1)[:1] == [question_id]:
+        line = line[len(question_id) :]
+    return " ".join(html.unescape(_BR.sub(" ", line)).split())
+
+
+def question_ids(root: Path) -> list[str]:
+    """The short-answer question ids in docs/files (lines starting with # are not short-answer questions)."""
+    lines = (line.strip() for line in (root / "docs" / "files").read_text().splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def load_dataset(root: Path) -> list[Question]:
+    prompts, instructor = _numbered(root / "raw" / "questions"), _numbered(root / "raw" / "answers")
+    questions = []
+    for qid in question_ids(root):
+        texts = (root / "raw" / qid).read_text(encoding="utf-8", errors="replace").splitlines()
+        scores = (root / "scores" / qid / "ave").read_text().split()
+        if len(texts) != len(scores):
+            raise ValueError(f"{qid}: {len(texts)} answers but {len(scores)} scores")
+        answers = tuple((_student_answer(t, qid), float(s)) for t, s in zip(texts, scores, strict=True))
+        questions.append(Question(qid, prompts.get(qid, ""), instructor.get(qid, ""), answers))
+    return questions
+
+
+def load_rubrics(path: Path = RUBRICS) -> tuple[dict[str, Rubric], Synonyms]:
+    """The rubrics by question id, and the synonyms table they are graded with."""
+    data = yaml.safe_load(path.read_text()) or {}
+    synonyms = Synonyms({str(k): str(v) for k, v in (data.pop("synonyms", None) or {}).items()})
+    rubrics = {
+        str(qid): Rubric(int(r["needed"]), tuple(
+            KeyPoint(str(p["id"]), str(p["point"]), tuple(map(str, p["accept"])),
+                     tuple(map(str, p.get("misconceptions") or ())))
+            for p in r["points"]))
+        for qid, r in data.items()
+    }
+    return rubrics, synonyms
+
+
+# ---------------------------------------------------------------- scoring
+
+
+def figures(scored: Sequence[Scored]) -> Figures:
+    wrong = [s for s in scored if s.human <= CLEARLY_WRONG]
+    right = [s for s in scored if s.human >= CLEARLY_RIGHT]
+    agree = sum(s.correct == (s.human >= HUMAN_CORRECT) for s in scored)
+    return Figures(len(scored), agree / len(scored) if scored else math.nan,
+                   sum(s.correct for s in wrong), len(wrong), sum(not s.correct for s in right), len(right),
+                   pearson([s.fraction for s in scored], [s.human for s in scored]))
+
+
+def pearson(xs: Sequence[float], ys: Sequence[float]) -> float:
+    try:
+        return statistics.correlation(xs, ys)
+    except statistics.StatisticsError:  # fewer than two points, or a constant series
+        return math.nan
+
+
+def grade_all(questions: Sequence[Question], rubrics: dict[str, Rubric], synonyms: Synonyms) -> list[Scored]:
+    scored = []
+    for q in questions:
+        rubric = rubrics[q.id]
+        for text, human in q.answers:
+            result = grade(rubric, text, synonyms=synonyms)
+            scored.append(Scored(q.id, human, result.correct, len(result.matched) / len(rubric.points)))
+    return scored
+
+
+def cosine(a: str, b: str) -> float:
+    """Cosine of the word-count vectors of two texts (lower case, punctuation stripped)."""
+    ca, cb = Counter(_WORD.findall(a.lower())), Counter(_WORD.findall(b.lower()))
+    dot = sum(n * cb[w] for w, n in ca.items())
+    norm = math.sqrt(sum(n * n for n in ca.values()) * sum(n * n for n in cb.values()))
+    return dot / norm if norm else 0.0
+
+
+def fit_threshold(pairs: Sequence[tuple[float, float]]) -> float:
+    """The cosine threshold (correct at or above it) with the best accuracy on (cosine, human) pairs."""
+    candidates = sorted({c for c, _ in pairs} | {math.inf})
+    return max(candidates, key=lambda t: sum((c >= t) == (h >= HUMAN_CORRECT) for c, h in pairs))
+
+
+def baseline(questions: Sequence[Question]) -> tuple[list[Scored], float]:
+    sims = [(q.id, cosine(text, q.instructor), human) for q in questions for text, human in q.answers]
+    threshold = fit_threshold([(c, h) for _, c, h in sims])
+    return [Scored(qid, h, c >= threshold, c) for qid, c, h in sims], threshold
+
+
+# ---------------------------------------------------------------- the report
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}% ({part}/{whole})" if whole else "n/a (0/0)"
+
+
+def _line(name: str, f: Figures) -> str:
+    return (f"  {name}: accuracy {f.accuracy:.3f}, false-accept {_percent(f.false_accepts, f.clearly_wrong)}, "
+            f"false-reject {_percent(f.false_rejects, f.clearly_right)}, r {f.r:.3f}")
+
+
+def _detail(questions: Sequence[Question], ours: list[Scored], base: list[Scored],
+            rubrics: dict[str, Rubric], synonyms: Synonyms) -> list[str]:
+    lines = ["  per question (studybot | baseline): n, false-accept, false-reject, r"]
+    for q in questions:
+        mine = figures([s for s in ours if s.question == q.id])
+        theirs = figures([s for s in base if s.question == q.id])
+        lines.append(f"    {q.id}: n {mine.n}; FA {mine.false_accepts}/{mine.clearly_wrong}, "
+                     f"FR {mine.false_rejects}/{mine.clearly_right}, r {mine.r:.2f} | FA {theirs.false_accepts}/"
+                     f"{theirs.clearly_wrong}, FR {theirs.false_rejects}/{theirs.clearly_right}, r {theirs.r:.2f}")
+        for issue in audit_rubric(rubrics[q.id], q.prompt, [q.instructor], [], synonyms):
+            kind = "warning" if issue.warning else "error"
+            lines.append(f"      {kind} at {'/'.join(map(str, issue.where))}: {issue.message}")
+    return lines
+
+
+def report(root: Path, rubrics_path: Path = RUBRICS, detail: bool = False) -> list[str]:
+    """The figures for every short-answer question of the dataset at root that has a rubric."""
+    rubrics, synonyms = load_rubrics(rubrics_path)
+    dataset = load_dataset(root)
+    questions = [q for q in dataset if q.id in rubrics]
+    unrubricked = [q.id for q in dataset if q.id not in rubrics]
+    started = time.perf_counter()
+    ours = grade_all(questions, rubrics, synonyms)
+    per_answer = (time.perf_counter() - started) / max(len(ours), 1)
+    base, threshold = baseline(questions)
+    lines = [
+        f"grading vs human graders, UNT CS short answers: {len(ours):,} answers to {len(questions)} questions"
+        + (f" (no rubric, left out: {', '.join(unrubricked)})" if unrubricked else ""),
+        f"  human correct = average of the two graders >= {HUMAN_CORRECT:g} of 5 (for accuracy, over all answers);"
+        f" clearly right >= {CLEARLY_RIGHT:g}, clearly wrong <= {CLEARLY_WRONG:g}",
+        "  false-accept = share of clearly wrong answers graded correct; false-reject = share of clearly right"
+        " answers graded wrong; r = Pearson of the fraction (key points matched / key points; baseline: cosine)"
+        " with the human average",
+        _line("studybot rubrics", figures(ours)) + " (goals: false-reject <= 10% with false-accept <= 8%, r >= 0.72)",
+        _line(f"baseline word-overlap cosine >= {threshold:.3f} (threshold fitted on this data)", figures(base)),
+        f"  grading speed: {per_answer * 1e6:.0f} µs per answer, first pass",
+    ]
+    if detail:
+        lines += _detail(questions, ours, base, rubrics, synonyms)
+    return lines
+
+
+def skip_reason(environ: dict[str, str] | os._Environ[str] = os.environ) -> str | None:
+    """Why the benchmark cannot run here, or None when the data is there."""
+    value = environ.get(ENV, "")
+    if not value:
+        return f"{ENV} is not set (the folder of the UNT short-answer dataset, assignments 1-6)"
+    root = Path(value)
+    if not (root / "docs" / "files").is_file():
+        return f"{ENV}={value} holds no UNT short-answer dataset (no docs/files)"
+    return None
+
+
+async def main(detail: bool = False) -> list[str]:
+    reason = skip_reason()
+    if reason:
+        return [f"grading vs human graders: skipped: {reason}"]
+    try:
+        return report(Path(os.environ[ENV]), detail=detail)
+    except (OSError, ValueError, KeyError) as error:
+        return [f"grading vs human graders: skipped: the dataset could not be read ({error})"]
+
+
+if __name__ == "__main__":
+    print(*asyncio.run(main(detail="--detail" in sys.argv[1:])), sep="\n")

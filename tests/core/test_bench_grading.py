@@ -1,0 +1,98 @@
+"""The grading benchmark's reading and scoring, on a few lines of synthetic data in the dataset's layout."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from support import REPO
+
+if str(REPO) not in sys.path:  # the benchmarks package lives beside bot/, outside the installed packages
+    sys.path.insert(0, str(REPO))
+
+from benchmarks import bench_grading as bench  # noqa: E402
+
+RUBRICS = """
+synonyms:
+  sat: saturday
+"1.1":
+  needed: 1
+  points:
+    - {id: yellow, point: "It is yellow", accept: ["yellow"]}
+    - {id: sweet, point: "It is sweet", accept: ["sweet"], misconceptions: ["not sweet at all"]}
+"1.2":
+  needed: 1
+  points:
+    - {id: weekend, point: "Saturday or Sunday", accept: ["saturday", "sunday"]}
+"""
+
+
+def write_dataset(root: Path) -> Path:
+    files = {
+        "docs/files": "1.1\n1.2\n#1.3\n",
+        "raw/questions": "1.1 What colour is a ripe banana?\n1.2 Name a day of the weekend.\n1.3 Put these in order.\n",
+        "raw/answers": "1.1 Yellow, and sweet. \n1.2 Saturday or Sunday.\n1.3 a b c\n",
+        "raw/1.1": "1.1 It is yellow.<br>\n1.1 Blue, I think.\n1.1 yellow &amp; sweet<br><BR>\n",
+        "scores/1.1/ave": "5\n0\n4.5\n",
+        "raw/1.2": "1.2 Sunday\n1.2 Monday, not sat\n",
+        "scores/1.2/ave": "5.0\n1.0\n",
+        "raw/1.3": "1.3 c b a\n",
+        "scores/1.3/ave": "2\n",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    (root / "rubrics.yaml").write_text(RUBRICS)
+    return root
+
+
+def test_reading_keeps_short_answer_questions_and_cleans_each_answer(tmp_path: Path) -> None:
+    questions = bench.load_dataset(write_dataset(tmp_path))
+    assert [q.id for q in questions] == ["1.1", "1.2"]
+    assert questions[0].prompt == "What colour is a ripe banana?" and questions[0].instructor == "Yellow, and sweet."
+    assert questions[0].answers == (("It is yellow.", 5.0), ("Blue, I think.", 0.0), ("yellow & sweet", 4.5))
+    rubrics, synonyms = bench.load_rubrics(tmp_path / "rubrics.yaml")
+    assert set(rubrics) == {"1.1", "1.2"} and rubrics["1.1"].points[1].misconceptions == ("not sweet at all",)
+    assert len(synonyms) == 1
+
+
+def test_scoring_against_the_human_grades(tmp_path: Path) -> None:
+    questions = bench.load_dataset(write_dataset(tmp_path))
+    rubrics, synonyms = bench.load_rubrics(tmp_path / "rubrics.yaml")
+    scored = bench.grade_all(questions, rubrics, synonyms)
+    assert [(s.correct, s.fraction) for s in scored] == [(True, 0.5), (False, 0.0), (True, 1.0), (True, 1.0),
+                                                         (False, 0.0)]  # "not sat": negated
+    f = bench.figures(scored)
+    assert (f.n, f.accuracy, f.false_accepts, f.clearly_wrong, f.false_rejects, f.clearly_right) == (5, 1.0, 0, 2, 0, 3)
+    assert f.r == pytest.approx(bench.pearson([0.5, 0, 1, 1, 0], [5, 0, 4.5, 5, 1]))
+    wrong_way = bench.figures([bench.Scored("q", 5, False, 0), bench.Scored("q", 1, True, 1)])
+    assert (wrong_way.accuracy, wrong_way.false_accept, wrong_way.false_reject) == (0, 1, 1)
+
+
+def test_the_baseline_fits_its_threshold_on_the_data(tmp_path: Path) -> None:
+    assert bench.cosine("It is yellow.", "Yellow!") == pytest.approx(3 ** -0.5)
+    assert bench.cosine("", "yellow") == 0
+    assert bench.fit_threshold([(0.9, 5), (0.6, 4), (0.5, 1), (0.1, 0)]) == 0.6
+    assert bench.fit_threshold([(0.9, 1), (0.1, 2)]) == float("inf")  # everything wrong is best
+    scored, threshold = bench.baseline(bench.load_dataset(write_dataset(tmp_path)))
+    assert len(scored) == 5 and all(s.correct == (s.fraction >= threshold) for s in scored)
+
+
+def test_the_report_states_its_definitions_and_both_graders(tmp_path: Path) -> None:
+    lines = bench.report(write_dataset(tmp_path), tmp_path / "rubrics.yaml", detail=True)
+    assert lines[0].startswith("grading vs human graders") and "5 answers to 2 questions" in lines[0]
+    assert ">= 3" in lines[1] and ">= 4" in lines[1] and "<= 2.5" in lines[1] and "Pearson" in lines[2]
+    assert "studybot rubrics: accuracy 1.000, false-accept 0.0% (0/2), false-reject 0.0% (0/3)" in lines[3]
+    assert "baseline word-overlap" in lines[4]
+    assert any(line.strip().startswith("1.1: n 3") for line in lines)
+
+
+async def test_without_the_data_it_says_why_it_skipped(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv(bench.ENV, raising=False)
+    assert await bench.main() == [
+        "grading vs human graders: skipped: STUDYBOT_UNT_DATA is not set"
+        " (the folder of the UNT short-answer dataset, assignments 1-6)"]
+    monkeypatch.setenv(bench.ENV, str(tmp_path / "missing"))
+    (line,) = await bench.main()
+    assert line.startswith("grading vs human graders: skipped:") and "missing" in line
