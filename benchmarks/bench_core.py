@@ -18,9 +18,11 @@ import yaml
 from bot.app import StudyBot
 from bot.clock import FixedClock
 from bot.config import Settings
-from bot.content.loader import load_library
 from bot.content.glossary import Glossary
-from bot.messages import Actor, ChoiceMade, Place
+from bot.content.loader import load_library
+from bot.messages import Actor, ChoiceMade, Cohort, Place
+from bot.questions.mc import MultipleChoice
+from bot.store.model import AnswerMode, PromptKind
 
 LESSONS, QUESTIONS_PER_LESSON, TERMS_PER_LESSON = 100, 50, 50
 
@@ -57,6 +59,7 @@ def write_library(root: Path) -> list[Path]:
             for t in range(TERMS_PER_LESSON)
         ]
         (folder / "glossary.yaml").write_text("terms:\n" + "".join(terms))
+        (folder / "notes.md").write_text("# Reading log\n\n## P1 — A paper\n\n## M2 — A blog post\n")
         files += [folder / "lesson.yaml", folder / "quiz.yaml", folder / "glossary.yaml"]
     return files
 
@@ -106,15 +109,15 @@ async def bench_answers(learners: int = 500, rounds: int = 4) -> list[str]:
         settings = Settings(db_path=Path(tmp) / "bench.db", content_dir=content, results_dir=Path(tmp) / "r")
         bot = await StudyBot.start(settings, FixedClock())
         lesson = next(iter(bot.library.lessons.values()))
-        mc = [q for q in lesson.questions if q.type == "mc"][:rounds]
+        mc = [q for q in lesson.questions if isinstance(q, MultipleChoice)][:rounds]
         place = Place("slack", "T1", "C1")
         actors = [Actor("slack", "T1", f"U{i}", f"learner {i}") for i in range(learners)]
         tokens = []
         for q in mc:
             for actor in actors:
-                pid = await bot.store.new_prompt("question", place, actor, lesson_id=lesson.id, item_id=q.id,
-                                                 mode="round")
-                tokens.append((f"{pid}.{q.correct_index}", actor))
+                prompt = await bot.store.prompts.new(PromptKind.QUESTION, place, actor, lesson_id=lesson.id,
+                                                     item_id=q.id, mode=AnswerMode.ROUND)
+                tokens.append((f"{prompt.id}.{q.correct_index}", actor))
         started = time.perf_counter()
         for batch in range(rounds):
             chunk = tokens[batch * learners:(batch + 1) * learners]
@@ -157,7 +160,7 @@ async def bench_leaderboard(answers: int = 1_000_000, learners: int = 10_000) ->
         clock = FixedClock()
         settings = Settings(db_path=path, content_dir=Path(__file__).resolve().parents[1] / "content")
         bot = await StudyBot.start(settings, clock)
-        week = bot.week("T1")
+        week = bot.ctx.week(Cohort("slack", "T1"))
         await bot.close()
         rng = random.Random(3)
         points = [0] * learners
@@ -181,15 +184,15 @@ async def bench_leaderboard(answers: int = 1_000_000, learners: int = 10_000) ->
         top, rank, scan = [], [], []
         for i in range(50):
             started = time.perf_counter()
-            await bot.store.leaderboard("slack", "T1", week)
+            await bot.store.boards.top(Cohort("slack", "T1"), week)
             top.append((time.perf_counter() - started) * 1000)
             started = time.perf_counter()
-            await bot.store.standing(Actor("slack", "T1", f"U{i * 37}"), week)
+            await bot.store.boards.standing(Actor("slack", "T1", f"U{i * 37}"), week)
             rank.append((time.perf_counter() - started) * 1000)
         for _ in range(5):  # the baseline takes seconds: five samples
             started = time.perf_counter()
-            await bot.store._read("SELECT learner_id, SUM(points) AS p FROM answers WHERE week = ?"
-                                  " GROUP BY learner_id ORDER BY p DESC LIMIT 10", (week,))
+            await bot.store.engine.read("SELECT learner_id, SUM(points) AS p FROM answers WHERE week = ?"
+                                        " GROUP BY learner_id ORDER BY p DESC LIMIT 10", (week,))
             scan.append((time.perf_counter() - started) * 1000)
         await bot.close()
     med = statistics.median
@@ -211,20 +214,24 @@ async def bench_due_queue(cards: int = 5_000) -> list[str]:
         rng = random.Random(5)
         now = clock.now()
         with sqlite3.connect(path) as c:
-            c.executemany("INSERT INTO learners (id, platform, cohort, user_id, last_seen) VALUES (?, 'slack', 'T1', ?, 'x')",
+            c.executemany("INSERT INTO learners (id, platform, cohort, user_id, last_seen)"
+                          " VALUES (?, 'slack', 'T1', ?, 'x')",
                           ((i, f"U{i}") for i in range(1, 11)))
+
+            def due() -> str:
+                return (now + timedelta(hours=rng.uniform(-500, 500))).isoformat()
+
             c.executemany("INSERT INTO cards (learner_id, question_id, lesson_id, state, due) VALUES (?,?,?,?,?)",
-                          ((i, f"q{n}", f"l{n % 100}", "{}", (now + timedelta(hours=rng.uniform(-500, 500))).isoformat())
-                           for i in range(1, 11) for n in range(cards)))
+                          ((i, f"q{n}", f"l{n % 100}", "{}", due()) for i in range(1, 11) for n in range(cards)))
         bot = await StudyBot.start(settings, clock)
         times, scans = [], []
         for _ in range(200):
             started = time.perf_counter()
-            await bot.store.due_cards(3, now, limit=10)
+            await bot.store.cards.due(Actor("slack", "T1", "U3"), now, limit=10)
             times.append((time.perf_counter() - started) * 1000)
         for _ in range(20):
             started = time.perf_counter()
-            await bot.store._read("SELECT question_id, state, due FROM cards WHERE learner_id = 3")
+            await bot.store.engine.read("SELECT question_id, state, due FROM cards WHERE learner_id = 3")
             scans.append((time.perf_counter() - started) * 1000)
         await bot.close()
     med = statistics.median

@@ -13,12 +13,13 @@ from pathlib import Path
 import discord
 from discord.ext import commands
 
-REPO = Path(__file__).resolve().parents[1]
-
 from adapters.discord_app import DiscordAdapter, apply_urls
+from adapters.discord_settings import DiscordSettings
 from bot.app import StudyBot
 from bot.config import Secret, Settings
 from standins.discord_standin import DiscordStandIn
+
+REPO = Path(__file__).resolve().parents[1]
 
 INTERACTIONS = 200
 WARMUP = 20
@@ -52,11 +53,10 @@ class BareBot(commands.Bot):
 
 
 async def adapter_rate(fake: DiscordStandIn, folder: Path) -> float:
-    settings = Settings(discord_token=Secret(fake.token), discord_api_url=fake.api_base,
-                        discord_gateway_url=fake.gateway_url, db_path=folder / "bench.db",
-                        content_dir=REPO / "content", results_dir=folder / "results")
+    settings = Settings(db_path=folder / "bench.db", content_dir=REPO / "content", results_dir=folder / "results")
     studybot = await StudyBot.start(settings)
-    adapter = DiscordAdapter(studybot, settings, guild_ready_timeout=0.05, ready_timeout=10)
+    platform = DiscordSettings(token=Secret(fake.token), api_url=fake.api_base, gateway_url=fake.gateway_url)
+    adapter = DiscordAdapter(studybot, platform, guild_ready_timeout=0.05, ready_timeout=10)
     await adapter.start()
     try:
         return await rate(fake)

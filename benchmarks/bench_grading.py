@@ -37,7 +37,7 @@ from pathlib import Path
 
 import yaml
 
-from bot.content.model import KeyPoint, Rubric
+from bot.content.rubric import KeyPoint, Rubric
 from bot.grading import Synonyms, grade
 from bot.rubric_audit import audit_rubric
 

@@ -14,12 +14,13 @@ from aiohttp import web
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-REPO = Path(__file__).resolve().parents[1]
-
 from adapters.slack_app import SlackAdapter
+from adapters.slack_settings import SlackSettings
 from bot.app import StudyBot
 from bot.config import Secret, Settings
 from standins.slack_standin import SlackStandIn, post_signed, slash_command
+
+REPO = Path(__file__).resolve().parents[1]
 
 REQUESTS = 300
 WARMUP = 20
@@ -57,13 +58,12 @@ async def serve_bare(fake: SlackStandIn) -> tuple[web.AppRunner, str]:
 async def main() -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         async with SlackStandIn() as fake:
-            settings = Settings(
-                slack_bot_token=Secret(fake.bot_token), slack_signing_secret=Secret(fake.signing_secret),
-                slack_api_url=fake.api_url, http_host="127.0.0.1", http_port=0,
-                db_path=Path(tmp) / "bench.db", content_dir=REPO / "content", results_dir=Path(tmp) / "results",
-            )
+            settings = Settings(db_path=Path(tmp) / "bench.db", content_dir=REPO / "content",
+                                results_dir=Path(tmp) / "results")
             bot = await StudyBot.start(settings)
-            adapter = SlackAdapter(bot, settings)
+            adapter = SlackAdapter(bot, SlackSettings(bot_token=Secret(fake.bot_token),
+                                                      signing_secret=Secret(fake.signing_secret),
+                                                      api_url=fake.api_url, http_host="127.0.0.1", http_port=0))
             await adapter.start()
             runner, bare_url = await serve_bare(fake)
             try:

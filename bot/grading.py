@@ -52,7 +52,7 @@ from functools import lru_cache
 import simplemma
 from rapidfuzz.distance import DamerauLevenshtein
 
-from bot.content.model import KeyPoint, Rubric
+from bot.content.rubric import KeyPoint, Rubric
 
 MAX_INSERTED = 2  # words an answer may insert inside a phrase
 BREAK = ","  # the token that stands for any clause break

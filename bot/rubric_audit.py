@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.content.model import Rubric
+from bot.content.rubric import Rubric
 from bot.grading import Grade, Synonyms, content_words, grade, lemma, same_word
 
 QUOTE_LENGTH = 60

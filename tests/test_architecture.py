@@ -1,5 +1,6 @@
 """The core stays platform-free: importing every module under bot/ loads no platform SDK."""
 
+import ast
 import subprocess
 import sys
 
@@ -25,3 +26,83 @@ def test_walk_finds_the_core_modules() -> None:
 
     names = {m.name for m in pkgutil.walk_packages(bot.__path__, "bot.")}
     assert {"bot.app", "bot.store", "bot.quiz", "bot.rounds", "bot.content"} <= names
+
+
+# ---------------------------------------------------------------- the import graph
+
+FEATURES = ("quiz", "rounds", "glossary", "teachback", "review", "progress", "leaderboard", "results", "forget")
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Every module of bot/ and adapters/ with the project modules it imports (even under
+    TYPE_CHECKING: a cycle of types is a cycle of knowledge)."""
+    modules = {}
+    for package in ("bot", "adapters"):
+        for path in (REPO / package).rglob("*.py"):
+            parts = path.relative_to(REPO).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            modules[name] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                targets = [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module
+                           for a in node.names]
+            else:
+                continue
+            edges |= {t for t in targets if t in modules and t != name}
+        graph[name] = edges
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of a graph, one path each (Tarjan's strongly connected components)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_modules_import_without_a_cycle() -> None:
+    graph = import_graph()
+    assert {"bot.app", "bot.quiz", "bot.store", "adapters.cli"} <= set(graph)  # the walk found the modules
+    assert cycles(graph) == []
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_the_core_never_imports_the_edge_and_features_never_import_the_router() -> None:
+    graph = import_graph()
+    core = {m: edges for m, edges in graph.items() if m.split(".")[0] == "bot"}
+    assert not {m: e for m, e in core.items() if any(t.startswith("adapters") for t in e)}
+    assert not [f for f in FEATURES if "bot.app" in graph[f"bot.{f}"]]
+    assert "bot.quiz" in graph["bot.app"]  # the router depends on the features

@@ -54,6 +54,7 @@ def test_bad_config_names_the_key(tmp_path, text, message) -> None:
 
 def test_run_without_a_token_names_the_variables() -> None:
     env = {"PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-m", "adapters.cli", "run"], cwd=REPO, env=env, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "adapters.cli", "run"], cwd=REPO, env=env, capture_output=True,
+                          text=True)
     assert done.returncode == 1
     assert "SLACK_BOT_TOKEN" in done.stderr and "DISCORD_TOKEN" in done.stderr

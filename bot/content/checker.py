@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
-from bot.content.model import KeyPoint, Rubric
+from bot.content.rubric import KeyPoint, Rubric
 from bot.suggest import did_you_mean
 
 FieldPath = tuple[str | int, ...]  # a location inside one YAML document

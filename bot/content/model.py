@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.content.rubric import KeyPoint, Rubric
 from bot.questions.base import Question
 
 
@@ -12,24 +13,6 @@ from bot.questions.base import Question
 class Goal:
     id: str
     text: str
-
-
-@dataclass(frozen=True)
-class KeyPoint:
-    """One idea a good answer states, recognised by any of its accepted phrasings."""
-
-    id: str
-    point: str
-    accept: tuple[str, ...]
-    misconceptions: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Rubric:
-    """The key points of an answer, and how many of them make it correct."""
-
-    needed: int
-    points: tuple[KeyPoint, ...]
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from bot.content.checker import Checker, FieldPath
-from bot.content.model import Rubric
+from bot.content.rubric import Rubric
 from bot.grading import Synonyms, grade
 from bot.questions.base import Arrangement, Tally, TextAnswered, Verdict
 

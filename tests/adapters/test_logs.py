@@ -48,10 +48,12 @@ async def test_debug_log_holds_no_secret_and_no_answer(tmp_path: Path, discord_f
             await discord_adapter.start()
             try:
                 url = f"http://127.0.0.1:{slack_adapter.port}/slack/events"
-                assert (await post_signed(url, *slash_command("/teachback", trigger_id=slack.new_trigger_id())))[0] == 200
+                asked = slash_command("/teachback", trigger_id=slack.new_trigger_id())
+                assert (await post_signed(url, *asked))[0] == 200
                 [opened] = slack.calls_to("views.open")
                 meta = opened.params["view"]["private_metadata"]
-                status, _ = await post_signed(url, *view_submission("studybot_form", meta, {"answer": {"text": SLACK_ANSWER}}))
+                answer = view_submission("studybot_form", meta, {"answer": {"text": SLACK_ANSWER}})
+                status, _ = await post_signed(url, *answer)
                 assert status == 200
                 await slack_adapter.idle()
 

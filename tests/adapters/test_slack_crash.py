@@ -83,7 +83,8 @@ async def start_bot(env: dict[str, str], port: int, log: Path) -> asyncio.subpro
 def rows_by_learner(db: Path) -> dict[str, int]:
     with sqlite3.connect(db) as conn:
         return dict(conn.execute(
-            "SELECT l.user_id, COUNT(a.id) FROM learners l LEFT JOIN answers a ON a.learner_id = l.id GROUP BY l.user_id"
+            "SELECT l.user_id, COUNT(a.id) FROM learners l LEFT JOIN answers a ON a.learner_id = l.id"
+            " GROUP BY l.user_id"
         ).fetchall())
 
 
@@ -94,7 +95,8 @@ async def test_acknowledged_clicks_survive_a_stop_mid_burst(fake: SlackStandIn, 
     tokens = await button_tokens(db)
     port = free_port()
     url = f"http://127.0.0.1:{port}/slack/events"
-    env = {k: v for k, v in os.environ.items() if "PROXY" not in k.upper() and not k.startswith(("SLACK_", "STUDYBOT_"))}
+    env = {k: v for k, v in os.environ.items()
+           if "PROXY" not in k.upper() and not k.startswith(("SLACK_", "STUDYBOT_"))}
     env.pop("DISCORD_TOKEN", None)
     env.update(SLACK_BOT_TOKEN=fake.bot_token, SLACK_SIGNING_SECRET=fake.signing_secret, SLACK_API_URL=fake.api_url,
                STUDYBOT_HTTP_HOST="127.0.0.1", STUDYBOT_HTTP_PORT=str(port), STUDYBOT_DB=str(db),

@@ -16,7 +16,8 @@ PACK = Path(__file__).parents[2] / "content" / "industry" / "meta"
 SOURCE_ID = re.compile(r"^[MPRD]\d+$")
 HEADING = re.compile(r"^## (\S+) — (.+)$")
 # A date, or for documentation that carries none, the versions of the pages read: "versioned pages (1.10, 2.4)".
-DATE_LINE = re.compile(r"^- Date: (\d{4}-\d{2}-\d{2}|\d{4}-\d{2}|versioned pages? \(\d+(?:\.\d+)*(?:, \d+(?:\.\d+)*)*\))$")
+DATE_LINE = re.compile(r"^- Date: (\d{4}-\d{2}-\d{2}|\d{4}-\d{2}"
+                       r"|versioned pages? \(\d+(?:\.\d+)*(?:, \d+(?:\.\d+)*)*\))$")
 LINK_LINE = re.compile(r"^- Link: (\S+)$")
 GLOSSARY_BULLET = re.compile(r"^- \*\*(.+?)\*\*: \S")
 

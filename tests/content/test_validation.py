@@ -95,7 +95,8 @@ def test_duplicate_id(tmp_path: Path) -> None:
 
 def test_missing_field(tmp_path: Path) -> None:
     quiz = QUIZ.replace('    prompt: "Pick one"\n', "")
-    assert problems(pack(tmp_path, quiz=quiz)) == ["content/l1/quiz.yaml:2: questions[0]: missing required field 'prompt'"]
+    assert problems(pack(tmp_path, quiz=quiz)) == [
+        "content/l1/quiz.yaml:2: questions[0]: missing required field 'prompt'"]
 
 
 def test_wrong_type(tmp_path: Path) -> None:

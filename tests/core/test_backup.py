@@ -51,8 +51,9 @@ async def test_health_needs_a_fresh_heartbeat(bot, settings) -> None:
     env = {**os.environ, "STUDYBOT_DB": str(settings.db_path)}
 
     async def health() -> int:
-        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", "health", cwd=REPO, env=env,
-                                                    stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", "health", cwd=REPO,
+                                                    env=env, stdout=asyncio.subprocess.DEVNULL,
+                                                    stderr=asyncio.subprocess.DEVNULL)
         return await proc.wait()
 
     assert await health() == 1  # the scheduler never beat

@@ -2,7 +2,7 @@ import time
 
 import pytest
 
-from bot.content.model import KeyPoint, Rubric
+from bot.content.rubric import KeyPoint, Rubric
 from bot.grading import Synonyms, grade, normalise
 
 RUBRIC = Rubric(2, (

@@ -1,4 +1,4 @@
-from bot.content.model import KeyPoint, Rubric
+from bot.content.rubric import KeyPoint, Rubric
 from bot.grading import Synonyms
 from bot.rubric_audit import RubricIssue, audit_rubric, bare_list
 

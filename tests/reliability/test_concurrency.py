@@ -65,7 +65,8 @@ async def test_two_hundred_learners_answer_one_round_question_at_once(bot: Study
 
     assert await bot.store.count("answers") == LEARNERS
     assert await bot.store.count("prompt_uses") == LEARNERS
-    rows = await bot.store.engine.read("SELECT l.user_id, a.choice FROM answers a JOIN learners l ON l.id = a.learner_id")
+    rows = await bot.store.engine.read("SELECT l.user_id, a.choice FROM answers a"
+                                       " JOIN learners l ON l.id = a.learner_id")
     assert {r["user_id"]: r["choice"] for r in rows} == picks
 
     truth = Counter(picks.values())

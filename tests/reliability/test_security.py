@@ -296,7 +296,8 @@ async def _everything_of(bot: StudyBot, learner_id: int, user_id: str) -> dict[s
                 clauses.append(f"instr({col['name']}, ?) > 0")
                 params.append(user_id)
         if clauses:
-            rows = await bot.store.engine.read(f"SELECT COUNT(*) AS n FROM {table} WHERE {' OR '.join(clauses)}", params)
+            where = " OR ".join(clauses)
+            rows = await bot.store.engine.read(f"SELECT COUNT(*) AS n FROM {table} WHERE {where}", params)
             found[table] = rows[0]["n"]
     return found
 

@@ -1,0 +1,24 @@
+"""Key points and rubrics: how a short answer or a teach-back is judged (shared by the lesson
+model, the content checker and the grader, so it imports none of them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class KeyPoint:
+    """One idea a good answer states, recognised by any of its accepted phrasings."""
+
+    id: str
+    point: str
+    accept: tuple[str, ...]
+    misconceptions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """The key points of an answer, and how many of them make it correct."""
+
+    needed: int
+    points: tuple[KeyPoint, ...]
