@@ -31,6 +31,8 @@ run: $(STAMP)
 	fi
 
 test: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	$(PY) -m pytest
 
 bench: $(STAMP)

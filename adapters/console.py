@@ -48,7 +48,9 @@ class ConsoleChat:
         await self.show(await self.bot.handle(event))
 
     async def show(self, replies: list[Reply]) -> None:
-        if replies:
+        """Print replies; new choices or a new form replace the old ones, and a refusal (with
+        neither) leaves them, so the learner can answer again."""
+        if any(r.choices or r.form for r in replies):
             self.choices, self.form = [], None
         for reply in replies:
             await deliver(self.bot, self, reply)

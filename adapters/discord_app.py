@@ -242,7 +242,7 @@ def slash_command(spec: CommandSpec, adapter: DiscordAdapter) -> app_commands.Co
     params = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD,
                                 annotation=discord.Interaction)]
     for option in spec.options:
-        kind: Any = Literal[tuple(option.choices)] if option.choices else str  # type: ignore[valid-type]
+        kind: Any = Literal[tuple(option.choices)] if option.choices else str
         params.append(inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=None,
                                         annotation=Optional[kind]))  # noqa: UP045 (a runtime annotation)
     callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]

@@ -33,7 +33,7 @@ TimerHandler = Callable[[Context, TimerFired, str], Awaitable[list[Reply]]]
 Repeat = Callable[[Context, str], datetime]
 
 
-@command(summary="The commands and what they do", name="help")
+@command(summary="The studybot commands", name="help")
 async def help_command(ctx: Context, cmd: Command) -> list[Reply]:
     """/help: the commands and what they do."""
     return [Reply("\n".join(["Commands:", *("• " + line for spec in COMMANDS for line in spec.usage)]))]

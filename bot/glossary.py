@@ -21,7 +21,7 @@ def suggest_terms(ctx: Context, typed: str) -> list[str]:
     return ctx.glossary.autocomplete(typed)
 
 
-@command(summary="A glossary term's plain-language definition",
+@command(summary="Look up a term's plain-language definition", hint="[term]",
          options=(Option("term", "the term (leave empty to list them all)", suggest=suggest_terms),))
 async def glossary(ctx: Context, cmd: Command) -> list[Reply]:
     """/glossary [term]: a term's plain-language definition; no term lists them all."""

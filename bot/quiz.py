@@ -24,7 +24,7 @@ PRACTICE_NOTE = "(Practice: your first answer to this question is the one that c
 FOLLOWED = (AnswerMode.PRACTICE, AnswerMode.REVIEW)  # modes whose feedback offers the next question
 
 
-@command(summary="Practise a lesson's quiz privately, or start a public round here", hint="[lesson] | round [lesson]",
+@command(summary="Practise the next question privately, or start a public round", hint="[lesson] | round [lesson]",
          options=(Option("mode", "practice (private, default) or round (public, in this channel)",
                          choices={"practice": "", "round": "round"}),
                   Option("lesson", "lesson id")))

@@ -86,7 +86,7 @@ async def learner_blocks(ctx: Context, learner: Actor) -> list[str]:
     return lines
 
 
-@command(summary="Your quiz_results.txt by DM, here in the channel, or the cohort's (instructors)",
+@command(summary="Get your quiz_results.txt by direct message (here posts it in this channel)",
          hint="[here | cohort]",
          options=(Option("where", "me (by DM, default), here (in this channel) or cohort (instructors)",
                          choices={"me": "", "here": "here", "cohort": "cohort"}),))

@@ -61,7 +61,7 @@ def recall(ctx: Context, states: Sequence[str]) -> float | None:
     return sum(ctx.fsrs.get_card_retrievability(Card.from_json(s), now) for s in states) / len(states)
 
 
-@command(summary="Review due questions, or turn the daily reminder on or off",
+@command(summary="Review the questions that are due, or turn the daily reminder on or off",
          hint="[lesson] | remind on | remind off",
          options=(Option("remind", "turn the daily reminder on or off",
                          choices={"on": "remind on", "off": "remind off"}),

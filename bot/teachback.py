@@ -11,7 +11,7 @@ from bot.messages import Command, Form, Reply, TextSubmitted
 from bot.store.model import Prompt, PromptKind
 
 
-@command(summary="Explain one of the lesson's ideas in your own words", hint="[lesson]",
+@command(summary="Explain an idea in your own words and see which key points you covered", hint="[lesson]",
          options=(Option("lesson", "lesson id"),))
 async def teachback(ctx: Context, cmd: Command) -> list[Reply]:
     """/teachback [lesson]: explain one of the lesson's ideas in your own words."""

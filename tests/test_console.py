@@ -1,13 +1,22 @@
 """The console chat as a user meets it: `studybot console` in a subprocess, typed lines in."""
 
+import asyncio
+import io
 import os
 import subprocess
 import sys
+from datetime import time
 from pathlib import Path
 
-from support import CONTENT, REPO
+from support import CONTENT, CORE_PACK, REPO, order_numbers
 
+from adapters.console import ConsoleChat
+from bot.app import StudyBot
+from bot.clock import FixedClock
+from bot.config import CohortSettings, LeaderboardSchedule, Settings
 from bot.content.loader import load_library
+from bot.messages import Cohort
+from bot.scheduler import fire_due
 
 
 def run_console(tmp_path: Path, lines: list[str]) -> str:
@@ -44,3 +53,107 @@ def test_a_whole_quiz_then_teachback_then_results(tmp_path: Path) -> None:
     assert f"score: {total}/{total} (100%)" in out
     written = tmp_path / "results" / "local" / "console-learner" / "quiz_results.txt"
     assert f"score: {total}/{total} (100%)" in written.read_text()
+
+
+class Console:
+    """`studybot console` in a subprocess, driven line by line as a person would."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.seen = ""  # everything printed so far
+        self.read_up_to = 0  # how much of it the test has looked at
+
+    @classmethod
+    async def start(cls, tmp_path: Path, content: Path) -> "Console":
+        env = {**os.environ, "STUDYBOT_DB": str(tmp_path / "db" / "studybot.db"),
+               "STUDYBOT_RESULTS_DIR": str(tmp_path / "results"), "STUDYBOT_CONTENT": str(content)}
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", "console", cwd=REPO, env=env,
+                                                    stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+        return cls(proc)
+
+    async def expect(self, text: str, timeout: float = 10) -> str:
+        """Read until `text` appears; return what was printed from the end of the last match to this one."""
+        assert self.proc.stdout is not None
+        start = self.read_up_to
+        while (found := self.seen.find(text, start)) < 0:
+            chunk = await asyncio.wait_for(self.proc.stdout.read(4096), timeout)
+            assert chunk, f"the console ended before printing {text!r}:\n{self.seen[start:]}"
+            self.seen += chunk.decode()
+        self.read_up_to = found + len(text)
+        return self.seen[start:self.read_up_to]
+
+    async def reply(self, quiet: float = 0.3) -> str:
+        """Everything printed until the console has been quiet for `quiet` seconds."""
+        assert self.proc.stdout is not None
+        while True:
+            try:
+                chunk = await asyncio.wait_for(self.proc.stdout.read(4096), quiet)
+            except TimeoutError:
+                break
+            assert chunk, "the console ended"
+            self.seen += chunk.decode()
+        text, self.read_up_to = self.seen[self.read_up_to:], len(self.seen)
+        return text
+
+    async def type(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write((line + "\n").encode())
+        await self.proc.stdin.drain()
+
+    async def quit(self) -> int:
+        await self.type("/quit")
+        return await asyncio.wait_for(self.proc.wait(), 10)
+
+
+def numbered(text: str, label: str) -> str:
+    """The number the console shows before a choice label."""
+    return next(line.split(".", 1)[0] for line in text.splitlines() if line.split(". ", 1)[-1].startswith(label))
+
+
+async def test_an_order_question_on_the_console(tmp_path: Path) -> None:
+    """The put-in-order question lists its steps shuffled; the next line typed, the shown numbers in
+    the right order, is graded right; a number that is not a step is refused and nothing is recorded."""
+    lesson = next(iter(load_library(CORE_PACK).lessons.values()))
+    order = next(q for q in lesson.questions if q.kind == "order")
+    console = await Console.start(tmp_path, CORE_PACK)
+    try:
+        await console.expect("Type /help")
+        await console.type("/quiz")
+        for _ in range(len(lesson.questions)):
+            asked = await console.reply()
+            if order.prompt in asked:
+                break
+            await console.type("not sure" if "type it on the next line" in asked else "1")
+            await console.type(numbered(await console.reply(), "Next question"))
+        assert "type it on the next line" in asked
+        numbers = order_numbers(order, asked)
+        await console.type("9 9 9 9")
+        assert "Give each number from 1 to 4 once" in await console.expect("Nothing was recorded.")
+        await console.type(numbers)
+        assert "✅ Right order." in await console.expect("Next question")
+        assert await console.quit() == 0
+    finally:
+        if console.proc.returncode is None:
+            console.proc.kill()
+
+
+async def test_a_console_cohort_gets_its_weekly_post(tmp_path: Path) -> None:
+    """The console is the cohort `local` on the platform `console`; a weekly post configured for it is
+    delivered to the console chat (no platform is guessed from the shape of the cohort's id)."""
+    clock = FixedClock("2026-11-30T08:00:00+00:00")  # a Monday
+    plan = LeaderboardSchedule(channel="console", weekday=0, at=time(9, 0))
+    settings = Settings(db_path=tmp_path / "bot.db", content_dir=CORE_PACK, results_dir=tmp_path / "results",
+                        cohorts={Cohort("console", "local"): CohortSettings(leaderboard=plan)})
+    bot = await StudyBot.start(settings, clock)
+    out = io.StringIO()
+    chat = ConsoleChat(bot, out)
+    try:
+        await chat.line("/quiz")
+        await chat.line(str(chat.choices.index(next(c for c in chat.choices if c.endswith(".1"))) + 1))
+        assert await fire_due(bot, {"console": chat}) == 0
+        clock.set("2026-11-30T09:00:00+00:00")
+        assert await fire_due(bot, {"console": chat}) == 1
+    finally:
+        await bot.close()
+    post = out.getvalue().split("Leaderboard · week 2026-W48", 1)
+    assert len(post) == 2 and "No points yet" in post[1]  # the week before the post had no answers

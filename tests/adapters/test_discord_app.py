@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import CORE_PACK
+from support import CORE_PACK, order_numbers
 
 from adapters.discord_app import DiscordAdapter
 from adapters.discord_settings import DiscordSettings
@@ -134,6 +134,25 @@ async def test_login_sync_and_ready(running, discord_fake: DiscordStandIn) -> No
     assert [c["value"] for c in mode["choices"]] == ["practice", "round"] and not mode.get("required")
     assert next(o for o in synced["glossary"]["options"] if o["name"] == "term")["autocomplete"]
     assert fake.identified.is_set()
+
+
+def declared_tree() -> dict[str, Any]:
+    """The command tree the core declares, in the shape Discord stores it."""
+    return {spec.name: {"description": spec.summary, "options": [
+        {"name": o.name, "description": o.description, "choices": list(o.choices), "autocomplete": bool(o.suggest),
+         "required": False} for o in spec.options]} for spec in DECLARED}
+
+
+def synced_tree(commands: list[dict[str, Any]]) -> dict[str, Any]:
+    return {c["name"]: {"description": c["description"], "options": [
+        {"name": o["name"], "description": o["description"], "choices": [ch["value"] for ch in o.get("choices", [])],
+         "autocomplete": bool(o.get("autocomplete")), "required": bool(o.get("required"))}
+        for o in c.get("options", [])]} for c in commands}
+
+
+async def test_the_synced_tree_is_the_declared_one(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    """Names, descriptions, options with their choices and autocomplete: all from bot/commands.py."""
+    assert synced_tree(discord_fake.commands[None]) == declared_tree()
 
 
 async def test_sync_to_configured_guilds(discord_settings: Settings, fixed_clock: FixedClock,
@@ -362,3 +381,36 @@ async def test_wrong_token_and_unreachable_gateway_fail_clearly(discord_settings
             await adapter.start()
     finally:
         await studybot.close()
+
+
+def modal_text(modal: dict[str, Any]) -> str:
+    """The text a modal shows (its text displays)."""
+    return "\n".join(c.get("content", "") for c in modal["components"] if c.get("type") == 10)
+
+
+async def test_an_order_question_is_a_modal_with_partial_credit(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    """Next leads to the put-in-order question; its modal lists the steps shuffled; a half-right order
+    is recorded as wrong and the feedback says how many steps were in the right place."""
+    studybot, _ = running
+    fake = discord_fake
+    order = next(q for q in next(iter(studybot.library.lessons.values())).questions if q.kind == "order")
+    result = await fake.interact(fake.slash("quiz"))
+    for _ in range(6):
+        if result.type == 9 and "Put in order" in result.data["title"]:
+            break
+        if result.type == 9:  # a short answer's modal
+            feedback = await fake.interact(fake.modal_submit(result.data["custom_id"], {"answer": "Not sure."}))
+        else:
+            feedback = await fake.interact(fake.component(buttons(result.message)[0]["custom_id"], result.message))
+        result = await fake.interact(fake.component(button(feedback.message, "Next question"), feedback.message))
+    assert result.type == 9 and result.data["title"] == "Put in order"
+    shown = modal_text(result.data)
+    assert all(step in shown for step in order.steps)
+    right_order = order_numbers(order, shown).split()
+    half = " ".join(right_order[:2] + right_order[:1:-1])  # the first two steps right, the last two swapped
+    graded = await fake.interact(fake.modal_submit(result.data["custom_id"], {"answer": half}))
+    assert graded.data["flags"] == 64
+    assert graded.data["content"].startswith("❌ 2 of 4 in the right place.")
+    assert f"The right order: {' '.join(right_order)}" in graded.data["content"]
+    rows = await studybot.store.engine.read("SELECT correct FROM answers WHERE question_id = ?", (order.id,))
+    assert [r["correct"] for r in rows] == [0]

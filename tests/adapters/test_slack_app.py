@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from support import CORE_PACK
+from support import CORE_PACK, order_numbers
 
 from adapters.slack_app import SlackAdapter
 from adapters.slack_settings import SlackSettings
@@ -354,3 +354,42 @@ async def test_socket_mode_quiz_and_click_are_acked(
     [row] = answers(settings)
     assert row["correct"] == 1
     assert all(c.token == fake.app_token for c in fake.calls_to("apps.connections.open"))
+
+
+async def test_an_order_question_is_a_modal_answered_with_the_shown_numbers(
+    adapter: SlackAdapter, fake: SlackStandIn, bot: StudyBot, settings: Settings
+) -> None:
+    """Press on through the quiz to the put-in-order question: its form opens as a modal that lists
+    the steps shuffled and numbered; the numbers in the right order grade it correct."""
+    order = next(q for q in next(iter(bot.library.lessons.values())).questions if q.kind == "order")
+    blocks = (await quiz(adapter, fake))["blocks"]
+    feedback_blocks: list[dict] = []
+    for _ in range(6):
+        opened = fake.calls_to("views.open")
+        if opened and opened[-1].params["view"]["title"]["text"] == "Put in order":
+            break
+        if opened and len(opened) > len(fake.calls_to("chat.postEphemeral")):  # a short answer's modal
+            meta = opened[-1].params["view"]["private_metadata"]
+            await post(adapter, view_submission("studybot_form", meta, {"answer": {"text": "I am not sure."}}))
+            feedback_blocks = fake.calls_to("chat.postEphemeral")[-1].params["blocks"]
+        else:
+            assert await click(adapter, fake, buttons(blocks)[0]) == 200
+            feedback_blocks = fake.responses[-1][1]["blocks"]
+        [next_button] = [b for b in buttons(feedback_blocks) if b["text"]["text"] == "Next question"]
+        built = block_actions(next_button["action_id"], next_button["value"], trigger_id=fake.new_trigger_id(),
+                              response_url=fake.response_url("next"))
+        assert (await post(adapter, built))[0] == 200
+        if fake.responses and fake.responses[-1][0] == "next":
+            blocks = fake.responses[-1][1]["blocks"]
+    view = fake.calls_to("views.open")[-1].params["view"]
+    assert view["title"]["text"] == "Put in order"
+    shown = view["blocks"][0]["text"]["text"]
+    assert all(step in shown for step in order.steps) and "such as `4 3 2 1`" in shown
+    numbers = order_numbers(order, shown)
+    assert numbers != "1 2 3 4"  # the steps are not shown in their right order
+    status, _ = await post(adapter, view_submission("studybot_form", view["private_metadata"],
+                                                    {"answer": {"text": numbers}}))
+    assert status == 200
+    feedback = fake.calls_to("chat.postEphemeral")[-1].params["text"]
+    assert feedback.startswith("✅ Right order.") and f"The right order: {numbers}" in feedback
+    assert [r["correct"] for r in answers(settings) if r["question_id"] == order.id] == [1]

@@ -1,20 +1,39 @@
 """quiz.md is generated from quiz.yaml; a stale one fails here (run `studybot render`)."""
 
-from support import CONTENT
+import pytest
+from support import CONTENT, CORE_PACK
 
 from bot.content.loader import load_library
 from bot.render import render_quiz
 
 
-def test_every_quiz_md_is_fresh() -> None:
-    for lesson in load_library(CONTENT).lessons.values():
+@pytest.mark.parametrize("root", [CONTENT, CORE_PACK], ids=["bundled", "core tests"])
+def test_every_quiz_md_is_fresh(root) -> None:
+    for lesson in load_library(root).lessons.values():
         written = (lesson.path / "quiz.md").read_text(encoding="utf-8")
         assert written == render_quiz(lesson), f"{lesson.path / 'quiz.md'} is stale: run `studybot render`"
 
 
-def test_rendered_quiz_has_every_question_and_its_answer() -> None:
-    for lesson in load_library(CONTENT).lessons.values():
+@pytest.mark.parametrize("root", [CONTENT, CORE_PACK], ids=["bundled", "core tests"])
+def test_rendered_quiz_has_every_question_and_its_answer(root) -> None:
+    for lesson in load_library(root).lessons.values():
         text = render_quiz(lesson)
         for q in lesson.questions:
             assert q.prompt in text and q.id in text
-            assert (q.choices[q.correct_index].text if q.kind == "mc" else q.model_answer) in text
+            if q.kind == "mc":
+                assert q.choices[q.correct_index].text in text
+            elif q.kind == "short":
+                assert q.model_answer in text
+
+
+def test_an_order_question_is_shown_shuffled_and_keyed_in_order() -> None:
+    lesson = next(iter(load_library(CORE_PACK).lessons.values()))
+    order = next(q for q in lesson.questions if q.kind == "order")
+    text = render_quiz(lesson)
+    questions, key = text.split("## Answer key")
+    shown = [line.split(". ", 1)[1] for line in questions.split(order.prompt)[1].split("###")[0].splitlines()
+             if line[:1].isdigit()]
+    assert sorted(shown) == sorted(order.steps) and shown != list(order.steps)
+    answer = " ".join(str(shown.index(step) + 1) for step in order.steps)
+    assert f"**Answer: {answer}.**" in key
+    assert "\n".join(f"{n}. {step}" for n, step in enumerate(order.steps, start=1)) in key
