@@ -9,6 +9,8 @@ Callers match on the type, never on the message text:
       ConfigError         a setting or config key
       StoreUnavailable    the database file or its folder
       ContentErrors       the lesson packs (every problem, each as file:line: field: message)
+      PlatformRejected    a platform refused the credentials (the message names the variable)
+    PlatformUnreachable   a platform could not be reached; worth retrying with backoff
 
 Anything else is a bug: it is logged with a reference id and the user gets a generic reply.
 """
@@ -52,6 +54,14 @@ class ConfigError(SetupError):
 
 class StoreUnavailable(SetupError):
     """The database cannot be opened or used; the message says what to fix."""
+
+
+class PlatformRejected(SetupError):
+    """A platform refused the credentials at start-up; the message names the variable to fix."""
+
+
+class PlatformUnreachable(Exception):
+    """A platform could not be reached (network, outage); starting again later may work."""
 
 
 @dataclass(frozen=True)
