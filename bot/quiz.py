@@ -66,7 +66,7 @@ async def on_choice(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str
 
 async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Reply]:
     question = ctx.question(prompt.item_id)
-    verdict = question.grade_text(event.text, arrangement(question, prompt), None)
+    verdict = question.grade_text(event.text, arrangement(question, prompt), ctx.synonyms(question.lesson_id))
     if verdict is None:
         raise StudyError("That question takes a button, not text. Use /quiz for a fresh one.")
     return await _answered(ctx, event, prompt, question, verdict)

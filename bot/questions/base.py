@@ -22,6 +22,7 @@ from bot.messages import Audience, Choice, Form, Place, Reply
 if TYPE_CHECKING:
     from bot.content.checker import Checker, FieldPath
     from bot.grading import Synonyms
+    from bot.rubric_audit import RubricIssue
 
 OPEN_FORM = "f"  # a choice suffix: open the answer form of a text-answered question (rounds)
 
@@ -101,13 +102,18 @@ class Question(ABC):
         return ()
 
     def arrange(self, seed: str) -> Arrangement:
-        """How the items are shown to the audience named by `seed` (the same seed, the same order)."""
+        """How the items are shown to the audience named by `seed` (the same seed, the same order);
+        in authoring order unless the type says otherwise."""
         return Arrangement.identity(len(self.items()))
 
     @abstractmethod
     def ask(self, prompt_id: str, header: str, audience: Audience, arrangement: Arrangement, *,
             extra: tuple[Choice, ...] = (), tag: str | None = None, place: Place | None = None) -> Reply:
         """The question as a reply: choices to press, or a form (an Answer button in public)."""
+
+    def audit(self, synonyms: Synonyms) -> list[RubricIssue]:
+        """How the question's own checks fail (a rubric against its examples); none by default."""
+        return []
 
     def grade_choice(self, suffix: str, arrangement: Arrangement) -> Verdict | None:
         """The verdict on a pressed choice; None when `suffix` is not one this question issued."""

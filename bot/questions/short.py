@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from bot.content.checker import Checker, FieldPath
-from bot.content.rubric import Rubric
+from bot.content.rubric import Examples, Rubric
 from bot.grading import Synonyms, grade
+from bot.rubric_audit import RubricIssue, audit_rubric
 from bot.questions.base import Arrangement, Tally, TextAnswered, Verdict
 
 RUBRIC_KEYS = frozenset({"needed", "points"})
@@ -19,12 +20,13 @@ RUBRIC_KEYS = frozenset({"needed", "points"})
 class ShortAnswer(TextAnswered):
     kind: ClassVar[str] = "short"
     label: ClassVar[str] = "short answer"
-    keys: ClassVar[frozenset[str]] = frozenset({"model_answer", "rubric"})
+    keys: ClassVar[frozenset[str]] = frozenset({"model_answer", "rubric", "examples"})
     form_title: ClassVar[str] = "Short answer"
     public_hint: ClassVar[str] = "(short answer: press Answer)"
 
     model_answer: str
     rubric: Rubric
+    examples: Examples = Examples()
 
     @classmethod
     def read(cls, c: Checker, data: Mapping[str, Any], path: FieldPath, common: dict[str, Any]) -> ShortAnswer:
@@ -36,10 +38,13 @@ class ShortAnswer(TextAnswered):
             rubric = Rubric(1, ())
         else:
             rubric = c.rubric(r, "points", path + ("rubric",))
-        return cls(model_answer=model_answer, rubric=rubric, **common)
+        return cls(model_answer=model_answer, rubric=rubric, examples=c.examples(data, path), **common)
+
+    def audit(self, synonyms: Synonyms) -> list[RubricIssue]:
+        return audit_rubric(self.rubric, self.prompt, self.examples.correct, self.examples.wrong, synonyms)
 
     def grade_text(self, text: str, arrangement: Arrangement, synonyms: Synonyms | None) -> Verdict:
-        result = grade(self.rubric, text)
+        result = grade(self.rubric, text, synonyms=synonyms)
         points = {p.id: p.point for p in self.rubric.points}
         verdict = "✅ Graded correct" if result.correct else "❌ Not yet"
         lines = [f"{verdict}: {len(result.matched)} of {len(points)} key points (needed {self.rubric.needed})."]

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import CONTENT, REPO
+from support import CONTENT, CORE_PACK, REPO
 
 from bot.content.loader import check_library, load_library
 
@@ -139,7 +139,7 @@ def test_related_terms_must_exist(tmp_path: Path) -> None:
 
 
 def test_validate_command_exit_codes(tmp_path: Path) -> None:
-    good = subprocess.run([sys.executable, "-m", "adapters.cli", "validate", str(CONTENT)], cwd=REPO,
+    good = subprocess.run([sys.executable, "-m", "adapters.cli", "validate", str(CORE_PACK)], cwd=REPO,
                           capture_output=True, text=True)
     assert good.returncode == 0 and good.stdout.startswith("OK: ")
     bad_root = pack(tmp_path, quiz=QUIZ.replace("    type: mc", "    type: yes"))
