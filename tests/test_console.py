@@ -33,28 +33,6 @@ def test_glossary_lookups(tmp_path: Path) -> None:
     assert "FSDP (Fully Sharded Data Parallel" in out and "Did you mean: FSDP" in out and "Glossary terms (" in out
 
 
-def test_a_whole_quiz_then_teachback_then_results(tmp_path: Path) -> None:
-    lesson = next(iter(load_library(CONTENT).lessons.values()))
-    lines = ["/quiz"]
-    for q in lesson.questions:
-        # numbered choices answer multiple choice; a short answer is the next line
-        lines.append(str(q.correct_index + 1) if q.kind == "mc" else q.model_answer)
-        if q.kind == "short":
-            lines.append("1")  # self-grade: I got it right
-            lines.append("1")  # next question
-        else:
-            lines.append("1")  # next question
-    prompt = lesson.prompts[0]
-    lines += ["/teachback", ". ".join(k.accept[0] for k in prompt.key_points), "/results", "/quit"]
-    out = run_console(tmp_path, lines)
-    total = len(lesson.questions)
-    assert f"Score: {total}/{total}" in out
-    assert f"You covered {len(prompt.key_points)} of {len(prompt.key_points)} key points" in out
-    assert f"score: {total}/{total} (100%)" in out
-    written = tmp_path / "results" / "local" / "console-learner" / "quiz_results.txt"
-    assert f"score: {total}/{total} (100%)" in written.read_text()
-
-
 class Console:
     """`studybot console` in a subprocess, driven line by line as a person would."""
 
@@ -157,3 +135,43 @@ async def test_a_console_cohort_gets_its_weekly_post(tmp_path: Path) -> None:
         await bot.close()
     post = out.getvalue().split("Leaderboard · week 2026-W48", 1)
     assert len(post) == 2 and "No points yet" in post[1]  # the week before the post had no answers
+
+
+async def test_a_whole_quiz_then_teachback_then_results(tmp_path: Path) -> None:
+    """The bundled lesson answered right, question by question, as a person reads and types; then a
+    teach-back, then the results file, whose path the console prints."""
+    lesson = next(iter(load_library(CONTENT).lessons.values()))
+    console = await Console.start(tmp_path, CONTENT)
+    try:
+        await console.expect("Type /help")
+        await console.type("/quiz")
+        for q in lesson.questions:
+            asked = await console.reply()
+            assert q.prompt in asked
+            if q.kind == "mc":
+                right = q.choices[q.correct_index].text
+                await console.type(next(line.split(".", 1)[0] for line in asked.splitlines() if line.endswith(right)))
+            elif q.kind == "order":
+                await console.type(order_numbers(q, asked))
+            else:
+                await console.type(q.model_answer)
+            feedback = await console.reply()
+            if "I got it right" in feedback:
+                await console.type(numbered(feedback, "I got it right"))
+                feedback = await console.reply()
+            await console.type(numbered(feedback, "Next question"))
+        total = len(lesson.questions)
+        assert f"Score: {total}/{total}" in await console.reply()
+        prompt = lesson.prompts[0]
+        await console.type("/teachback")
+        await console.reply()
+        await console.type(". ".join(k.accept[0] for k in prompt.key_points))
+        assert f"You covered {len(prompt.key_points)} of {len(prompt.key_points)} key points" in await console.reply()
+        await console.type("/results")
+        assert f"score: {total}/{total} (100%)" in await console.reply()
+        assert await console.quit() == 0
+    finally:
+        if console.proc.returncode is None:
+            console.proc.kill()
+    written = tmp_path / "results" / "local" / "console-learner" / "quiz_results.txt"
+    assert f"score: {total}/{total} (100%)" in written.read_text()
