@@ -295,15 +295,17 @@ class _LineFinder:
             return 1
         line = node.start_mark.line + 1
         for part in path:
-            child = None
             if isinstance(node, yaml.MappingNode) and isinstance(part, str):
-                child = next((v for k, v in node.value if k.value == part), None)
+                pair = next(((k, v) for k, v in node.value if k.value == part), None)
+                if pair is None:
+                    break
+                key, node = pair
+                line = key.start_mark.line + 1  # the key's line, also when its value starts below it
             elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-                child = node.value[part]
-            if child is None:
+                node = node.value[part]
+                line = node.start_mark.line + 1
+            else:
                 break
-            node = child
-            line = node.start_mark.line + 1
         return line
 
     @cached_property

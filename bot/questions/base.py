@@ -32,12 +32,15 @@ class Verdict:
     """How one answer was graded: what to store and what to tell the learner.
 
     `choice` is the picked choice by identity (its index in the pack), for the answers table;
-    `lines` is the type's own feedback, shown before the explanation."""
+    `lines` is the type's own feedback, shown before the explanation; `self_gradable` offers the
+    honor system's buttons."""
 
     correct: bool
     lines: tuple[str, ...]
     choice: int | None = None
     self_gradable: bool = False
+    matched: tuple[str, ...] = ()  # the key points a typed answer stated
+    missed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,10 @@ class Question(ABC):
     def items(self) -> Sequence[str]:
         """The items a learner arranges or picks from; none by default."""
         return ()
+
+    def key_points(self) -> Mapping[str, str]:
+        """The key points a typed answer is graded on, id -> plain-language point; none by default."""
+        return {}
 
     def arrange(self, seed: str) -> Arrangement:
         """How the items are shown to the audience named by `seed` (the same seed, the same order);
