@@ -42,9 +42,10 @@ class Console:
         self.read_up_to = 0  # how much of it the test has looked at
 
     @classmethod
-    async def start(cls, tmp_path: Path, content: Path) -> "Console":
+    async def start(cls, tmp_path: Path, content: Path, config: Path | None = None) -> "Console":
         env = {**os.environ, "STUDYBOT_DB": str(tmp_path / "db" / "studybot.db"),
-               "STUDYBOT_RESULTS_DIR": str(tmp_path / "results"), "STUDYBOT_CONTENT": str(content)}
+               "STUDYBOT_RESULTS_DIR": str(tmp_path / "results"), "STUDYBOT_CONTENT": str(content),
+               "STUDYBOT_CONFIG": str(config) if config else ""}
         proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", "console", cwd=REPO, env=env,
                                                     stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
         return cls(proc)
@@ -175,3 +176,61 @@ async def test_a_whole_quiz_then_teachback_then_results(tmp_path: Path) -> None:
             console.proc.kill()
     written = tmp_path / "results" / "local" / "console-learner" / "quiz_results.txt"
     assert f"score: {total}/{total} (100%)" in written.read_text()
+
+
+async def answer_until_short(console: Console, lesson) -> tuple[str, object]:
+    """Answer (anything) and move on until the console asks a short-answer question; its text and question."""
+    for _ in range(len(lesson.questions)):
+        asked = await console.reply()
+        question = next(q for q in lesson.questions if q.prompt in asked)
+        if question.kind == "short":
+            return asked, question
+        await console.type(order_numbers(question, asked) if question.kind == "order" else "1")
+        await console.type(numbered(await console.reply(), "Next question"))
+    raise AssertionError("no short-answer question came up")
+
+
+async def test_self_grading_needs_a_real_attempt_and_instructors_can_audit_it(tmp_path: Path) -> None:
+    """`x` is not offered "I got it right"; a real attempt is; the leaderboard marks the self-graded point;
+    /audit lists it with the answer's text for an instructor, and refuses a learner."""
+    lesson = next(iter(load_library(CONTENT).lessons.values()))
+    learner_only = tmp_path / "learner.yaml"
+    learner_only.write_text("instructors: {console: false}\n")
+    attempt = "I think it mostly comes down to the hardware budget and how big the team is"
+    console = await Console.start(tmp_path, CONTENT, config=learner_only)
+    try:
+        await console.expect("Type /help")
+        await console.type("/quiz")
+        _, first = await answer_until_short(console, lesson)
+        await console.type("x")
+        feedback = await console.reply()
+        assert "I got it right" not in feedback and "Write your answer in a sentence or two" in feedback
+        await console.type(numbered(feedback, "Next question"))
+        _, second = await answer_until_short(console, lesson)
+        await console.type(attempt)
+        feedback = await console.reply()
+        assert "I got it right" in feedback and "Graded correct" not in feedback
+        await console.type(numbered(feedback, "I got it right"))
+        assert "Recorded: self-graded correct" in await console.reply()
+        await console.type("/leaderboard")
+        board = await console.reply()
+        assert "1 self-graded)" in board.split("\n", 2)[1]  # the learner's line marks the self-graded point
+        await console.type("/audit")
+        assert "Only instructors can audit" in await console.reply()
+        assert await console.quit() == 0
+    finally:
+        if console.proc.returncode is None:
+            console.proc.kill()
+
+    console = await Console.start(tmp_path, CONTENT)  # the console user is an instructor by default
+    try:
+        await console.expect("Type /help")
+        await console.type("/audit")
+        audit = await console.reply()
+        assert "Self-graded answers this week" in audit and ": 1, 1 graded right against the rubric" in audit
+        assert f"{second.id} · self-graded right · rubric: wrong" in audit and attempt in audit
+        assert first.id not in audit  # the `x` was never self-graded
+        assert await console.quit() == 0
+    finally:
+        if console.proc.returncode is None:
+            console.proc.kill()
