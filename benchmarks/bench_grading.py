@@ -44,6 +44,7 @@ from bot.rubric_audit import audit_rubric
 ENV = "STUDYBOT_UNT_DATA"
 RUBRICS = Path(__file__).with_name("unt_rubrics.yaml")
 HUMAN_CORRECT, CLEARLY_RIGHT, CLEARLY_WRONG = 3.0, 4.0, 2.5
+HALVES = (("1-3", {"1", "2", "3"}), ("4-6", {"4", "5", "6"}))  # development half, held-out half
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+")
 
@@ -158,7 +159,7 @@ def grade_all(questions: Sequence[Question], rubrics: dict[str, Rubric], synonym
         rubric = rubrics[q.id]
         for text, human in q.answers:
             result = grade(rubric, text, synonyms=synonyms)
-            scored.append(Scored(q.id, human, result.correct, len(result.matched) / len(rubric.points)))
+            scored.append(Scored(q.id, human, result.correct, result.score))
     return scored
 
 
@@ -209,7 +210,7 @@ def _detail(questions: Sequence[Question], ours: list[Scored], base: list[Scored
     return lines
 
 
-def report(root: Path, rubrics_path: Path = RUBRICS, detail: bool = False) -> list[str]:
+def report(root: Path, rubrics_path: Path = RUBRICS, detail: bool = False, halves: bool = False) -> list[str]:
     """The figures for every short-answer question of the dataset at root that has a rubric."""
     rubrics, synonyms = load_rubrics(rubrics_path)
     dataset = load_dataset(root)
@@ -231,6 +232,12 @@ def report(root: Path, rubrics_path: Path = RUBRICS, detail: bool = False) -> li
         _line(f"baseline word-overlap cosine >= {threshold:.3f} (threshold fitted on this data)", figures(base)),
         f"  grading speed: {per_answer * 1e6:.0f} µs per answer, first pass",
     ]
+    if halves:
+        for name, assignments in HALVES:
+            part = [q.id for q in questions if q.id.split(".")[0] in assignments]
+            lines += [f"  assignments {name} ({len(part)} questions):",
+                      _line("  studybot", figures([s for s in ours if s.question in part])),
+                      _line("  baseline", figures([s for s in base if s.question in part]))]
     if detail:
         lines += _detail(questions, ours, base, rubrics, synonyms)
     return lines
@@ -247,15 +254,16 @@ def skip_reason(environ: dict[str, str] | os._Environ[str] = os.environ) -> str 
     return None
 
 
-async def main(detail: bool = False) -> list[str]:
+async def main(detail: bool = False, halves: bool = False) -> list[str]:
     reason = skip_reason()
     if reason:
         return [f"grading vs human graders: skipped: {reason}"]
     try:
-        return report(Path(os.environ[ENV]), detail=detail)
+        return report(Path(os.environ[ENV]), detail=detail, halves=halves)
     except (OSError, ValueError, KeyError) as error:
         return [f"grading vs human graders: skipped: the dataset could not be read ({error})"]
 
 
 if __name__ == "__main__":
-    print(*asyncio.run(main(detail="--detail" in sys.argv[1:])), sep="\n")
+    flags = sys.argv[1:]
+    print(*asyncio.run(main(detail="--detail" in flags, halves="--halves" in flags)), sep="\n")

@@ -61,11 +61,12 @@ def test_scoring_against_the_human_grades(tmp_path: Path) -> None:
     questions = bench.load_dataset(write_dataset(tmp_path))
     rubrics, synonyms = bench.load_rubrics(tmp_path / "rubrics.yaml")
     scored = bench.grade_all(questions, rubrics, synonyms)
-    assert [(s.correct, s.fraction) for s in scored] == [(True, 0.5), (False, 0.0), (True, 1.0), (True, 1.0),
-                                                         (False, 0.0)]  # "not sat": negated
+    # the fraction is the grade's score: 0.6 x the best `needed` points + 0.4 x all points ("yellow" alone: 0.8)
+    assert [(s.correct, s.fraction) for s in scored] == [(True, pytest.approx(0.8)), (False, 0.0), (True, 1.0),
+                                                         (True, 1.0), (False, 0.0)]  # "not sat": negated
     f = bench.figures(scored)
     assert (f.n, f.accuracy, f.false_accepts, f.clearly_wrong, f.false_rejects, f.clearly_right) == (5, 1.0, 0, 2, 0, 3)
-    assert f.r == pytest.approx(bench.pearson([0.5, 0, 1, 1, 0], [5, 0, 4.5, 5, 1]))
+    assert f.r == pytest.approx(bench.pearson([0.8, 0, 1, 1, 0], [5, 0, 4.5, 5, 1]))
     wrong_way = bench.figures([bench.Scored("q", 5, False, 0), bench.Scored("q", 1, True, 1)])
     assert (wrong_way.accuracy, wrong_way.false_accept, wrong_way.false_reject) == (0, 1, 1)
 

@@ -214,3 +214,35 @@ def test_identifiers_split_into_words_and_operators_relate() -> None:
     assert grade(one("array name"), "pass arrayName").correct
     assert grade(one("plus the index"), "*(arrayName + index)").correct
     assert not grade(one("array name"), "pass arrayname").correct
+
+
+def test_function_words_of_a_phrase_may_stand_anywhere_in_its_window() -> None:
+    rubric = one("only used within the function")
+    assert grade(rubric, "It is used only within the function.").correct
+    assert not grade(rubric, "It is used within the function.").correct  # "only" is still needed
+    rubric = one("constant pointer to nonconstant data")
+    assert grade(rubric, "a constant pointer to nonconstant data").correct
+    assert not grade(rubric, "a nonconstant pointer to constant data").correct  # content words keep their order
+    assert not grade(one("not copied"), "the data is copied and not moved").correct  # so do negators
+
+
+def test_a_misconception_is_matched_in_order() -> None:
+    rubric = one("reference", misconceptions=("by value",))
+    assert not grade(rubric, "by value, a reference").correct
+    assert grade(rubric, "a reference to the value by the caller").correct
+
+
+def test_the_score_gives_partial_credit_and_keeps_the_verdict() -> None:
+    rubric = Rubric(1, (KeyPoint("copy", "copies the code", ("copies the function code",), ()),
+                        KeyPoint("call", "at each call", ("every call",), ())))
+    full = grade(rubric, "It copies the function code into every call.")
+    one_point = grade(rubric, "It copies the function code.")
+    apart = grade(rubric, "The code of the function: it copies it.")
+    none = grade(rubric, "It makes the program faster.")
+    negated = grade(rubric, "It does not copy any function code.")
+    assert full.correct and one_point.correct and not apart.correct and not none.correct
+    assert full.score == 1 and none.score == 0 and negated.score == 0
+    assert full.score > one_point.score > apart.score > none.score
+    assert apart.credit == (pytest.approx(0.7), 0.0)  # every word of the phrasing, but not as the phrase
+    voided = grade(Rubric(1, (KeyPoint("p", "p", ("shards",), ("copies the model",)),)), "it shards, copies the model")
+    assert voided.credit == (0.0,) and voided.score == 0 and not voided.correct
