@@ -21,12 +21,13 @@ that the answer states voids it. How an answer (and each phrasing) is read:
 - Numbers are normalised: "184,320" is "184320", "16k" and "16 thousand" are "16000", "3.3M" is
   "3300000", "one" to "twelve" are digits; decimals are kept ("3.5"); "n^2" is "n2". Symbols read
   as words ("&" and, "+" plus, "<=" less than or equal to, "->" to, "w/o" without), "non-"
-  and "non " join the next word ("nonconstant"), and an identifier splits into its words
-  ("arrayName" is "array name").
+  and "non " join the next word ("nonconstant"; a "non" left alone before a function word is
+  "none"), and an identifier splits into its words ("arrayName" is "array name").
 - Negation: a negator ("no", "not", "n't", "cannot", "never", "without", "unlike", "instead of",
-  "rather than", ...) opens a scope that runs to the end of its clause: the next clause break or a
-  conjunction such as "but", "while", "whereas", "because". The scope of a contrast ("unlike DDP,
-  where each GPU has the full model, ...") also covers a relative clause that follows it. A phrase
+  "rather than", ...; "unless" reads as "if not") opens a scope that runs to the end of its
+  clause: the next clause break, a conjunction such as "but", "while", "whereas", "because", or a
+  "where". The scope of a contrast ("unlike DDP, where each GPU has the full model, ...") also
+  covers a relative clause that follows it. A phrase
   inside a scope opened by a negator that is not part of the phrase is not stated: it neither
   credits an accepted phrasing nor voids by a misconception. A phrasing that carries its own
   negator ("no backward pass") is matched like any other.
@@ -107,6 +108,7 @@ _CONTRACTIONS = {
     "wasnt": "was not", "werent": "were not", "hasnt": "has not", "havent": "have not", "hadnt": "had not",
     "wont": "will not", "wouldnt": "would not", "shouldnt": "should not", "couldnt": "could not",
     "cant": "can not", "cannot": "can not", "mustnt": "must not", "neednt": "need not", "aint": "is not",
+    "unless": "if not", "non": "none",  # "non" alone is what is left of a "none" typo: see _joined_non
 }
 _SYMBOLS = (
     ("<=", " less than or equal to "), (">=", " greater than or equal to "), ("!=", " not equal to "),
@@ -301,7 +303,7 @@ def _read(tokens: list[str]) -> tuple[list[Word], bool]:
         if token in FILLERS or token in DETERMINERS:
             related = related or (token in DETERMINERS and bool(words) and words[-1].item == item)
             continue
-        if token in CLAUSE_WORDS:
+        if token in CLAUSE_WORDS or (token == "where" and i and tokens[i - 1] != BREAK):  # not "unlike X, where"
             owner, contrast = -1, False
         item += token in LIST_JOINERS
         negator = _negator(tokens, i)

@@ -246,3 +246,23 @@ def test_the_score_gives_partial_credit_and_keeps_the_verdict() -> None:
     assert apart.credit == (pytest.approx(0.7), 0.0)  # every word of the phrasing, but not as the phrase
     voided = grade(Rubric(1, (KeyPoint("p", "p", ("shards",), ("copies the model",)),)), "it shards, copies the model")
     assert voided.credit == (0.0,) and voided.score == 0 and not voided.correct
+
+
+def test_unless_reads_as_if_not() -> None:
+    rubric = one("not create a constructor")
+    assert grade(rubric, "The compiler makes one, unless you create a constructor.").correct
+    assert not grade(rubric, "The compiler makes one, because you create a constructor.").correct
+    assert not grade(one("create a constructor"), "It makes one unless you create a constructor.").correct
+
+
+def test_a_lone_non_reads_as_none() -> None:
+    assert grade(one("none are provided"), "when non are provided").correct
+    assert grade(one("nonconstant data"), "non constant data").correct
+    assert not grade(one("none"), "non-constant").correct
+
+
+def test_where_ends_a_negation_but_not_a_contrast() -> None:
+    rubric = one("the function has the code")
+    assert grade(rubric, "a prototype does not include code where the function has the code").correct
+    assert not grade(rubric, "a prototype does not include code and the function has the code").correct
+    assert not grade(one("each gpu has the full model"), "unlike DDP, where each GPU has the full model").correct
