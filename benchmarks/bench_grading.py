@@ -38,7 +38,7 @@ from pathlib import Path
 import yaml
 
 from bot.content.rubric import KeyPoint, Rubric
-from bot.grading import Synonyms, grade
+from bot.grading import NEGATED, STATED, Answer, Grade, Phrase, Synonyms, find, grade, phrase
 from bot.rubric_audit import audit_rubric
 
 ENV = "STUDYBOT_UNT_DATA"
@@ -183,6 +183,54 @@ def baseline(questions: Sequence[Question]) -> tuple[list[Scored], float]:
     return [Scored(qid, h, c >= threshold, c) for qid, c, h in sims], threshold
 
 
+# ---------------------------------------------------------------- what the errors are
+
+
+def _why_rejected(rubric: Rubric, text: str, result: Grade, synonyms: Synonyms) -> str:
+    """The category of a false reject, from what the matcher saw."""
+    if result.voided:
+        return "voided by a misconception"
+    if result.matched:
+        return "fewer key points than needed"
+    answer = Answer(text, synonyms)
+    if any(find(answer, phrase(a, synonyms)) == NEGATED for p in rubric.points for a in p.accept):
+        return "a phrasing stated only under a negation"
+    if any(_in_one_clause(answer, phrase(a, synonyms)) for p in rubric.points for a in p.accept):
+        return "a phrasing's words all in one clause, out of order or too far apart"
+    return "said in words the rubric does not list"
+
+
+def _in_one_clause(answer: Answer, wanted: Phrase) -> bool:
+    """Whether every word of the phrase stands somewhere in one clause of the answer."""
+    places = [{answer.words[n].clause for n in answer.positions(*w)} for w in wanted.words]
+    return bool(places) and bool(set.intersection(*places))
+
+
+def _why_accepted(rubric: Rubric, text: str, result: Grade, synonyms: Synonyms) -> str:
+    """The category of a false accept: whether a one-word phrasing carried it."""
+    answer = Answer(text, synonyms)
+    longer = [p for p in rubric.points if p.id in result.matched and any(
+        find(answer, phrase(a, synonyms)) == STATED and phrase(a, synonyms).content > 1
+        for a in p.accept)]
+    if len(longer) >= rubric.needed:
+        return "stated in phrasings of several words"
+    return "carried by one-word phrasings"
+
+
+def error_categories(questions: Sequence[Question], rubrics: dict[str, Rubric], synonyms: Synonyms) -> Counter[str]:
+    """How many false rejects and false accepts fall in each category."""
+    found: Counter[str] = Counter()
+    for q in questions:
+        rubric = rubrics[q.id]
+        for text, human in q.answers:
+            result = grade(rubric, text, synonyms=synonyms)
+            if human >= CLEARLY_RIGHT and not result.correct:
+                found["false reject: " + _why_rejected(rubric, text, result, synonyms)] += 1
+            elif human <= CLEARLY_WRONG and result.correct:
+                found["false accept: " + _why_accepted(rubric, text, result, synonyms)] += 1
+    return found
+
+
 # ---------------------------------------------------------------- the report
 
 
@@ -210,7 +258,8 @@ def _detail(questions: Sequence[Question], ours: list[Scored], base: list[Scored
     return lines
 
 
-def report(root: Path, rubrics_path: Path = RUBRICS, detail: bool = False, halves: bool = False) -> list[str]:
+def report(root: Path, rubrics_path: Path = RUBRICS, detail: bool = False, halves: bool = False,
+           errors: bool = False) -> list[str]:
     """The figures for every short-answer question of the dataset at root that has a rubric."""
     rubrics, synonyms = load_rubrics(rubrics_path)
     dataset = load_dataset(root)
@@ -238,6 +287,12 @@ def report(root: Path, rubrics_path: Path = RUBRICS, detail: bool = False, halve
             lines += [f"  assignments {name} ({len(part)} questions):",
                       _line("  studybot", figures([s for s in ours if s.question in part])),
                       _line("  baseline", figures([s for s in base if s.question in part]))]
+    if errors:
+        for name, assignments in (("1-6", None), *HALVES):
+            part = [q for q in questions if assignments is None or q.id.split(".")[0] in assignments]
+            counts = error_categories(part, rubrics, synonyms)
+            lines.append(f"  errors by category, assignments {name}:")
+            lines += [f"    {kind}: {n}" for kind, n in sorted(counts.items())]
     if detail:
         lines += _detail(questions, ours, base, rubrics, synonyms)
     return lines
@@ -254,16 +309,17 @@ def skip_reason(environ: dict[str, str] | os._Environ[str] = os.environ) -> str 
     return None
 
 
-async def main(detail: bool = False, halves: bool = False) -> list[str]:
+async def main(detail: bool = False, halves: bool = False, errors: bool = False) -> list[str]:
     reason = skip_reason()
     if reason:
         return [f"grading vs human graders: skipped: {reason}"]
     try:
-        return report(Path(os.environ[ENV]), detail=detail, halves=halves)
+        return report(Path(os.environ[ENV]), detail=detail, halves=halves, errors=errors)
     except (OSError, ValueError, KeyError) as error:
         return [f"grading vs human graders: skipped: the dataset could not be read ({error})"]
 
 
 if __name__ == "__main__":
     flags = sys.argv[1:]
-    print(*asyncio.run(main(detail="--detail" in flags, halves="--halves" in flags)), sep="\n")
+    print(*asyncio.run(main(detail="--detail" in flags, halves="--halves" in flags, errors="--errors" in flags)),
+          sep="\n")

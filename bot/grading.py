@@ -11,8 +11,10 @@ that the answer states voids it. How an answer (and each phrasing) is read:
   "selection"), and a word is no typo of its derivative ("insert", "insertion"). Words of three
   letters or fewer must be exact.
 - Articles, possessive and demonstrative determiners ("the", "its", "this") and fillers
-  ("basically") are ignored on both sides, and up to MAX_INSERTED other words may stand inside a
-  phrase ("splits the whole model" states "splits the model"). The content words and negators of a phrase
+  ("basically") are ignored on both sides, and up to MAX_INSERTED other content words and
+  MAX_INSERTED_FUNCTION function words may stand inside a phrase ("splits the whole model" states
+  "splits the model"; "replaces all instances of the function call" states "replaces the function
+  call"). The content words and negators of a phrase
   keep their order, but its other function words may stand anywhere inside the same window ("used only
   within" states "only used within"; a misconception must be said in order). A phrase of two content words may
   also be said the other way round with only function words between ("memory location" as
@@ -54,7 +56,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import chain
 
 import simplemma
@@ -62,7 +64,8 @@ from rapidfuzz.distance import DamerauLevenshtein
 
 from bot.content.rubric import KeyPoint, Rubric
 
-MAX_INSERTED = 2  # words an answer may insert inside a phrase
+MAX_INSERTED = 2  # content words an answer may insert inside a phrase
+MAX_INSERTED_FUNCTION = 3  # and function words ("of", "that", "is")
 BREAK = ","  # the token that stands for any clause break
 
 # Articles, possessives and demonstratives: ignored on both sides, like fillers.
@@ -361,12 +364,12 @@ class Phrase:
     words: tuple[tuple[str, str], ...]
     content: int  # how many content words it has
 
-    @property
+    @cached_property
     def anchors(self) -> tuple[int, ...]:
         """The words that keep their order in an answer: content words and negators."""
         return tuple(n for n, (t, _) in enumerate(self.words) if _anchored(t))
 
-    @property
+    @cached_property
     def floaters(self) -> tuple[int, ...]:
         """The other function words ("of", "only", "is"), which may stand anywhere inside the phrase's window."""
         return tuple(n for n, (t, _) in enumerate(self.words) if not _anchored(t))
@@ -386,13 +389,19 @@ def phrase(text: str, synonyms: Synonyms = NO_SYNONYMS) -> Phrase:
 ABSENT, NEGATED, STATED = 0, 1, 2
 
 
-def _in_order(answer: Answer, lists: list[list[int]], budget: int) -> Iterator[list[int]]:
-    """Each earliest placement of words in order, with at most `budget` other words between them."""
+def _in_order(answer: Answer, lists: list[list[int]], budget: tuple[int, int]) -> Iterator[list[int]]:
+    """Each earliest placement of words in order, with at most budget[0] content words and budget[1] function
+    words between them."""
     for start in lists[0]:
-        span, used = [start], 0
+        span, content, function = [start], 0, 0
         for found in lists[1:]:
             k = bisect_right(found, span[-1])
-            if k == len(found) or (used := used + found[k] - span[-1] - 1) > budget:
+            if k == len(found):
+                break
+            between = range(span[-1] + 1, found[k])
+            inserted = sum(is_content(answer.words[n].text) for n in between)
+            content, function = content + inserted, function + len(between) - inserted
+            if content > budget[0] or function > budget[1]:
                 break
             span.append(found[k])
         else:
@@ -419,10 +428,10 @@ def _spans(answer: Answer, wanted: Phrase, loose: bool = True) -> Iterator[list[
     if not wanted.words or not all(lists):
         return
     strict = answer.bare_list and wanted.content > 1
-    budget = 0 if strict else MAX_INSERTED
+    budget = (0, 0) if strict else (MAX_INSERTED, MAX_INSERTED_FUNCTION)
     placements: Iterator[list[int]] = _in_order(answer, lists, budget)
     if not strict and loose and wanted.anchors and wanted.floaters:
-        width = len(wanted.words) + budget
+        width = len(wanted.words) + MAX_INSERTED
         floating = [lists[n] for n in wanted.floaters]
         placements = chain(placements, (
             span for anchored in _in_order(answer, [lists[n] for n in wanted.anchors], budget)

@@ -78,6 +78,14 @@ def test_articles_and_fillers_are_ignored_and_two_words_may_be_inserted() -> Non
     assert not grade(rubric, "It splits the whole big expensive model.").correct
 
 
+def test_up_to_three_inserted_function_words_beside_two_content_words() -> None:
+    rubric = one("replaces the function call")
+    assert grade(rubric, "It replaces all instances of that function call.").correct  # 1 content, 2 function words
+    assert grade(rubric, "It replaces each of all function call.").correct  # 3 function words
+    assert not grade(rubric, "It replaces each of all of it for the function call.").correct  # 6 function words
+    assert not grade(rubric, "It replaces every single inline member function call.").correct  # 3 content words
+
+
 def test_a_phrase_does_not_run_across_a_clause_break() -> None:
     rubric = one("splits the model")
     assert grade(rubric, "It splits the model; then it trains.").correct
