@@ -14,10 +14,10 @@ that the answer states voids it. How an answer (and each phrasing) is read:
   ("basically") are ignored on both sides, and up to MAX_INSERTED other content words and
   MAX_INSERTED_FUNCTION function words may stand inside a phrase ("splits the whole model" states
   "splits the model"; "replaces all instances of the function call" states "replaces the function
-  call"). The content words and negators of a phrase
-  keep their order, but its other function words may stand anywhere inside the same window ("used only
-  within" states "only used within"; a misconception must be said in order). A phrase of two content words may
-  also be said the other way round with only function words between ("memory location" as
+  call"). The content words and negators of a phrase keep their order, but its other function words
+  may stand anywhere inside a window MAX_INSERTED words longer than the phrase ("used only within"
+  states "only used within"; a misconception must be said in order). A phrase of two content words
+  may also be said the other way round with only function words between ("memory location" as
   "location in memory", "store a value" as "a value can be stored"). A phrase never runs across
   a clause break: a comma, semicolon, colon, ! ?, a full stop, or an aside in parentheses.
 - Numbers are normalised: "184,320" is "184320", "16k" and "16 thousand" are "16000", "3.3M" is

@@ -97,3 +97,29 @@ async def test_without_the_data_it_says_why_it_skipped(monkeypatch: pytest.Monke
     monkeypatch.setenv(bench.ENV, str(tmp_path / "missing"))
     (line,) = await bench.main()
     assert line.startswith("grading vs human graders: skipped:") and "missing" in line
+
+
+def test_errors_are_counted_by_category(tmp_path: Path) -> None:
+    rubric = bench.Rubric(2, (bench.KeyPoint("y", "yellow", ("yellow",), ("blue",)),
+                              bench.KeyPoint("s", "sweet", ("sweet soft fruit",), ()),
+                              bench.KeyPoint("c", "curved", ("curved",), ())))
+    answers = (("yellow, blue", 5.0), ("yellow only", 4.0), ("it is not a sweet soft fruit", 4.5),
+               ("a fruit so soft and sweet", 4.0), ("a tropical thing", 5.0), ("yellow and curved", 1.0),
+               ("yellow", 3.0))
+    question = bench.Question("1.1", "What is a banana like?", "Yellow, sweet and curved.", answers)
+    assert bench.error_categories([question], {"1.1": rubric}, bench.Synonyms()) == {
+        "false reject: voided by a misconception": 1,
+        "false reject: fewer key points than needed": 1,
+        "false reject: a phrasing stated only under a negation": 1,
+        "false reject: a phrasing's words all in one clause, out of order or too far apart": 1,
+        "false reject: said in words the rubric does not list": 1,
+        "false accept: carried by one-word phrasings": 1,
+    }
+
+
+def test_the_halves_and_the_categories_are_reported_on_request(tmp_path: Path) -> None:
+    lines = bench.report(write_dataset(tmp_path), tmp_path / "rubrics.yaml", halves=True, errors=True)
+    assert any(line.startswith("  assignments 1-3 (2 questions)") for line in lines)
+    assert any(line.startswith("  assignments 4-6 (0 questions)") for line in lines)
+    assert "  errors by category, assignments 1-6:" in lines
+    assert not any("assignments" in line for line in bench.report(write_dataset(tmp_path), tmp_path / "rubrics.yaml"))
