@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime
 
-from bot import forget, glossary, leaderboard, progress, quiz, results, review, rounds, teachback
+from bot import audit, forget, glossary, leaderboard, progress, quiz, results, review, rounds, teachback
 from bot.clock import Clock, SystemClock
 from bot.commands import CommandSpec, command
 from bot.config import Settings
@@ -48,6 +48,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     results.results,
     leaderboard.leaderboard,
     forget.forget,
+    audit.audit,
     help_command,
 )
 CHOICES: dict[PromptKind, ChoiceHandler] = {

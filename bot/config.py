@@ -19,11 +19,12 @@ import yaml
 
 from bot.errors import ConfigError
 from bot.messages import Cohort
+from bot.scoring import SelfGraded
 from bot.suggest import did_you_mean
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 VARIABLES = ("STUDYBOT_DB", "STUDYBOT_CONTENT", "STUDYBOT_RESULTS_DIR", "STUDYBOT_CONFIG", "STUDYBOT_LOG_LEVEL")
-CORE_SECTIONS = ("instructors", "rounds", "cohorts")
+CORE_SECTIONS = ("instructors", "rounds", "cohorts", "leaderboard")
 
 
 class Secret(str):
@@ -74,6 +75,7 @@ class Settings:
     round_seconds: int = 60
     rounds_instructors_only: bool = False
     cohorts: Mapping[Cohort, CohortSettings] = field(default_factory=dict)
+    self_graded: SelfGraded = SelfGraded.MARK  # how self-graded points enter leaderboards
     config: Mapping[str, Any] = field(default_factory=dict)  # the config file, for the platforms' sections
 
     @classmethod
@@ -110,6 +112,11 @@ class Settings:
         teach = _section(data, "instructors")
         rounds = _section(data, "rounds")
         cohorts = _section(data, "cohorts")
+        board = _section(data, "leaderboard")
+        policy = str(board.get("self_graded", SelfGraded.MARK))
+        if policy not in SelfGraded.__members__.values():
+            raise ConfigError(f"STUDYBOT_CONFIG: leaderboard.self_graded must be count, mark or exclude, "
+                              f"not {policy[:20]!r}")
         seconds = rounds.get("seconds", 60)
         if not isinstance(seconds, int) or isinstance(seconds, bool) or not 5 <= seconds <= 3600:
             raise ConfigError("STUDYBOT_CONFIG: rounds.seconds must be a whole number of seconds from 5 to 3600")
@@ -124,6 +131,7 @@ class Settings:
             ),
             round_seconds=seconds,
             rounds_instructors_only=_flag(rounds, "instructors_only", False),
+            self_graded=SelfGraded(policy),
             cohorts=dict(_cohort(str(k), v) for k, v in cohorts.items()),
             config=data,
         )

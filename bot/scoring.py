@@ -5,13 +5,23 @@
 - A teach-back earns one point the first time an attempt covers enough of its key points
   (by default at least half of them).
 - Ranks are standard competition ranks: 1, 2, 2, 4.
+- Self-graded points count, are marked, or are left out of leaderboards, as a cohort chooses.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
 
 POINT = 1
+
+
+class SelfGraded(StrEnum):
+    """How self-graded points enter a leaderboard (`leaderboard.self_graded` in the config)."""
+
+    COUNT = "count"  # like any other point
+    MARK = "mark"  # counted, and shown as such: "12 (3 self-graded)"
+    EXCLUDE = "exclude"  # left out of the points and the ranks
 
 
 def answer_points(correct: bool, first_answer: bool) -> int:
