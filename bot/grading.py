@@ -484,7 +484,7 @@ class Coverage:
     matched: tuple[str, ...]
     missed: tuple[str, ...]
     voided: tuple[str, ...]
-    credit: tuple[float, ...] = ()
+    credit: tuple[float, ...] = field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -492,7 +492,7 @@ class Grade(Coverage):
     """`correct` is the verdict; `score` (0 to 1) is a graded reading of the same coverage, for ranking answers."""
 
     correct: bool = False
-    score: float = 0.0
+    score: float = field(default=0.0, kw_only=True)
 
 
 NEAR_CREDIT = 0.7  # the credit of a point whose phrasing's words are all stated, but not as the phrase
@@ -525,7 +525,7 @@ def cover(points: Iterable[KeyPoint], text: str, *, synonyms: Synonyms | None = 
         else:
             missed.append(point.id)
             credit.append(max((_partial(answer, phrase(a, table)) for a in point.accept), default=0.0))
-    return Coverage(tuple(matched), tuple(missed), tuple(voided), tuple(credit))
+    return Coverage(tuple(matched), tuple(missed), tuple(voided), credit=tuple(credit))
 
 
 def score(needed: int, credit: Iterable[float]) -> float:
@@ -541,4 +541,5 @@ def grade(rubric: Rubric, text: str, *, synonyms: Synonyms | None = None) -> Gra
     """Correct when at least `rubric.needed` key points are stated (voided ones do not count)."""
     found = cover(rubric.points, text, synonyms=synonyms)
     correct = len(found.matched) >= rubric.needed
-    return Grade(found.matched, found.missed, found.voided, found.credit, correct, score(rubric.needed, found.credit))
+    return Grade(found.matched, found.missed, found.voided, correct, credit=found.credit,
+                 score=score(rubric.needed, found.credit))
