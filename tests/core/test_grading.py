@@ -172,7 +172,7 @@ def test_a_listed_term_still_counts() -> None:
 
 def test_a_two_word_phrase_may_turn_round_over_function_words() -> None:
     assert grade(one("memory location"), "a location in memory").correct
-    assert grade(one("store a value"), "a box into which a value can be stored").correct
+    assert grade(one("store a value"), "a box in which values can be stored").correct
     assert not grade(one("store a value"), "the value of a variable is in the store").correct
     assert not grade(one("memory location"), "a location of the variable in memory").correct
 
@@ -184,7 +184,7 @@ def test_determiners_are_ignored_like_articles() -> None:
 
 def test_a_negator_starts_its_own_scope() -> None:
     rubric = one("not destroyed")
-    assert grade(rubric, "It is not rebuilt on a call, and it is also not destroyed at the end.").correct
+    assert grade(rubric, "It is not rebuilt on a call, and also not destroyed at the end.").correct
     assert not grade(rubric, "It is destroyed at the end.").correct
 
 
