@@ -3,7 +3,7 @@
 - A question scores once per learner: the first answer counts; later ones are practice.
 - A correct scoring answer is worth one point; a self-grade replaces the grade of that answer.
 - A teach-back earns one point the first time an attempt covers enough of its key points
-  (by default at least half of them).
+  (by default more than half of them: both of two, two of three, three of four).
 - Ranks are standard competition ranks: 1, 2, 2, 4.
 - Self-graded points count, are marked, or are left out of leaderboards, as a cohort chooses.
 """
@@ -30,8 +30,8 @@ def answer_points(correct: bool, first_answer: bool) -> int:
 
 
 def teachback_needed(key_points: int) -> int:
-    """How many key points a teach-back must cover when its prompt does not say: at least half."""
-    return max(1, (key_points + 1) // 2)
+    """How many key points a teach-back must cover when its prompt does not say: more than half."""
+    return key_points // 2 + 1
 
 
 def teachback_points(passes: bool, passed_before: bool) -> int:
