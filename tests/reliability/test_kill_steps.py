@@ -135,8 +135,10 @@ async def test_a_self_grade_killed_at_any_step(tmp_path: Path) -> None:
             graded = bool(answers and answers[0]["self_graded"])
             if "selfgrade" in acked(out):
                 assert graded, where
-            [again] = await bot.handle(ChoiceMade(token.group(1), Actor("slack", "T1", "U1"), Place("slack", "T1", "C1")))
-            assert again.text.startswith("You already graded" if graded else "Recorded: self-graded"), (where, again.text)
+            press = ChoiceMade(token.group(1), Actor("slack", "T1", "U1"), Place("slack", "T1", "C1"))
+            [again] = await bot.handle(press)
+            expected = "You already graded" if graded else "Recorded: self-graded"
+            assert again.text.startswith(expected), (where, again.text)
         finally:
             await bot.close()
 
