@@ -243,7 +243,8 @@ def slash_command(spec: CommandSpec, adapter: DiscordAdapter) -> app_commands.Co
     params = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD,
                                 annotation=discord.Interaction)]
     for option in spec.options:
-        kind: Any = Literal[tuple(option.choices)] if option.choices else str
+        kind: Any = (Literal[tuple(option.choices)] if option.choices
+                     else app_commands.Range[int, option.number[0], option.number[1]] if option.number else str)
         params.append(inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=None,
                                         annotation=Optional[kind]))  # noqa: UP045 (a runtime annotation)
     callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]

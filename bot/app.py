@@ -63,6 +63,7 @@ FORMS: dict[PromptKind, TextHandler] = {
 }
 TIMERS: dict[str, TimerHandler] = {
     rounds.TIMER: rounds.on_timer,
+    rounds.END: rounds.on_end,
     review.REMINDER_KEY: review.on_reminders,
     leaderboard.SCHEDULE: leaderboard.on_schedule,
 }

@@ -31,13 +31,15 @@ class Option:
     """One option of a command, in the order its words come in the typed form.
 
     `choices` maps each value a learner may pick to the words it stands for (an empty string
-    for the default); without choices the value is typed freely, after `prefix` if given."""
+    for the default); without choices the value is typed freely (a whole number in a range when
+    `number` says so), after `prefix` if given."""
 
     name: str
     description: str
     choices: Mapping[str, str] = field(default_factory=dict)
     prefix: str = ""
     suggest: Suggest | None = None
+    number: tuple[int, int] | None = None  # a whole number from the first to the second
 
     def words(self, value: str | None) -> str:
         value = ("" if value is None else str(value)).strip()

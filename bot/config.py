@@ -26,6 +26,7 @@ WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 VARIABLES = ("STUDYBOT_DB", "STUDYBOT_CONTENT", "STUDYBOT_RESULTS_DIR", "STUDYBOT_CONFIG", "STUDYBOT_LOG_LEVEL")
 CORE_SECTIONS = ("instructors", "rounds", "cohorts", "leaderboard")
 INSTRUCTOR_KEYS = ("everywhere", "slack_admins", "discord_roles", "console")
+ROUND_KEYS = ("seconds", "shortest", "longest", "instructors_only")
 PLATFORM_NAMES = ("slack", "discord", "console")  # the old instructors.<platform> lists
 
 
@@ -80,6 +81,7 @@ class Settings:
     log_level: str = "INFO"
     instructors: Instructors = Instructors()
     round_seconds: int = 60
+    round_seconds_range: tuple[int, int] = (10, 600)  # what `/quiz round seconds:N` may choose
     rounds_instructors_only: bool = False
     cohorts: Mapping[Cohort, CohortSettings] = field(default_factory=dict)
     self_graded: SelfGraded = SelfGraded.MARK  # how self-graded points enter leaderboards
@@ -124,9 +126,14 @@ class Settings:
         if policy not in SelfGraded.__members__.values():
             raise ConfigError(f"STUDYBOT_CONFIG: leaderboard.self_graded must be count, mark or exclude, "
                               f"not {policy[:20]!r}")
-        seconds = rounds.get("seconds", 60)
-        if not isinstance(seconds, int) or isinstance(seconds, bool) or not 5 <= seconds <= 3600:
-            raise ConfigError("STUDYBOT_CONFIG: rounds.seconds must be a whole number of seconds from 5 to 3600")
+        for key in rounds:
+            if key not in ROUND_KEYS:
+                raise ConfigError(f"STUDYBOT_CONFIG: unknown key rounds.{str(key)[:40]}"
+                                  f"{did_you_mean(str(key), ROUND_KEYS)}")
+        seconds, shortest, longest = (_seconds(rounds, key, default) for key, default in
+                                      (("seconds", 60), ("shortest", 10), ("longest", 600)))
+        if not shortest <= seconds <= longest:
+            raise ConfigError("STUDYBOT_CONFIG: rounds.seconds must lie between rounds.shortest and rounds.longest")
         for key in teach:
             if key not in INSTRUCTOR_KEYS:
                 raise ConfigError(f"STUDYBOT_CONFIG: instructors.{str(key)[:40]} is not a setting; list instructors "
@@ -146,6 +153,7 @@ class Settings:
                 console=_flag(teach, "console", True),
             ),
             round_seconds=seconds,
+            round_seconds_range=(shortest, longest),
             rounds_instructors_only=_flag(rounds, "instructors_only", False),
             self_graded=SelfGraded(policy),
             cohorts=parsed,
@@ -181,6 +189,13 @@ def _ids(section: Mapping, key: str) -> frozenset[str]:
     if not isinstance(value, list):
         raise ConfigError(f"STUDYBOT_CONFIG: {key} must be a list")
     return frozenset(str(v) for v in value)
+
+
+def _seconds(section: Mapping, key: str, default: int) -> int:
+    value = section.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or not 5 <= value <= 3600:
+        raise ConfigError(f"STUDYBOT_CONFIG: rounds.{key} must be a whole number of seconds from 5 to 3600")
+    return value
 
 
 def _flag(section: Mapping, key: str, default: bool) -> bool:

@@ -13,7 +13,7 @@ from bot.context import Context
 from bot.errors import StoreBusy, StudyError
 from bot.honor import real_attempt
 from bot.messages import Actor, Audience, Choice, ChoiceMade, Command, Place, Reply, TextSubmitted
-from bot.questions.base import OPEN_FORM, Question, Verdict
+from bot.questions.base import DONT_KNOW, OPEN_FORM, Question, Verdict, says_dont_know
 from bot.store.model import AnswerMode, Outcome, Prompt, PromptKind, Typed
 
 SELF_GRADES = {  # choice suffix: (label, rating for the review schedule)
@@ -25,16 +25,20 @@ PRACTICE_NOTE = "(Practice: your first answer to this question is the one that c
 FOLLOWED = (AnswerMode.PRACTICE, AnswerMode.REVIEW)  # modes whose feedback offers the next question
 
 
-@command(summary="Practise the next question privately, or start a public round", hint="[lesson] | round [lesson]",
-         options=(Option("mode", "practice (private, default) or round (public, in this channel)",
-                         choices={"practice": "", "round": "round"}),
-                  Option("lesson", "lesson id")))
+@command(summary="Practise the next question privately, or start a public round",
+         hint="[lesson] | round [lesson] [N] [seconds:S] | round stop | round resume",
+         options=(Option("mode", "practice (private, default), round (public, in this channel), stop or resume a round",
+                         choices={"practice": "", "round": "round", "stop": "round stop", "resume": "round resume"}),
+                  Option("lesson", "lesson id"),
+                  Option("questions", "how many questions the round asks (default: all)", number=(1, 100)),
+                  Option("seconds", "seconds per question in the round", prefix="seconds:", number=(5, 3600))))
 async def quiz(ctx: Context, cmd: Command) -> list[Reply]:
     """/quiz [lesson]: practise privately, one question at a time.
-    /quiz round [lesson]: a public round in this channel; everyone may answer once."""
+    /quiz round [lesson] [N] [seconds:S]: a public round of N questions in this channel; everyone answers once.
+    /quiz round stop: end this channel's round now (its starter or an instructor); /quiz round resume goes on."""
     words = cmd.args.split()
     if words and words[0].lower() == "round":
-        return await rounds.start_round(ctx, cmd, " ".join(words[1:]))
+        return await rounds.round_command(ctx, cmd, words[1:])
     return await next_question(ctx, cmd.actor, cmd.place, ctx.lesson(" ".join(words)))
 
 
@@ -59,6 +63,8 @@ async def on_choice(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str
         return [question.ask(prompt.id, "", Audience.PRIVATE, arrangement(question, prompt))]
     if suffix == rounds.NEXT:
         return await rounds.on_next(ctx, event, prompt)
+    if suffix == DONT_KNOW:
+        return await _answered(ctx, event, prompt, question, _dont_know(question, prompt))
     verdict = question.grade_choice(suffix, arrangement(question, prompt))
     if verdict is None:
         raise StudyError("That button is no longer valid. Use /quiz for a fresh question.")
@@ -67,10 +73,18 @@ async def on_choice(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str
 
 async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Reply]:
     question = ctx.question(prompt.item_id)
+    if says_dont_know(event.text):
+        return await _answered(ctx, event, prompt, question, _dont_know(question, prompt))
     verdict = question.grade_text(event.text, arrangement(question, prompt), ctx.synonyms(question.lesson_id))
     if verdict is None:
         raise StudyError("That question takes a button, not text. Use /quiz for a fresh one.")
     return await _answered(ctx, event, prompt, question, verdict)
+
+
+def _dont_know(question: Question, prompt: Prompt) -> Verdict:
+    return Verdict(False, ("🤷 Fair enough: that counts as your first answer, with no points, and this question "
+                           "comes back soon in /review.", *question.answer_lines(arrangement(question, prompt))),
+                   dont_know=True)
 
 
 async def _answered(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Prompt, question: Question,
@@ -81,7 +95,8 @@ async def _answered(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Pro
     recorded = await ctx.store.answers.record(
         prompt.id, event.actor, lesson_id=question.lesson_id, question_id=question.id,
         mode=prompt.mode or AnswerMode.PRACTICE, correct=verdict.correct, week=ctx.week(event.actor.in_cohort),
-        choice=verdict.choice, rate=review.card_review(ctx, event.actor, question, rating), typed=typed,
+        choice=verdict.choice, rate=review.card_review(ctx, event.actor, question, rating, due_now=verdict.dont_know),
+        typed=None if verdict.dont_know else typed,
     )
     if recorded.outcome is not Outcome.RECORDED:
         return [_not_recorded(recorded.outcome)]
@@ -89,9 +104,12 @@ async def _answered(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Pro
     if not recorded.scored:
         lines.append(PRACTICE_NOTE)
     self_grades: tuple[Choice, ...] = ()
-    attempted = typed is not None and real_attempt(typed.text, question.prompt, verdict.matched,
+    attempted = typed is not None and not verdict.dont_know and real_attempt(typed.text, question.prompt,
+                                                                             verdict.matched,
                                                    ctx.synonyms(question.lesson_id))
-    if verdict.self_gradable and not attempted:
+    if verdict.dont_know:
+        pass
+    elif verdict.self_gradable and not attempted:
         lines.append("Write your answer in a sentence or two to grade yourself: "
                      "this one says too little to claim it was right.")
     elif verdict.self_gradable:

@@ -42,13 +42,17 @@ def _card_id(actor: Actor, question_id: str) -> int:
     return zlib.crc32(f"{actor.platform}:{actor.cohort}:{actor.user_id}:{question_id}".encode())
 
 
-def card_review(ctx: Context, actor: Actor, question: Question, rating: Rating) -> CardReview:
-    """The review of one card, as the store applies it inside its transaction."""
+def card_review(ctx: Context, actor: Actor, question: Question, rating: Rating,
+                due_now: bool = False) -> CardReview:
+    """The review of one card, as the store applies it inside its transaction; `due_now` brings the
+    card back at once (after "I don't know": sooner than after a wrong answer)."""
     now = ctx.clock.now()
 
     def review(state: str | None) -> tuple[str, datetime]:
         card = Card.from_json(state) if state else Card(card_id=_card_id(actor, question.id), due=now)
         card, _log = ctx.fsrs.review_card(card, rating, review_datetime=now)
+        if due_now:
+            card.due = now
         return card.to_json(), card.due
 
     return review

@@ -29,25 +29,98 @@ def _summary_tag(round_id: int) -> str:
     return f"{TIMER}:{round_id}:summary"
 
 
-async def start_round(ctx: Context, cmd: Command, lesson_name: str) -> list[Reply]:
+USAGE = ("Use /quiz round [lesson] [number of questions] [seconds:N], /quiz round stop "
+         "or /quiz round resume.")
+STALE = timedelta(days=1)  # a round older than this is closed at start-up, never resumed by surprise
+END = "roundend"  # timer keys: roundend:<round id>, delivering a stopped round's last reveal and summary
+
+
+async def round_command(ctx: Context, cmd: Command, words: list[str]) -> list[Reply]:
+    """/quiz round ...: start a round, or stop or resume the one in this channel."""
     if not cmd.place.channel_id:
         raise StudyError("Start a round in a channel, where others can join; use /quiz here to practise.")
+    if words[:1] == ["stop"]:
+        return await stop_round(ctx, cmd)
+    if words[:1] == ["resume"]:
+        return await resume_round(ctx, cmd)
+    return await start_round(ctx, cmd, words)
+
+
+def parse(ctx: Context, words: list[str]) -> tuple[str, int | None, int | None]:
+    """(lesson name, number of questions, seconds per question) from `[lesson] [N] [seconds:S]`."""
+    lesson: list[str] = []
+    count = seconds = None
+    rest = iter(words)
+    for word in rest:
+        if word.lower().startswith("seconds"):
+            value = word[len("seconds"):].lstrip(":=") or next(rest, "")
+            if not value.isdigit():
+                raise StudyError("Give the seconds per question as a number, such as seconds:30.")
+            seconds = int(value)
+        elif word.isdigit():
+            count = int(word)
+        else:
+            lesson.append(word)
+    shortest, longest = ctx.settings.round_seconds_range
+    if seconds is not None and not shortest <= seconds <= longest:
+        raise StudyError(f"Pick {shortest} to {longest} seconds per question.")
+    return " ".join(lesson), count, seconds
+
+
+async def start_round(ctx: Context, cmd: Command, words: list[str]) -> list[Reply]:
     if ctx.settings.rounds_instructors_only:
         ctx.require_instructor(cmd.actor, "start rounds in this cohort")
-    lesson = ctx.lesson(lesson_name)
+    name, count, seconds = parse(ctx, words)
+    lesson = ctx.lesson(name)
     if not lesson.questions:
         raise StudyError(f"Lesson {lesson.id} has no questions yet.")
-    round_id, first = await ctx.store.rounds.open(cmd.place, cmd.actor, lesson.id, [q.id for q in lesson.questions],
-                                                  timer_key, _due(ctx))
+    if count is not None and not 1 <= count <= len(lesson.questions):
+        raise StudyError(f"Lesson {lesson.id} has {len(lesson.questions)} questions; pick 1 to "
+                         f"{len(lesson.questions)}.")
+    chosen = [q.id for q in lesson.questions][:count]
+    per_question = seconds or ctx.settings.round_seconds
+    round_id, first = await ctx.store.rounds.open(cmd.place, cmd.actor, lesson.id, chosen, timer_key,
+                                                  ctx.clock.now() + timedelta(seconds=per_question), seconds)
     round_ = await _round(ctx, round_id)
-    started = Reply(f"Round started: {len(lesson.questions)} questions, {ctx.settings.round_seconds} s each. "
-                    "Press Next on a question to reveal it early.")
+    started = Reply(f"Round started: {len(chosen)} questions, {per_question} s each. Press Next on a question "
+                    "to reveal it early; /quiz round stop ends it.")
     return [started, _question(ctx, round_, first)]
 
 
-def _due(ctx: Context) -> datetime:
-    """When a question posted now is revealed."""
-    return ctx.clock.now() + timedelta(seconds=ctx.settings.round_seconds)
+async def stop_round(ctx: Context, cmd: Command) -> list[Reply]:
+    """The starter or an instructor ends the round at once; its last reveal and summary follow."""
+    round_ = await ctx.store.rounds.in_channel(cmd.place)
+    if round_ is None:
+        raise StudyError("No round is running in this channel.")
+    _may_steer(cmd.actor, round_, "stop it")
+    await ctx.store.rounds.close(round_.id)
+    await ctx.store.timers.set(f"{END}:{round_.id}", ctx.clock.now())
+    return [Reply("Round stopped: the summary follows in the channel.")]
+
+
+async def resume_round(ctx: Context, cmd: Command) -> list[Reply]:
+    round_ = await ctx.store.rounds.in_channel(cmd.place)
+    if round_ is None or round_.state is not RoundState.PAUSED:
+        raise StudyError("No paused round here. Start one with /quiz round.")
+    _may_steer(cmd.actor, round_, "resume it")
+    prompt = await ctx.store.rounds.resume(round_, timer_key, _due(ctx, round_))
+    if prompt is None:
+        raise StudyError("That round is running again already.")
+    return [Reply("Round resumed."), _question(ctx, await _round(ctx, round_.id), prompt)]
+
+
+def _may_steer(actor: Actor, round_: Round, what: str) -> None:
+    if actor.user_id != round_.starter and not actor.is_instructor:
+        raise StudyError(f"Only the person who started the round (or an instructor) can {what}.")
+
+
+def _due(ctx: Context, round_: Round) -> datetime:
+    """When a question of this round posted now is revealed."""
+    return ctx.clock.now() + timedelta(seconds=_seconds(ctx, round_))
+
+
+def _seconds(ctx: Context, round_: Round) -> int:
+    return round_.seconds or ctx.settings.round_seconds
 
 
 async def _round(ctx: Context, round_id: int) -> Round:
@@ -67,14 +140,13 @@ def _question(ctx: Context, round_: Round, prompt: Prompt) -> Reply:
 
 
 def _header(ctx: Context, round_: Round, position: int) -> str:
-    return f"Round · question {position + 1} of {len(round_.question_ids)} · {ctx.settings.round_seconds} s"
+    return f"Round · question {position + 1} of {len(round_.question_ids)} · {_seconds(ctx, round_)} s"
 
 
 async def on_next(ctx: Context, event: ChoiceMade, prompt: Prompt) -> list[Reply]:
     """The starter (or an instructor) reveals the question now: its timer becomes due at once."""
     round_ = await _round(ctx, prompt.round_id or 0)
-    if event.actor.user_id != round_.starter and not event.actor.is_instructor:
-        raise StudyError("Only the person who started the round (or an instructor) can move it on.")
+    _may_steer(event.actor, round_, "move it on")
     position = int(prompt.data["position"])
     if round_.state is not RoundState.OPEN or round_.position != position:
         return [Reply("That question was already revealed.")]
@@ -98,9 +170,14 @@ async def reveal(ctx: Context, round_id: int, position: int) -> list[Reply]:
     if round_.position == position:
         if await ctx.store.messages.get(timer_key(round_id, position)) is None:
             # the question never reached the channel (a crash, a failed post): post it now, reveal it later
-            await ctx.store.timers.move(timer_key(round_id, position), _due(ctx))
+            await ctx.store.timers.move(timer_key(round_id, position), _due(ctx, round_))
             return [_question(ctx, round_, prompt)]
-        await ctx.store.rounds.advance(round_, prompt.id, timer_key, _due(ctx))
+        if await _silent_twice(ctx, round_, prompt):
+            await ctx.store.rounds.pause(round_, prompt.id)
+            return [await _reveal_edit(ctx, round_, position, prompt), Reply(
+                "Round paused: nobody answered the last two questions. Type /quiz round resume to go on, "
+                "or /quiz round stop to end it.", Audience.PUBLIC, place=round_.place)]
+        await ctx.store.rounds.advance(round_, prompt.id, timer_key, _due(ctx, round_))
         round_ = await _round(ctx, round_id)
     replies = [await _reveal_edit(ctx, round_, position, prompt)]
     if round_.state is RoundState.OPEN:
@@ -109,6 +186,28 @@ async def reveal(ctx: Context, round_id: int, position: int) -> list[Reply]:
             replies.append(_question(ctx, round_, following))
     elif await ctx.store.messages.get(_summary_tag(round_id)) is None:
         replies.append(await _summary(ctx, round_))
+    return replies
+
+
+async def _silent_twice(ctx: Context, round_: Round, prompt: Prompt) -> bool:
+    """Whether nobody answered this question, nor the one before it (and another one follows)."""
+    if not 0 < round_.position < len(round_.question_ids) - 1 or (await ctx.store.answers.tally(prompt.id)).answers:
+        return False
+    before = await ctx.store.rounds.prompt_at(round_.id, round_.position - 1)
+    return before is not None and not (await ctx.store.answers.tally(before.id)).answers
+
+
+async def on_end(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
+    """A stopped (or stale) round's last word: the open question revealed, then the summary, once."""
+    _, round_id, *why = key.split(":")
+    round_ = await _round(ctx, int(round_id))
+    replies = []
+    prompt = await ctx.store.rounds.prompt_at(round_.id, round_.position)
+    if prompt is not None and await ctx.store.messages.get(timer_key(round_.id, round_.position)) is not None:
+        replies.append(await _reveal_edit(ctx, round_, round_.position, prompt))
+    if await ctx.store.messages.get(_summary_tag(round_.id)) is None:
+        note = " (It was closed because it was started over a day ago.)" if why == ["stale"] else ""
+        replies.append(await _summary(ctx, round_, note))
     return replies
 
 
@@ -144,8 +243,13 @@ async def on_given_up(ctx: Context, key: str, reason: str) -> list[Reply]:
 
 
 async def repair(ctx: Context) -> int:
-    """At start-up: give every open round whose current question lost its timer a timer due now."""
+    """At start-up: close the rounds older than a day (their summary follows), and give every open
+    round whose current question lost its timer a timer due now; returns how many were mended."""
+    stale = await ctx.store.rounds.stale(ctx.clock.now() - STALE)
+    for round_ in stale:
+        await ctx.store.rounds.close(round_.id)
+        await ctx.store.timers.set(f"{END}:{round_.id}:stale", ctx.clock.now())
     stranded = await ctx.store.rounds.stranded(timer_key)
     for round_ in stranded:
         await ctx.store.timers.set(timer_key(round_.id, round_.position), ctx.clock.now())
-    return len(stranded)
+    return len(stale) + len(stranded)

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from bot.content.checker import Checker, FieldPath
 from bot.messages import Audience, Choice, Place, Reply
-from bot.questions.base import Arrangement, Question, Tally, Verdict
+from bot.questions.base import Arrangement, Question, Verdict
 
 WORDS = {"t": "True", "f": "False"}
 
@@ -49,7 +49,7 @@ class TrueFalse(Question):
         right = (suffix == "t") == self.answer
         return Verdict(right, ("Right." if right else f"No: it is {str(self.answer).lower()}.",))
 
-    def reveal(self, tally: Tally, arrangement: Arrangement) -> list[str]:
+    def answer_lines(self, arrangement: Arrangement) -> list[str]:
         return [f"It is {str(self.answer).lower()}."]
 
     def markdown_question(self) -> list[str]:

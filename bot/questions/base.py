@@ -25,6 +25,19 @@ if TYPE_CHECKING:
     from bot.rubric_audit import RubricIssue
 
 OPEN_FORM = "f"  # a choice suffix: open the answer form of a text-answered question (rounds)
+DONT_KNOW = "?"  # a choice suffix: "I don't know"
+DONT_KNOW_LABEL = "I don't know"
+DONT_KNOW_WORDS = frozenset({"i dont know", "i do not know", "dont know", "idk", "no idea", "?", "i dunno"})
+
+
+def dont_know_button(prompt_id: str) -> Choice:
+    return Choice(DONT_KNOW_LABEL, f"{prompt_id}.{DONT_KNOW}")
+
+
+def says_dont_know(text: str) -> bool:
+    """Whether a typed answer is "I don't know" (in any of the usual ways of typing it)."""
+    said = " ".join(text.lower().replace("'", "").replace("’", "").strip(" .!").split())
+    return said in DONT_KNOW_WORDS
 
 
 @dataclass(frozen=True)
@@ -41,6 +54,7 @@ class Verdict:
     self_gradable: bool = False
     matched: tuple[str, ...] = ()  # the key points a typed answer stated
     missed: tuple[str, ...] = ()
+    dont_know: bool = False  # the learner said so: wrong, no points, and the question comes back soon
 
 
 @dataclass(frozen=True)
@@ -133,8 +147,12 @@ class Question(ABC):
         return None
 
     @abstractmethod
+    def answer_lines(self, arrangement: Arrangement) -> list[str]:
+        """The right answer, as the learner who saw `arrangement` reads it."""
+
     def reveal(self, tally: Tally, arrangement: Arrangement) -> list[str]:
-        """The lines that reveal the answer in public, with the tally."""
+        """The lines that reveal the answer in public, with the tally (by default only the answer)."""
+        return self.answer_lines(arrangement)
 
     @abstractmethod
     def markdown_question(self) -> list[str]:
@@ -160,8 +178,10 @@ class TextAnswered(Question, ABC):
         text = "\n".join(filter(None, (header, self.question_text(arrangement))))
         if audience is Audience.PUBLIC:
             answer = Choice("Answer", f"{prompt_id}.{OPEN_FORM}")
-            return Reply(f"{text}\n{self.public_hint}", audience, choices=(answer, *extra), tag=tag, place=place)
+            return Reply(f"{text}\n{self.public_hint}", audience, choices=(answer, dont_know_button(prompt_id), *extra),
+                         tag=tag, place=place)
         return Reply(text, audience, form=self.answer_form(prompt_id, arrangement), tag=tag, place=place)
 
     def answer_form(self, prompt_id: str, arrangement: Arrangement) -> Form:
-        return Form(prompt_id, self.form_title, self.question_text(arrangement), label="Your answer")
+        return Form(prompt_id, self.form_title, self.question_text(arrangement),
+                    label="Your answer (or: I don't know)")

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from bot.content.checker import Checker, FieldPath
 from bot.messages import MAX_CHOICES, Audience, Choice, Place, Reply
-from bot.questions.base import Arrangement, Question, Tally, Verdict
+from bot.questions.base import Arrangement, Question, Tally, Verdict, dont_know_button
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 MAX_OPTIONS = 10  # every platform shows them with room left for Next and "I don't know"
@@ -58,7 +58,7 @@ class MultipleChoice(Question):
     def ask(self, prompt_id: str, header: str, audience: Audience, arrangement: Arrangement, *,
             extra: tuple[Choice, ...] = (), tag: str | None = None, place: Place | None = None) -> Reply:
         buttons = tuple(Choice(f"{LETTERS[n]}. {self.choices[i].text}", f"{prompt_id}.{i}")
-                        for n, i in enumerate(arrangement.shown))
+                        for n, i in enumerate(arrangement.shown)) + (dont_know_button(prompt_id),)
         text = "\n".join(filter(None, (header, self.prompt)))
         return Reply(text, audience, choices=(buttons + extra)[:MAX_CHOICES], tag=tag, place=place)
 
@@ -74,13 +74,17 @@ class MultipleChoice(Question):
             f"The answer is {self._letter(right, arrangement)}. {self.choices[right].text}",
         ), choice=index)
 
+    def answer_lines(self, arrangement: Arrangement) -> list[str]:
+        right = self.correct_index
+        return [f"Answer: {self._letter(right, arrangement)}. {self.choices[right].text}"]
+
     def reveal(self, tally: Tally, arrangement: Arrangement) -> list[str]:
         right = self.correct_index
         counts = " · ".join(
             f"{LETTERS[n]}: {tally.by_choice.get(i, 0)}" + (" ✓" if i == right else "")
             for n, i in enumerate(arrangement.shown)
         )
-        return [f"Answer: {self._letter(right, arrangement)}. {self.choices[right].text}", counts]
+        return [*self.answer_lines(arrangement), counts]
 
     def markdown_question(self) -> list[str]:
         return [f"- {LETTERS[i]}. {option.text}" for i, option in enumerate(self.choices)]

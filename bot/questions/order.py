@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from bot.content.checker import Checker, FieldPath
 from bot.errors import StudyError
 from bot.grading import Synonyms
-from bot.questions.base import Arrangement, Tally, TextAnswered, Verdict
+from bot.questions.base import Arrangement, TextAnswered, Verdict
 
 MIN_STEPS, MAX_STEPS = 3, 9  # one digit each, so "3142" reads as well as "3 1 4 2"
 _NUMBER = re.compile(r"\d+")
@@ -71,7 +71,7 @@ class Ordering(TextAnswered):
                              f"such as `{example}`. Nothing was recorded.")
         return picked
 
-    def reveal(self, tally: Tally, arrangement: Arrangement) -> list[str]:
+    def answer_lines(self, arrangement: Arrangement) -> list[str]:
         return [f"The right order: {self._key(arrangement)}", *self._listed()]
 
     def markdown_question(self) -> list[str]:

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from bot.content.checker import Checker, FieldPath
 from bot.content.rubric import Examples, Rubric
 from bot.grading import Synonyms, grade
-from bot.questions.base import Arrangement, Tally, TextAnswered, Verdict
+from bot.questions.base import Arrangement, TextAnswered, Verdict
 from bot.rubric_audit import RubricIssue, audit_rubric
 
 RUBRIC_KEYS = frozenset({"needed", "points"})
@@ -65,7 +65,7 @@ class ShortAnswer(TextAnswered):
         return Verdict(result.correct, tuple(lines), self_gradable=True, matched=result.matched,
                        missed=result.missed)
 
-    def reveal(self, tally: Tally, arrangement: Arrangement) -> list[str]:
+    def answer_lines(self, arrangement: Arrangement) -> list[str]:
         return [f"Model answer: {self.model_answer}"]
 
     def markdown_question(self) -> list[str]:

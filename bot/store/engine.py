@@ -178,6 +178,10 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX failed_deliveries_at ON failed_deliveries (failed_at)
     """,
+    # 6: a round may set its own time per question
+    """
+    ALTER TABLE rounds ADD COLUMN seconds INTEGER
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

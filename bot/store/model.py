@@ -29,10 +29,12 @@ class AnswerMode(StrEnum):
     PRACTICE = "practice"
     ROUND = "round"
     REVIEW = "review"
+    DAILY = "daily"  # the question of the day
 
 
 class RoundState(StrEnum):
     OPEN = "open"
+    PAUSED = "paused"  # nobody answered twice in a row: waits for /quiz round resume
     DONE = "done"
 
 
@@ -86,6 +88,8 @@ class Round:
     question_ids: tuple[str, ...]
     position: int
     state: RoundState
+    seconds: int | None = None  # its own time per question; None: the configured one
+    started_at: datetime | None = None
 
     @property
     def place(self) -> Place:

@@ -36,22 +36,22 @@ class Rounds:
         self._prompts = prompt_cache
 
     async def open(self, place: Place, starter: Actor, lesson_id: str, question_ids: Sequence[str],
-                   timer_key: TimerKey, due: datetime) -> tuple[int, Prompt]:
+                   timer_key: TimerKey, due: datetime, seconds: int | None = None) -> tuple[int, Prompt]:
         """A new round in a channel with its first question's prompt and timer, in one transaction;
-        RoundAlreadyOpen when one is running there."""
+        RoundAlreadyOpen when one is running (or paused) there."""
         now = self._engine.clock.now()
 
         def run(c: sqlite3.Connection) -> tuple[int, Prompt]:
             busy = c.execute("SELECT 1 FROM rounds WHERE platform = ? AND cohort = ? AND channel_id = ?"
-                             " AND state = ?", (place.platform, place.cohort, place.channel_id, RoundState.OPEN))
+                             " AND state != ?", (place.platform, place.cohort, place.channel_id, RoundState.DONE))
             if busy.fetchone():
                 raise RoundAlreadyOpen()
             starter_id = learners.upsert(c, starter, iso(now))
             cur = c.execute(
                 "INSERT INTO rounds (platform, cohort, channel_id, lesson_id, starter_id, question_ids, state,"
-                " started_at) VALUES (?,?,?,?,?,?,?,?)",
+                " started_at, seconds) VALUES (?,?,?,?,?,?,?,?,?)",
                 (place.platform, place.cohort, place.channel_id, lesson_id, starter_id, json.dumps(list(question_ids)),
-                 RoundState.OPEN, iso(now)))
+                 RoundState.OPEN, iso(now), seconds))
             round_id = int(cur.lastrowid or 0)
             return round_id, _question_prompt(c, round_id, place, lesson_id, question_ids[0], 0, now, timer_key, due)
 
@@ -65,9 +65,56 @@ class Rounds:
             " WHERE r.id = ?", (round_id,))
         if not rows:
             return None
-        r = rows[0]
-        return Round(r["id"], r["platform"], r["cohort"], r["channel_id"], r["lesson_id"], r["starter"],
-                     tuple(json.loads(r["question_ids"])), r["position"], RoundState(r["state"]))
+        return _round(rows[0])
+
+    async def in_channel(self, place: Place) -> Round | None:
+        """The round running (or paused) in a channel, if any."""
+        rows = await self._engine.read(
+            "SELECT r.*, l.user_id AS starter FROM rounds r LEFT JOIN learners l ON l.id = r.starter_id"
+            " WHERE r.platform = ? AND r.cohort = ? AND r.channel_id = ? AND r.state != ?",
+            (place.platform, place.cohort, place.channel_id, RoundState.DONE))
+        return _round(rows[0]) if rows else None
+
+    async def stale(self, started_before: datetime) -> list[Round]:
+        """Rounds still running (or paused) that were started before a moment."""
+        rows = await self._engine.read(
+            "SELECT r.*, l.user_id AS starter FROM rounds r LEFT JOIN learners l ON l.id = r.starter_id"
+            " WHERE r.state != ? AND r.started_at < ?", (RoundState.DONE, iso(started_before)))
+        return [_round(r) for r in rows]
+
+    async def pause(self, round_: Round, prompt_id: str) -> bool:
+        """Close the question at the round's position and wait there (nobody is answering)."""
+        now = iso(self._engine.clock.now())
+
+        def run(c: sqlite3.Connection) -> bool:
+            done = c.execute("UPDATE rounds SET position = ?, state = ? WHERE id = ? AND state = ? AND position = ?",
+                             (round_.position + 1, RoundState.PAUSED, round_.id, RoundState.OPEN,
+                              round_.position)).rowcount
+            if done:
+                prompts.close(c, prompt_id, now)
+            return done > 0
+
+        paused = await self._engine.write(run)
+        if paused:
+            self._prompts.closed(prompt_id)
+        return paused
+
+    async def resume(self, round_: Round, timer_key: TimerKey, due: datetime) -> Prompt | None:
+        """Go on with a paused round: its next question's prompt and timer, in one transaction."""
+        now = self._engine.clock.now()
+
+        def run(c: sqlite3.Connection) -> Prompt | None:
+            done = c.execute("UPDATE rounds SET state = ? WHERE id = ? AND state = ?",
+                             (RoundState.OPEN, round_.id, RoundState.PAUSED)).rowcount
+            if not done:
+                return None
+            return _question_prompt(c, round_.id, round_.place, round_.lesson_id,
+                                    round_.question_ids[round_.position], round_.position, now, timer_key, due)
+
+        prompt = await self._engine.write(run)
+        if prompt is not None:
+            self._prompts.remember(prompt)
+        return prompt
 
     async def advance(self, round_: Round, prompt_id: str, timer_key: TimerKey, due: datetime) -> bool:
         """Close the question at the round's position and move on, once, in one transaction: the next
@@ -102,11 +149,11 @@ class Rounds:
         """End a round where it stands (its open question's prompt closes too); None if it was not open."""
         now = iso(self._engine.clock.now())
 
-        def run(c: sqlite3.Connection) -> list[str]:
-            done = c.execute("UPDATE rounds SET state = ?, ended_at = ? WHERE id = ? AND state = ?",
-                             (RoundState.DONE, now, round_id, RoundState.OPEN)).rowcount
+        def run(c: sqlite3.Connection) -> list[str] | None:
+            done = c.execute("UPDATE rounds SET state = ?, ended_at = ? WHERE id = ? AND state != ?",
+                             (RoundState.DONE, now, round_id, RoundState.DONE)).rowcount
             if not done:
-                return []
+                return None
             ids = [r["id"] for r in c.execute("SELECT id FROM prompts WHERE round_id = ? AND closed_at IS NULL",
                                               (round_id,))]
             for prompt_id in ids:
@@ -114,9 +161,11 @@ class Rounds:
             return ids
 
         closed = await self._engine.write(run)
+        if closed is None:
+            return None
         for prompt_id in closed:
             self._prompts.closed(prompt_id)
-        return await self.get(round_id) if closed else None
+        return await self.get(round_id)
 
     async def stranded(self, timer_key: TimerKey) -> list[Round]:
         """Open rounds whose current question has no timer (what a kill between steps once left)."""
@@ -142,6 +191,12 @@ class Rounds:
             " FROM answers a JOIN prompts p ON p.id = a.prompt_id JOIN learners l ON l.id = a.learner_id"
             " WHERE p.round_id = ? GROUP BY a.learner_id ORDER BY right DESC, l.display_name", (round_id,))
         return [RoundScore(r["display_name"] or r["user_id"], r["right"], r["n"]) for r in rows]
+
+
+def _round(r: sqlite3.Row) -> Round:
+    return Round(r["id"], r["platform"], r["cohort"], r["channel_id"], r["lesson_id"], r["starter"],
+                 tuple(json.loads(r["question_ids"])), r["position"], RoundState(r["state"]), r["seconds"],
+                 datetime.fromisoformat(r["started_at"]))
 
 
 class _AlreadyAdvanced(Exception):

@@ -131,7 +131,7 @@ async def test_login_sync_and_ready(running, discord_fake: DiscordStandIn) -> No
     synced = {c["name"]: c for c in fake.commands[None]}
     assert set(synced) == COMMANDS
     mode = next(o for o in synced["quiz"]["options"] if o["name"] == "mode")
-    assert [c["value"] for c in mode["choices"]] == ["practice", "round"] and not mode.get("required")
+    assert [c["value"] for c in mode["choices"]] == ["practice", "round", "stop", "resume"] and not mode.get("required")
     assert next(o for o in synced["glossary"]["options"] if o["name"] == "term")["autocomplete"]
     assert fake.identified.is_set()
 

@@ -143,8 +143,8 @@ async def test_quiz_shows_ephemeral_buttons_and_a_click_is_recorded_once(
     assert body.get("response_type") in (None, "ephemeral")
     assert body["blocks"][0]["type"] == "section" and "question 1 of" in body["blocks"][0]["text"]["text"]
     choices = buttons(body["blocks"])
-    size = len(first_question(bot).choices)
-    assert len(choices) == size
+    size = len(first_question(bot).choices) + 1  # and "I don't know"
+    assert len(choices) == size and choices[-1]["text"]["text"] == "I don't know"
     assert len({b["action_id"] for b in choices}) == size
     assert all(b["action_id"].startswith("studybot:") for b in choices)
 

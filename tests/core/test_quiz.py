@@ -35,7 +35,7 @@ async def test_mc_question_has_choices_and_feedback_explains(bot) -> None:
     reply = await start(bot, who)
     q = lesson(bot).questions[0]
     assert q.kind == "mc" and reply.audience is Audience.PRIVATE
-    assert len(reply.choices) == len(q.choices)
+    assert len(reply.choices) == len(q.choices) + 1 and reply.choices[-1].label == "I don't know"
     wrong = (q.correct_index + 1) % len(q.choices)
     [feedback] = await bot.handle(ChoiceMade(choice_for(reply, wrong).token, who, channel()))
     assert "Not quite" in feedback.text

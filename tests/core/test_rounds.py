@@ -85,13 +85,16 @@ async def test_next_is_for_the_starter_and_reveals_now(bot) -> None:
 
 
 async def test_round_runs_to_its_summary(bot, clock) -> None:
-    await start_round(bot, learner("U0"))
+    question = await start_round(bot, learner("U0"))
     outbox = RecordingOutbox()
     total = len(next(iter(bot.library.lessons.values())).questions)
     for _ in range(total):
+        [dont_know] = [c for c in question.choices if c.label == "I don't know"]
+        await bot.handle(ChoiceMade(dont_know.token, learner("U1"), channel()))  # someone answers, every type
         clock.advance(61)
         await fire_due(bot, outbox_map := {"slack": outbox})
-    assert "Round over" in outbox.sent[-1].text
+        question = outbox.sent[-1]
+    assert "Round over" in outbox.sent[-1].text and "name-U1: " in outbox.sent[-1].text
     assert await fire_due(bot, outbox_map) == 0
 
 

@@ -69,7 +69,7 @@ def ack(what: str) -> None:
 
 async def round_scenario(bot: StudyBot, clock: FixedClock, outbox: Outbox) -> None:
     starter = Actor("slack", "T1", "U0", "starter")
-    replies = await bot.handle(Command("quiz", "round", starter, PLACE))
+    replies = await bot.handle(Command("quiz", "round 2", starter, PLACE))
     ack("round")
     [question] = [r for r in replies if r.audience is Audience.PUBLIC]
     await outbox.send(question)
