@@ -266,7 +266,8 @@ def actors(draw: st.DrawFn, users: tuple[str, ...] = ("U1", "U2", "U7", "U9")) -
 # Suffixes that look like a choice index but are none: other scripts' digits, int()'s 4,300-digit limit.
 ODD_DIGITS = ["²", "١", "٣", "½", "-1", " 1", "1 ", "+1", "0x1", "1_0", "9" * 5000, "0" * 5000 + "1"]
 INVALID_SUFFIX = st.one_of(
-    st.text(max_size=20).filter(lambda s: not (s.isascii() and s.isdigit()) and s not in "fnh1?")  # suffixes a question issues, "?" is "I don't know",
+    # not a suffix a question issues: a choice's index, f (open the form), n (Next), h, 1, ? (I don't know)
+    st.text(max_size=20).filter(lambda s: not (s.isascii() and s.isdigit()) and s not in "fnh1?"),
     st.sampled_from(ODD_DIGITS),
 )
 
