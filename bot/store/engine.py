@@ -166,6 +166,18 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE learners ADD COLUMN self_graded INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX answers_self_graded ON answers (week) WHERE self_graded = 1
     """,
+    # 5: glossary lookups counted per cohort, week and normalised query (never who looked up what)
+    """
+    CREATE TABLE glossary_lookups (
+        platform TEXT NOT NULL,
+        cohort TEXT NOT NULL,
+        week TEXT NOT NULL,
+        found INTEGER NOT NULL,
+        query TEXT NOT NULL,
+        count INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (platform, cohort, week, found, query)
+    ) WITHOUT ROWID
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
