@@ -82,7 +82,7 @@ class TeachbackFigures:
     prompt: TeachbackPrompt
     attempts: int
     missed: tuple[tuple[str, int], ...]  # the most missed key points by name
-    covered: tuple[tuple[str, str, int], ...]  # every key point (id, name), in pack order, with the attempts covering it
+    covered: tuple[tuple[str, str, int], ...]  # each key point (id, name) in pack order, with the attempts covering it
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ class Figures:
     teachbacks: tuple[TeachbackFigures, ...]
     looked_up: tuple[tuple[str, int], ...]  # glossary terms found, most looked up first
     lacking: tuple[tuple[str, int], ...]  # queries the glossary has no term for
-    weeks: tuple[WeekCounts, ...]  # every week from the first with activity to this one
+    weeks: tuple[WeekCounts, ...]  # every week from the first with activity to this one (gathered for the report)
 
 
 def scope(ctx: Context, cohort: Cohort, lesson: Lesson | None, all_time: bool) -> Scope:
@@ -153,8 +153,10 @@ def every_week(counts: Iterable[WeekCounts], this_week: str) -> tuple[WeekCounts
     return tuple(found.get(w, WeekCounts(w, 0, 0)) for w in weeks_between(min(found), max(this_week, max(found))))
 
 
-async def gather(ctx: Context, cohort: Cohort, lesson: Lesson | None = None, all_time: bool = True) -> Figures:
-    """The figures of one cohort (only that cohort's learners), for one lesson or all, this week or all time."""
+async def gather(ctx: Context, cohort: Cohort, lesson: Lesson | None = None, all_time: bool = True, *,
+                 weekly: bool = False) -> Figures:
+    """The figures of one cohort (only that cohort's learners), for one lesson or all, this week or all time;
+    the weeks only with `weekly` (the report draws them, the chat reply does not)."""
     where = scope(ctx, cohort, lesson, all_time)
     lesson_id = lesson.id if lesson else None
     store = ctx.store.insights
@@ -172,7 +174,7 @@ async def gather(ctx: Context, cohort: Cohort, lesson: Lesson | None = None, all
         tuple(teachbacks),
         tuple(await store.lookups(cohort, True, where.week, TERMS)),
         tuple(await store.lookups(cohort, False, where.week, TERMS)),
-        every_week(await store.weeks(cohort, lesson_id), where.this_week),
+        every_week(await store.weeks(cohort, lesson_id), where.this_week) if weekly else (),
     )
 
 

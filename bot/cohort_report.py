@@ -36,7 +36,8 @@ h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.25rem;margin:1.6rem 0 .4rem;bo
 .glance{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:.5rem;margin:0;padding:0}
 .glance div{border:2px solid #222;padding:.4rem .6rem}.glance dt{font-size:.9rem}.glance dd{margin:0;font-size:1.6rem;
 font-weight:700}
-figure{margin:.5rem 0;max-width:36rem}.hbar text.value{text-anchor:start;transform:translateX(4px)}svg{display:block;width:100%;height:auto}
+figure{margin:.5rem 0;max-width:36rem}svg{display:block;width:100%;height:auto}
+.hbar text.value{text-anchor:start;transform:translateX(4px)}
 .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:.95rem}
 th,td{border:1px solid #999;padding:.25rem .45rem;text-align:left;vertical-align:top}th{background:#eee}
 td.n{text-align:right;white-space:nowrap}

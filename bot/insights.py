@@ -97,7 +97,7 @@ def _scope(words: list[str]) -> tuple[str | None, bool]:
 
 async def export(ctx: Context, cmd: Command) -> list[Reply]:
     cohort = cmd.actor.in_cohort
-    figures = await gather(ctx, cohort)
+    figures = await gather(ctx, cohort, weekly=True)
     table = cohort_csv.rows(await ctx.store.learners.of_cohort(cohort), await ctx.store.insights.summaries(cohort),
                             ctx.library)
     correct = Counter({r.learner.user_id: 0 for r in table if r.answer})

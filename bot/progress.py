@@ -19,7 +19,9 @@ def trend_line(this: tuple[int, int] | None, last: tuple[int, int] | None) -> st
     """This week's answers (practice too) and share right, beside last week's, with the direction in words."""
 
     def week(counts: tuple[int, int] | None) -> str:
-        return f"{counts[0]} answers, {round(100 * counts[1] / counts[0])}% right" if counts else "no answers"
+        if not counts:
+            return "no answers"
+        return f"{counts[0]} answer{'' if counts[0] == 1 else 's'}, {round(100 * counts[1] / counts[0])}% right"
 
     line = f"  this week: {week(this)} · last week: {week(last)}"
     if this and last:

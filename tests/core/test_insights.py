@@ -78,7 +78,7 @@ async def test_every_figure_of_insights_equals_a_recount_of_the_answers(cohort, 
 
     [reply] = await bot.handle(Command("insights", "", TEACHER, PLACE))
     lines = reply.text.splitlines()
-    figures = await gather(bot.ctx, T1)
+    figures = await gather(bot.ctx, T1, weekly=True)
 
     # the cohort at a glance, in New York's week and days
     since = datetime(2026, 11, 26, 0, 0, tzinfo=ZONE)
