@@ -118,7 +118,7 @@ async def export(ctx: Context, cmd: Command) -> list[Reply]:
          options=(Option("action", "view (privately, default) or export (a CSV and an HTML report by DM)",
                          choices={"view": "", "export": "export"}),
                   Option("lesson", "lesson id (leave empty for every lesson)"),
-                  Option("period", "all (all time, default) or week (this week)", choices={"all": "", "week": "week"})))
+                  Option("period", "week (this week) or all (all time, default)", choices={"week": "week", "all": ""})))
 async def insights(ctx: Context, cmd: Command) -> list[Reply]:
     """/insights [lesson] [week|all]: the cohort at a glance, privately: who is behind, what it misses (instructors).
     /insights export: cohort_answers.csv and cohort_report.html (charts), by direct message (instructors)."""
