@@ -166,7 +166,19 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE learners ADD COLUMN self_graded INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX answers_self_graded ON answers (week) WHERE self_graded = 1
     """,
-    # 5: glossary lookups counted per cohort, week and normalised query (never who looked up what); first
+    # 5: failed deliveries are retried with backoff, then given up with their reason recorded
+    """
+    ALTER TABLE timers ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE timers ADD COLUMN last_error TEXT;
+    CREATE TABLE failed_deliveries (
+        id INTEGER PRIMARY KEY,
+        timer TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        failed_at TEXT NOT NULL
+    );
+    CREATE INDEX failed_deliveries_at ON failed_deliveries (failed_at)
+    """,
+    # 6: glossary lookups counted per cohort, week and normalised query (never who looked up what); first
     # answers indexed for instructors' per-question figures (covering, and only the answers that score)
     """
     CREATE TABLE glossary_lookups (

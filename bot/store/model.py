@@ -158,3 +158,12 @@ class TeachbackCount:
     attempts: int = 0
     points: int = 0
 
+
+
+@dataclass(frozen=True)
+class GivenUp:
+    """A timer whose delivery failed until it was given up, and why."""
+
+    timer: str
+    reason: str
+    at: datetime

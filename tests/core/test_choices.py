@@ -5,6 +5,19 @@ from support import channel, learner
 
 from bot.app import StudyBot
 from bot.messages import Audience, ChoiceMade, Command, MessageRef
+from bot.scheduler import fire_due
+
+
+class Outbox:
+    def __init__(self) -> None:
+        self.sent, self.edits = [], []
+
+    async def send(self, reply):
+        self.sent.append(reply)
+        return MessageRef("slack", "C1", f"m{len(self.sent) + 1}")
+
+    async def edit(self, ref, reply):
+        self.edits.append((ref, reply))
 
 
 def order_of(reply) -> list[int]:
@@ -46,8 +59,11 @@ async def test_a_round_shows_one_order_and_reveals_in_it(bot, clock) -> None:
         [feedback] = await bot.handle(ChoiceMade(question.choices[n].token, learner(user), channel()))
         assert feedback.audience is Audience.PRIVATE
     [next_button] = [c for c in question.choices if c.label.startswith("Next")]
-    revealed = await bot.handle(ChoiceMade(next_button.token, learner("U0"), channel()))
-    [reveal] = [r for r in revealed if r.edit is not None]
+    [now] = await bot.handle(ChoiceMade(next_button.token, learner("U0"), channel()))
+    assert now.text == "Revealing it now."
+    outbox = Outbox()
+    assert await fire_due(bot, {"slack": outbox}) == 1
+    [(_, reveal)] = outbox.edits
     tally = " · ".join(f"{'ABC'[n]}: 1" + (" ✓" if i == q.correct_index else "") for n, i in enumerate(shown))
     assert tally in reveal.text  # the letters of the reveal are the letters the channel saw
     assert f"Answer: {'ABC'[shown.index(q.correct_index)]}. {q.choices[q.correct_index].text}" in reveal.text
