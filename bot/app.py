@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime
 
-from bot import audit, forget, glossary, leaderboard, progress, quiz, results, review, rounds, teachback
+from bot import audit, forget, glossary, insights, leaderboard, progress, quiz, results, review, rounds, teachback
 from bot.clock import Clock, SystemClock
 from bot.commands import CommandSpec, command
 from bot.config import Settings
@@ -49,6 +49,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     leaderboard.leaderboard,
     forget.forget,
     audit.audit,
+    insights.insights,
     help_command,
 )
 CHOICES: dict[PromptKind, ChoiceHandler] = {

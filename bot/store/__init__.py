@@ -1,5 +1,5 @@
 """The one SQLite file, behind one façade: `Store` gives the features an area each
-(learners, prompts, answers, cards, teach-backs, boards, rounds, timers, messages) on one
+(learners, prompts, answers, cards, teach-backs, boards, rounds, timers, messages, insights) on one
 engine (`engine.py`: the connection, migrations and group commit). Rows come back as the
 dataclasses of `model.py`; no user-facing text lives below the features."""
 
@@ -14,6 +14,7 @@ from bot.store.answers import Answers
 from bot.store.boards import Boards
 from bot.store.cards import Cards
 from bot.store.engine import Engine
+from bot.store.insights import Insights
 from bot.store.learners import Learners
 from bot.store.prompts import Prompts
 from bot.store.rounds import Rounds
@@ -36,6 +37,7 @@ class Store:
         self.rounds = Rounds(engine, self.prompts)
         self.timers = Timers(engine)
         self.messages = Messages(engine)
+        self.insights = Insights(engine)
 
     @classmethod
     async def open(cls, path: Path | str, clock: Clock) -> Store:

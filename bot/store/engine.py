@@ -182,6 +182,23 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE rounds ADD COLUMN seconds INTEGER
     """,
+    # 7: glossary lookups counted per cohort, week and normalised query (never who looked up what); first
+    # answers indexed for instructors' per-question figures (covering, and only the answers that score)
+    """
+    CREATE TABLE glossary_lookups (
+        platform TEXT NOT NULL,
+        cohort TEXT NOT NULL,
+        week TEXT NOT NULL,
+        found INTEGER NOT NULL,
+        query TEXT NOT NULL,
+        count INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (platform, cohort, week, found, query)
+    ) WITHOUT ROWID;
+    CREATE INDEX answers_first ON answers (question_id, choice, correct, self_graded, learner_id, lesson_id, week)
+        WHERE scored = 1;
+    CREATE INDEX answers_first_missed ON answers (question_id, learner_id, lesson_id, week, missed)
+        WHERE scored = 1 AND missed IS NOT NULL
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

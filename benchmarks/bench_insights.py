@@ -1,0 +1,154 @@
+"""/insights and /insights export for a cohort of 1,000 learners and 100,000 answers, beside a bare
+SQL baseline computing the same per-question figures (first answers: answered, correct, self-graded,
+wrong choices, missed key points) in the same process. Prints figures; asserts nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import sqlite3
+import statistics
+import tempfile
+import time
+from datetime import UTC, timedelta
+from pathlib import Path
+
+from bot.app import StudyBot
+from bot.clock import FixedClock, iso_week
+from bot.config import Settings
+from bot.messages import Actor, Command, Place
+from bot.store.engine import iso
+
+LESSONS, MC, SHORT, PROMPTS = 2, 40, 10, 5  # per lesson: 100 questions, 10 teach-back prompts in all
+LEARNERS, ANSWERS, ATTEMPTS, WEEKS = 1_000, 100_000, 5_000, 8
+POINTS = ("first", "second", "third")
+BASELINE = (
+    "SELECT a.question_id, a.choice, a.correct, a.self_graded, COUNT(*) FROM answers a"
+    " JOIN learners l ON l.id = a.learner_id WHERE a.scored = 1 AND l.platform = 'slack' AND l.cohort = 'T1'"
+    " GROUP BY a.question_id, a.choice, a.correct, a.self_graded",
+    "SELECT a.question_id, m.value, COUNT(*) FROM answers a JOIN learners l ON l.id = a.learner_id,"
+    " json_each(a.missed) m WHERE a.scored = 1 AND a.missed IS NOT NULL AND l.platform = 'slack'"
+    " AND l.cohort = 'T1' GROUP BY a.question_id, m.value",
+)
+
+
+def write_library(root: Path) -> None:
+    for n in range(LESSONS):
+        folder = root / f"lesson{n}"
+        folder.mkdir(parents=True)
+        (folder / "lesson.yaml").write_text(f'id: "l{n}"\ntitle: "Lesson {n}"\nsummary: "Generated."\n'
+                                            'goals:\n  - id: "g"\n    text: "A goal"\n')
+        points = "".join(f'        - id: "{p}"\n          point: "The {p} idea of the question"\n'
+                         f'          accept: ["{p} idea"]\n' for p in POINTS)
+        questions = [
+            f'  - id: "l{n}-mc{q}"\n    type: mc\n    goal: "g"\n    prompt: "Which statement {q} is right?"\n'
+            '    choices:\n      - text: "The right one"\n        correct: true\n'
+            '      - text: "A wrong one"\n        why_wrong: "No."\n      - text: "Another wrong one"\n'
+            '        why_wrong: "No."\n    explanation: "Because."\n    sources: [S1]\n' for q in range(MC)]
+        questions += [
+            f'  - id: "l{n}-sa{q}"\n    type: short\n    goal: "g"\n    prompt: "Explain idea {q}."\n'
+            '    model_answer: "The first idea, the second idea and the third idea."\n'
+            f'    rubric:\n      needed: 2\n      points:\n{points}    explanation: "Because."\n    sources: [S1]\n'
+            for q in range(SHORT)]
+        (folder / "quiz.yaml").write_text("questions:\n" + "".join(questions))
+        prompts = [f'  - id: "l{n}-tb{p}"\n    goal: "g"\n    prompt: "Explain topic {p}."\n    key_points:\n'
+                   + points.replace("        ", "      ") for p in range(PROMPTS)]
+        (folder / "teachback.yaml").write_text("prompts:\n" + "".join(prompts))
+        (folder / "notes.md").write_text("# Reading log\n\n## S1 — A source\n")
+
+
+def fill(path: Path, clock: FixedClock, questions: list[tuple[str, str, str]], prompts: list[tuple[str, str]]) -> None:
+    """1,000 learners, 100,000 answers (a first answer to 90 questions each, 10 practice answers), 5,000
+    teach-back attempts and some glossary lookups, over eight weeks."""
+    rng = random.Random(11)
+    now = clock.now()
+    zone = UTC
+    with sqlite3.connect(path) as c:
+        c.execute("PRAGMA synchronous = OFF")
+        c.executemany("INSERT INTO learners (id, platform, cohort, user_id, display_name, last_seen)"
+                      " VALUES (?, 'slack', 'T1', ?, ?, ?)",
+                      ((i + 1, f"U{i:04d}", f"Learner, number {i}", iso(now)) for i in range(LEARNERS)))
+        rows = []
+        per_learner = ANSWERS // LEARNERS
+        for i in range(LEARNERS):
+            firsts = rng.sample(questions, per_learner - 10)
+            for k, (lesson, question, kind) in enumerate(firsts + rng.sample(firsts, 10)):
+                at = now - timedelta(days=rng.uniform(0, WEEKS * 7))
+                correct = rng.random() < 0.6
+                missed = rng.sample(POINTS, 0 if correct else rng.randint(1, 3))
+                choice = (0 if correct else rng.randint(1, 2)) if kind == "mc" else None
+                scored = int(k < len(firsts))
+                rows.append((i + 1, f"p{i}-{k}", lesson, question, "practice", choice, int(correct), scored,
+                             int(correct and scored), int(kind == "short" and rng.random() < 0.3),
+                             iso_week(at, zone), iso(at), json.dumps(missed) if kind == "short" else None))
+        c.executemany("INSERT INTO answers (learner_id, prompt_id, lesson_id, question_id, mode, choice, correct,"
+                      " scored, points, self_graded, week, answered_at, missed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                      rows)
+        attempts = []
+        for _ in range(ATTEMPTS):
+            lesson, prompt = rng.choice(prompts)
+            at = now - timedelta(days=rng.uniform(0, WEEKS * 7))
+            missed = rng.sample(POINTS, rng.randint(0, 3))
+            attempts.append((rng.randrange(LEARNERS) + 1, lesson, prompt, "an explanation",
+                             json.dumps([p for p in POINTS if p not in missed]), json.dumps(missed),
+                             int(len(missed) <= 1), iso_week(at, zone), iso(at)))
+        c.executemany("INSERT INTO teachbacks (learner_id, lesson_id, prompt_id, explanation, covered, missed, points,"
+                      " week, submitted_at) VALUES (?,?,?,?,?,?,?,?,?)", attempts)
+        c.executemany("INSERT INTO glossary_lookups VALUES ('slack', 'T1', ?, ?, ?, ?)",
+                      ((iso_week(now, zone), n % 2, f"term {n}", rng.randint(1, 50)) for n in range(200)))
+
+
+def timed(runs: int, fn) -> list[float]:
+    return [fn() for _ in range(runs)]
+
+
+async def bench_insights() -> list[str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        write_library(root / "content")
+        clock = FixedClock()
+        settings = Settings(db_path=root / "insights.db", content_dir=root / "content", results_dir=root / "r")
+        bot = await StudyBot.start(settings, clock)
+        questions = [(q.lesson_id, q.id, q.kind) for q in bot.library.questions.values()]
+        prompts = [(p.lesson_id, p.id) for p in bot.library.prompts.values()]
+        await bot.close()
+        fill(settings.db_path, clock, questions, prompts)
+        bot = await StudyBot.start(settings, clock)
+        teacher, place = Actor("slack", "T1", "UTEACH", "Teacher", True), Place("slack", "T1", "C1")
+        view, export, sizes = [], [], []
+        for _ in range(20):
+            started = time.perf_counter()
+            await bot.handle(Command("insights", "", teacher, place))
+            view.append((time.perf_counter() - started) * 1000)
+        for _ in range(3):
+            started = time.perf_counter()
+            replies = await bot.handle(Command("insights", "export", teacher, place))
+            export.append(time.perf_counter() - started)
+            sizes = [len(r.file.content) for r in replies if r.file]
+        answers = await bot.store.count("answers")
+        await bot.close()
+        with sqlite3.connect(settings.db_path) as c:
+            def bare() -> float:
+                started = time.perf_counter()
+                for sql in BASELINE:
+                    c.execute(sql).fetchall()
+                return (time.perf_counter() - started) * 1000
+
+            baseline = timed(20, bare)
+    med = statistics.median
+    return [
+        f"insights: {LEARNERS:,} learners, {answers:,} answers, {ATTEMPTS:,} teach-backs, {len(questions)} questions",
+        f"  /insights {med(view):.0f} ms (goal < 200 ms) vs bare SQL, the per-question figures alone in two plain"
+        f" GROUP BY queries, {med(baseline):.0f} ms (ratio {med(view) / med(baseline):.2f})",
+        f"  /insights export {med(export):.2f} s (goal < 2 s): CSV {sizes[0] / 1e6:.1f} MB,"
+        f" report {sizes[1] / 1e3:.0f} kB",
+    ]
+
+
+async def main() -> list[str]:
+    return await bench_insights()
+
+
+if __name__ == "__main__":
+    print(*asyncio.run(main()), sep="\n")

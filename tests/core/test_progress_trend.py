@@ -1,0 +1,51 @@
+"""/progress: this week against last, per lesson, and the key points a learner missed most."""
+
+from __future__ import annotations
+
+from support import channel, choice_for, learner
+
+from bot.asking import arrangement
+from bot.messages import Audience, ChoiceMade, Command, TextSubmitted
+from bot.store.model import AnswerMode, PromptKind
+
+
+async def ask(bot, who, question_id: str):
+    """A practice prompt for one question, as the learner would see it."""
+    question = bot.library.questions[question_id]
+    prompt = await bot.store.prompts.new(PromptKind.QUESTION, channel(), who, lesson_id=question.lesson_id,
+                                         item_id=question.id, mode=AnswerMode.PRACTICE)
+    return question.ask(prompt.id, "", Audience.PRIVATE, arrangement(question, prompt))
+
+
+async def test_progress_compares_this_week_with_last_and_names_what_to_reread(bot, clock) -> None:
+    who, other = learner("U1"), learner("U2")
+    clock.set("2026-11-25T12:00:00+00:00")  # last week (2026-W48)
+    await bot.handle(ChoiceMade(choice_for(await ask(bot, who, "core-q1"), 0).token, who, channel()))  # wrong
+    await bot.handle(TextSubmitted((await ask(bot, who, "core-q2")).form.token, "Something about the batch size, I guess.", who, channel()))
+    [tb] = await bot.handle(Command("teachback", "", who, channel()))
+    await bot.handle(TextSubmitted(tb.form.token, "Data parallelism copies the model to every GPU.", who, channel()))
+    await bot.handle(TextSubmitted((await ask(bot, other, "core-q2")).form.token, "Something about the batch size, I guess.", other,
+                                   channel()))
+    clock.set("2026-11-30T09:00:00+00:00")  # this week (2026-W49)
+    await bot.handle(ChoiceMade(choice_for(await ask(bot, who, "core-q1"), 1).token, who, channel()))  # right
+    await bot.handle(TextSubmitted((await ask(bot, who, "core-q2")).form.token,
+                                   "It shards the parameters across GPUs.", who, channel()))  # partly right
+    [reply] = await bot.handle(Command("progress", "", who, channel()))
+    lines = reply.text.splitlines()
+    lesson_line = next(n for n, line in enumerate(lines) if line.startswith("• Core basics"))
+    assert lines[lesson_line + 1] == "  this week: 2 answers, 50% right · last week: 2 answers, 0% right (up)"
+    assert ("Re-read (missed most): “It pays with extra communication” (core-q2, missed 2×); "
+            "“FSDP shards the model state across GPUs” (core-q2, missed 1×); "
+            "“Tensor parallelism splits each layer” (core-tb1, missed 1×)") in lines
+
+    [fresh] = await bot.handle(Command("progress", "", learner("U3"), channel()))
+    assert "  this week: no answers · last week: no answers" in fresh.text.splitlines()
+    assert "Re-read" not in fresh.text
+
+
+async def test_the_trend_goes_down_and_stays_the_same_in_words(bot, clock) -> None:
+    from bot.progress import trend_line
+
+    assert trend_line((4, 1), (2, 2)).endswith("4 answers, 25% right · last week: 2 answers, 100% right (down)")
+    assert trend_line((2, 1), (4, 2)).endswith("(same)")
+    assert trend_line(None, (1, 1)) == "  this week: no answers · last week: 1 answer, 100% right"
