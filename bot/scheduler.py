@@ -9,6 +9,7 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
+from bot import metrics
 from bot.messages import MessageRef, Reply
 
 if TYPE_CHECKING:
@@ -29,10 +30,14 @@ class Outbox(Protocol):
 
 async def deliver(bot: StudyBot, outbox: Outbox, reply: Reply) -> MessageRef | None:
     """Send or edit one reply, and report a tagged message's ref back to the core."""
-    if reply.edit is not None:
-        await outbox.edit(reply.edit, reply)
-        return reply.edit
-    ref = await outbox.send(reply)
+    try:
+        if reply.edit is not None:
+            await outbox.edit(reply.edit, reply)
+            return reply.edit
+        ref = await outbox.send(reply)
+    except Exception:
+        metrics.delivery_failed(_platform(reply))
+        raise
     if reply.tag and ref is not None:
         await bot.message_posted(reply.tag, ref)
     return ref
