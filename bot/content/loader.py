@@ -146,10 +146,12 @@ class _Loading:
         return self._finders[file]
 
     def name(self, file: Path) -> str:
+        """A file as problems name it: from the folder above the root (the root itself in full)."""
         try:
-            return str(file.relative_to(self.base))
+            relative = file.relative_to(self.base)
         except ValueError:
             return str(file)
+        return str(relative) if relative.parts else str(file)
 
     def problem(self, file: Path, line: int, where: str, message: str) -> None:
         self.report.problems.append(ContentError(self.name(file), line, where, message))
