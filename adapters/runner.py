@@ -108,10 +108,12 @@ async def run_platforms(bot: StudyBot, configured: Mapping[Platform, Any], stop:
             await _first(stop.wait(), bot.store.engine.failed.wait())
         log.info("stopping")
     finally:
-        if ticker is not None:
+        deadline = asyncio.get_running_loop().time() + STOP_WITHIN
+        if ticker is not None:  # timers in flight finish first: they deliver through the adapters
             ticker.cancel()
-            await asyncio.gather(ticker, return_exceptions=True)
-        await _close(adapters)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(ticker, return_exceptions=True), STOP_WITHIN / 2)
+        await _close(adapters, within=max(deadline - asyncio.get_running_loop().time(), 1.0))
         if metrics is not None:
             await metrics.cleanup()
     if bot.store.engine.failure is not None:
@@ -196,8 +198,8 @@ async def _first(first: Awaitable[Any], second: Awaitable[Any]) -> bool:
     return a.done()
 
 
-async def _close(adapters: Sequence[Adapter]) -> None:
-    """Close adapters (newest first), all within STOP_WITHIN seconds; a failure is logged."""
+async def _close(adapters: Sequence[Adapter], within: float = STOP_WITHIN) -> None:
+    """Close adapters (newest first), all within `within` seconds; a failure is logged."""
     async def close(adapter: Adapter) -> None:
         try:
             await adapter.close()
@@ -207,10 +209,9 @@ async def _close(adapters: Sequence[Adapter]) -> None:
     if not adapters:
         return
     try:
-        await asyncio.wait_for(asyncio.gather(*(close(a) for a in reversed(adapters))), STOP_WITHIN)
+        await asyncio.wait_for(asyncio.gather(*(close(a) for a in reversed(adapters))), within)
     except TimeoutError:
-        log.warning("stopped waiting for %s to close after %g s", ", ".join(a.platform for a in adapters),
-                    STOP_WITHIN)
+        log.warning("stopped waiting for %s to close after %.0f s", ", ".join(a.platform for a in adapters), within)
 
 
 def _one_line(exc: BaseException) -> str:

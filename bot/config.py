@@ -20,12 +20,13 @@ import yaml
 from bot import yamlfile
 from bot.errors import ConfigError
 from bot.messages import Cohort
+from bot.scoring import SelfGraded
 from bot.suggest import did_you_mean
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 VARIABLES = ("STUDYBOT_DB", "STUDYBOT_CONTENT", "STUDYBOT_RESULTS_DIR", "STUDYBOT_CONFIG", "STUDYBOT_LOG_LEVEL",
              "STUDYBOT_LOG_FORMAT", "STUDYBOT_METRICS_PORT")
-CORE_SECTIONS = ("instructors", "rounds", "cohorts")
+CORE_SECTIONS = ("instructors", "rounds", "cohorts", "leaderboard")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")
 INSTRUCTOR_FLAGS = ("slack_admins", "discord_roles", "console")
@@ -84,6 +85,7 @@ class Settings:
     round_seconds: int = 60
     rounds_instructors_only: bool = False
     cohorts: Mapping[Cohort, CohortSettings] = field(default_factory=dict)
+    self_graded: SelfGraded = SelfGraded.MARK  # how self-graded points enter leaderboards
     config: Mapping[str, Any] = field(default_factory=dict)  # the config file, for the platforms' sections
     config_source: str = "STUDYBOT_CONFIG"  # how messages name the config file
 
@@ -130,6 +132,11 @@ class Settings:
         teach = where.section(data, "instructors", (*platforms, *INSTRUCTOR_FLAGS) if platforms else None)
         rounds = where.section(data, "rounds", ROUNDS_KEYS)
         cohorts = where.section(data, "cohorts")
+        board = where.section(data, "leaderboard", ("self_graded",))
+        policy = board.get("self_graded", SelfGraded.MARK)
+        if policy not in SelfGraded.__members__.values():
+            where.fail("leaderboard.self_graded", f"{_shown(policy)} is not a policy"
+                       f"{did_you_mean(str(policy), list(SelfGraded))}; write count, mark or exclude")
         seconds = rounds.get("seconds", 60)
         if not isinstance(seconds, int) or isinstance(seconds, bool) or not 5 <= seconds <= 3600:
             where.fail("rounds.seconds", f"must be a whole number of seconds from 5 to 3600, not {_shown(seconds)}")
@@ -143,6 +150,7 @@ class Settings:
             ),
             round_seconds=seconds,
             rounds_instructors_only=where.flag(rounds, "rounds.instructors_only", False),
+            self_graded=SelfGraded(policy),
             cohorts=dict(_cohort(where, str(k), v, known_platforms) for k, v in cohorts.items()),
             config=data,
         )

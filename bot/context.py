@@ -15,6 +15,7 @@ from bot.config import Settings
 from bot.content.glossary import Glossary
 from bot.content.model import Lesson, Library
 from bot.errors import StudyError
+from bot.grading import NO_SYNONYMS, Synonyms
 from bot.messages import Actor, Cohort
 from bot.questions.base import Question
 from bot.store import Store
@@ -39,6 +40,11 @@ class Context:
             known = ", ".join(self.library.lessons) or "none"
             raise StudyError(f"No lesson '{(name or '')[:40]}'. Lessons: {known}.")
         return lesson
+
+    def synonyms(self, lesson_id: str) -> Synonyms:
+        """The lesson's synonyms table, read the same in answers and in accepted phrasings."""
+        lesson = self.library.lessons.get(lesson_id)
+        return lesson.synonyms if lesson else NO_SYNONYMS
 
     def question(self, question_id: str | None) -> Question:
         question = self.library.questions.get(question_id or "")

@@ -30,7 +30,7 @@ async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Re
     item = ctx.library.prompts.get(prompt.item_id or "")
     if item is None:
         raise StudyError("That teach-back prompt is no longer in the lesson. Use /teachback for a fresh one.")
-    found = cover(item.key_points, event.text)
+    found = cover(item.key_points, event.text, synonyms=ctx.synonyms(item.lesson_id))
     passes = len(found.matched) >= item.rubric.needed
     points = await ctx.store.teachbacks.record(
         event.actor, lesson_id=item.lesson_id, prompt_id=item.id, explanation=event.text,

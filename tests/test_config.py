@@ -73,6 +73,8 @@ MISTAKES = [
      "cohorts.T1.leaderboard.channel: is empty; write the channel's id, like channel: C0123456789"),
     ("cohorts: {T1: {platform: slack, leaderboard: {channel: C1, weekday: mondey}}}",
      "cohorts.T1.leaderboard.weekday: 'mondey' is not a weekday (did you mean 'monday'?)"),
+    ("leaderboard: {self_graded: marked}", "leaderboard.self_graded: 'marked' is not a policy (did you mean 'mark'?)"),
+    ("leaderboard: {selfgraded: mark}", "leaderboard.selfgraded: unknown key (did you mean 'self_graded'?)"),
     ("- just a list", "(document): must be a mapping of settings"),
     ("rounds: [1, 2]", "rounds: must be a mapping"),
     ("base: &b {seconds: 30}\nrounds: *b\n", "line 1: uses a YAML anchor or alias (&name, *name)"),
