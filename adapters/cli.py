@@ -36,6 +36,7 @@ from bot.store import Store
 from bot.store.engine import examine, restore
 
 HEALTHY_WITHIN = timedelta(seconds=90)
+GIVEN_UP_WITHIN = timedelta(days=1)  # health lists the timers given up this recently
 FAILED = 2  # the exit status of every failure
 ENV_FILE = Path(".env")
 
@@ -189,6 +190,7 @@ async def health(settings: Settings) -> int:
         return 1
     try:
         beat = await store.last_beat()
+        given_up = await store.timers.given_up(clock.now() - GIVEN_UP_WITHIN)
     finally:
         await store.close()
     if beat is None or clock.now() - beat > HEALTHY_WITHIN:
@@ -196,6 +198,9 @@ async def health(settings: Settings) -> int:
               "run running on this file?", file=sys.stderr)
         return 1
     print(f"healthy: heartbeat {int((clock.now() - beat).total_seconds())} s ago")
+    for failed in given_up:  # the process is fine; a channel it cannot post to is the operator's to fix
+        print(f"warning: timer {failed.timer} was given up at {failed.at.isoformat(timespec='seconds')}: "
+              f"{' '.join(failed.reason.split())[:200]}")
     return 0
 
 

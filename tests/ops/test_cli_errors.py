@@ -3,6 +3,7 @@ with exit status 2 and no traceback (unless --debug); `studybot check` and `--ve
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import socket
@@ -16,7 +17,9 @@ from fake_platform import REJECTED, platform
 from support import CORE_PACK, REPO
 
 from adapters import cli, platforms
+from bot.clock import SystemClock
 from bot.errors import ConfigError
+from bot.store import Store
 
 Run = Callable[..., tuple[int, str, str]]
 
@@ -172,3 +175,21 @@ def test_dotenv_is_read_and_the_environment_wins(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "platforms: discord" in done.stdout  # DISCORD_TOKEN came from .env
     assert f"in {CORE_PACK}" in done.stdout and f"{tmp_path / 'from-dotenv.db'} does not exist" in done.stdout
+
+
+def test_health_lists_the_timers_given_up_without_failing(studybot: Run, tmp_path: Path) -> None:
+    async def prepare() -> None:
+        store = await Store.open(tmp_path / "bot.db", SystemClock())
+        try:
+            await store.beat()
+            await store.timers.give_up("leaderboard:slack:T0001", "channel_not_found\n(archived)")
+        finally:
+            await store.close()
+
+    asyncio.run(prepare())
+    code, out, err = studybot("health")
+    assert code == 0, err
+    healthy, warning = out.splitlines()
+    assert healthy.startswith("healthy: heartbeat ")
+    assert warning.startswith("warning: timer leaderboard:slack:T0001 was given up at ")
+    assert warning.endswith(": channel_not_found (archived)")
