@@ -32,6 +32,7 @@ from bot.messages import (
     Actor,
     Audience,
     ChoiceMade,
+    Cohort,
     Command,
     Form,
     MessageRef,
@@ -72,9 +73,9 @@ def apply_urls(api_url: str, gateway_url: str) -> None:
 # ------------------------------------------------------------ interaction -> event
 
 
-def is_instructor(user: discord.abc.User, instructors: Instructors) -> bool:
-    """An instructor by user id, or by any guild role whose name or id is configured."""
-    if instructors.listed(PLATFORM, str(user.id)):
+def is_instructor(user: discord.abc.User, cohort: str, instructors: Instructors) -> bool:
+    """An instructor by user id (listed for this guild, or everywhere), or by any configured guild role."""
+    if instructors.listed(Cohort(PLATFORM, cohort), str(user.id)):
         return True
     roles = getattr(user, "roles", ())  # a Member in a guild, a User in a DM
     return any(r.name in instructors.discord_roles or str(r.id) in instructors.discord_roles for r in roles)
@@ -84,7 +85,7 @@ def actor_of(interaction: discord.Interaction, instructors: Instructors) -> Acto
     """Who acted: the guild is the cohort ("" in a DM, where the core uses the last cohort)."""
     user = interaction.user
     cohort = str(interaction.guild_id) if interaction.guild_id else ""
-    return Actor(PLATFORM, cohort, str(user.id), user.display_name, is_instructor(user, instructors))
+    return Actor(PLATFORM, cohort, str(user.id), user.display_name, is_instructor(user, cohort, instructors))
 
 
 def place_of(interaction: discord.Interaction) -> Place:

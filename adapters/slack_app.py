@@ -39,6 +39,7 @@ from bot.messages import (
     Actor,
     Audience,
     ChoiceMade,
+    Cohort,
     Command,
     Form,
     MessageRef,
@@ -333,7 +334,7 @@ class SlackAdapter:
 
     async def _is_instructor(self, team: str, user: str) -> bool:
         instructors = self.bot.settings.instructors
-        if instructors.listed(PLATFORM, user):
+        if instructors.listed(Cohort(PLATFORM, team), user):
             return True
         if not instructors.slack_admins or not user:
             return False

@@ -29,8 +29,9 @@ VARIABLES = ("STUDYBOT_DB", "STUDYBOT_CONTENT", "STUDYBOT_RESULTS_DIR", "STUDYBO
 CORE_SECTIONS = ("instructors", "rounds", "cohorts", "leaderboard")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")
-INSTRUCTOR_FLAGS = ("slack_admins", "discord_roles", "console")
-COHORT_KEYS = ("platform", "timezone", "leaderboard")
+INSTRUCTOR_KEYS = ("everywhere", "slack_admins", "discord_roles", "console")
+PLATFORM_NAMES = ("slack", "discord", "console")  # the old instructors.<platform> lists
+COHORT_KEYS = ("platform", "timezone", "leaderboard", "instructors")
 LEADERBOARD_KEYS = ("channel", "weekday", "time")
 ROUNDS_KEYS = ("seconds", "instructors_only")
 
@@ -58,19 +59,24 @@ class LeaderboardSchedule:
 class CohortSettings:
     timezone: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
     leaderboard: LeaderboardSchedule | None = None
+    instructors: frozenset[str] = frozenset()  # user ids
 
 
 @dataclass(frozen=True)
 class Instructors:
-    """Who is an instructor: user ids per platform, and each platform's own rules (flags)."""
+    """Who is an instructor: user ids listed per cohort (`cohorts.<id>.instructors`) or, only when
+    said explicitly, in every cohort (`instructors.everywhere.<platform>`); and each platform's
+    own rules (flags)."""
 
-    ids: Mapping[str, frozenset[str]] = field(default_factory=dict)  # platform -> user ids
+    per_cohort: Mapping[Cohort, frozenset[str]] = field(default_factory=dict)
+    everywhere: Mapping[str, frozenset[str]] = field(default_factory=dict)  # platform -> user ids
     slack_admins: bool = False
     discord_roles: frozenset[str] = frozenset()
     console: bool = True
 
-    def listed(self, platform: str, user_id: str) -> bool:
-        return user_id in self.ids.get(platform, frozenset())
+    def listed(self, cohort: Cohort, user_id: str) -> bool:
+        return (user_id in self.per_cohort.get(cohort, frozenset())
+                or user_id in self.everywhere.get(cohort.platform, frozenset()))
 
 
 @dataclass(frozen=True)
@@ -129,7 +135,7 @@ class Settings:
                        "start from config/studybot.example.yaml")
         where.keys(data, "", (*CORE_SECTIONS, *sections))
         known_platforms = ("console", *platforms) if platforms else ()  # none given: names are not checked
-        teach = where.section(data, "instructors", (*platforms, *INSTRUCTOR_FLAGS) if platforms else None)
+        teach = where.section(data, "instructors")
         rounds = where.section(data, "rounds", ROUNDS_KEYS)
         cohorts = where.section(data, "cohorts")
         board = where.section(data, "leaderboard", ("self_graded",))
@@ -140,10 +146,20 @@ class Settings:
         seconds = rounds.get("seconds", 60)
         if not isinstance(seconds, int) or isinstance(seconds, bool) or not 5 <= seconds <= 3600:
             where.fail("rounds.seconds", f"must be a whole number of seconds from 5 to 3600, not {_shown(seconds)}")
+        for key in (k for k in teach if k not in INSTRUCTOR_KEYS):
+            name = str(key)[:40]
+            if key in (*PLATFORM_NAMES, *platforms):
+                where.fail(f"instructors.{name}", "is not a setting; list instructors per cohort under "
+                           f"cohorts.<id>.instructors, or for every cohort under instructors.everywhere.{name}")
+            where.fail(f"instructors.{name}", f"unknown key{did_you_mean(name, INSTRUCTOR_KEYS)}; the keys under "
+                       f"instructors are {', '.join(INSTRUCTOR_KEYS)}")
+        everywhere = where.section(teach, "everywhere", known_platforms or None, prefix="instructors.")
+        parsed = dict(_cohort(where, str(k), v, known_platforms) for k, v in cohorts.items())
         return replace(
             self,
             instructors=Instructors(
-                ids={str(k): where.ids(teach, f"instructors.{k}") for k in teach if k not in INSTRUCTOR_FLAGS},
+                per_cohort={c: s.instructors for c, s in parsed.items() if s.instructors},
+                everywhere={str(k): where.ids(everywhere, f"instructors.everywhere.{k}") for k in everywhere},
                 slack_admins=where.flag(teach, "instructors.slack_admins", False),
                 discord_roles=where.ids(teach, "instructors.discord_roles"),
                 console=where.flag(teach, "instructors.console", True),
@@ -151,7 +167,7 @@ class Settings:
             round_seconds=seconds,
             rounds_instructors_only=where.flag(rounds, "rounds.instructors_only", False),
             self_graded=SelfGraded(policy),
-            cohorts=dict(_cohort(where, str(k), v, known_platforms) for k, v in cohorts.items()),
+            cohorts=parsed,
             config=data,
         )
 
@@ -211,12 +227,12 @@ class _Where:
                 self.fail(prefix + name, f"unknown key{did_you_mean(name, allowed)}; "
                           f"the keys {'under ' + prefix.rstrip('.') if prefix else 'here'} are {', '.join(allowed)}")
 
-    def section(self, data: Mapping, key: str, allowed: Collection[str] | None = None) -> Mapping:
+    def section(self, data: Mapping, key: str, allowed: Collection[str] | None = None, prefix: str = "") -> Mapping:
         value = data.get(key) or {}
         if not isinstance(value, Mapping):
-            self.fail(key, f"must be a mapping (indented key: value lines), not {_shown(value)}")
+            self.fail(prefix + key, f"must be a mapping (indented key: value lines), not {_shown(value)}")
         if allowed is not None:
-            self.keys(value, key + ".", allowed)
+            self.keys(value, prefix + key + ".", allowed)
         return value
 
     def ids(self, section: Mapping, key: str) -> frozenset[str]:
@@ -245,7 +261,7 @@ def _cohort(where: _Where, cohort_id: str, data: object,
             platforms: Collection[str]) -> tuple[Cohort, CohortSettings]:
     key = f"cohorts.{cohort_id[:40]}"
     if not isinstance(data, Mapping):
-        where.fail(key, f"must be a mapping with platform, timezone and leaderboard, not {_shown(data)}")
+        where.fail(key, f"must be a mapping with platform, timezone, leaderboard and instructors, not {_shown(data)}")
     where.keys(data, key + ".", COHORT_KEYS)
     platform = data.get("platform")
     if not isinstance(platform, str) or not platform:
@@ -261,21 +277,22 @@ def _cohort(where: _Where, cohort_id: str, data: object,
     board = data.get("leaderboard")
     schedule = None
     if board is not None:
-        key = f"{key}.leaderboard"
+        at = f"{key}.leaderboard"
         if not isinstance(board, Mapping):
-            where.fail(key, 'needs channel, weekday and time, like {channel: C0001, weekday: monday, time: "09:00"}')
-        where.keys(board, key + ".", LEADERBOARD_KEYS)
+            where.fail(at, 'needs channel, weekday and time, like {channel: C0001, weekday: monday, time: "09:00"}')
+        where.keys(board, at + ".", LEADERBOARD_KEYS)
         channel = board.get("channel")
         if not isinstance(channel, str | int) or isinstance(channel, bool) or not str(channel).strip():
-            where.fail(f"{key}.channel", f"is {'empty' if channel is None else _shown(channel)}; "
+            where.fail(f"{at}.channel", f"is {'empty' if channel is None else _shown(channel)}; "
                        "write the channel's id, like channel: C0123456789")
         weekday = str(board.get("weekday", "monday")).lower()
         if weekday not in WEEKDAYS:
-            where.fail(f"{key}.weekday", f"'{weekday[:20]}' is not a weekday{did_you_mean(weekday, WEEKDAYS)}; "
+            where.fail(f"{at}.weekday", f"'{weekday[:20]}' is not a weekday{did_you_mean(weekday, WEEKDAYS)}; "
                        f"write one of {', '.join(WEEKDAYS)}")
-        schedule = LeaderboardSchedule(str(channel), WEEKDAYS.index(weekday), _time(where, f"{key}.time",
+        schedule = LeaderboardSchedule(str(channel), WEEKDAYS.index(weekday), _time(where, f"{at}.time",
                                                                                   board.get("time", "09:00")))
-    return Cohort(platform, cohort_id), CohortSettings(timezone=zone, leaderboard=schedule)
+    return Cohort(platform, cohort_id), CohortSettings(timezone=zone, leaderboard=schedule,
+                                                       instructors=where.ids(data, f"{key}.instructors"))
 
 
 def _time(where: _Where, key: str, value: object) -> time:

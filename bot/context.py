@@ -4,6 +4,7 @@ the router (`bot.app`), and the router depends on them, never the other way roun
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
@@ -29,9 +30,14 @@ class Context:
     clock: Clock
     fsrs: Scheduler = field(default_factory=Scheduler)  # tests use Scheduler(enable_fuzzing=False)
     glossary: Glossary = field(init=False)
+    _file_locks: dict[Cohort, asyncio.Lock] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.glossary = Glossary(self.library.terms)
+
+    def files_lock(self, cohort: Cohort) -> asyncio.Lock:
+        """Held while a cohort's results files are written or deleted, so the two never cross."""
+        return self._file_locks.setdefault(cohort, asyncio.Lock())
 
     def lesson(self, name: str | None) -> Lesson:
         """A lesson by id or unique prefix (the first one when no name is given)."""

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from bot.asking import arrangement
 from bot.context import Context
-from bot.errors import StudyError
+from bot.errors import DeliveryFailed, StudyError
 from bot.messages import Actor, Audience, Choice, ChoiceMade, Command, Reply, TimerFired
 from bot.store.model import Prompt, Round, RoundState
 
@@ -93,7 +93,12 @@ async def reveal(ctx: Context, round_id: int, position: int) -> list[Reply]:
     prompt = await ctx.store.rounds.prompt_at(round_id, position)
     if round_ is None or prompt is None or round_.position > position + 1:
         return []
-    if round_.position == position and round_.state is RoundState.OPEN:
+    if round_.position == position and round_.state is RoundState.DONE:
+        return []  # the round was stopped before this question was revealed
+    if round_.position == position:
+        if await ctx.store.messages.get(timer_key(round_id, position)) is None:
+            # the question never reached the channel: the round waits (the step before retries its post)
+            raise DeliveryFailed("the question was never posted in its channel")
         await ctx.store.rounds.advance(round_, prompt.id, timer_key, _due(ctx))
         round_ = await _round(ctx, round_id)
     replies = [await _reveal_edit(ctx, round_, position, prompt)]

@@ -19,9 +19,9 @@ EXAMPLE = REPO / "config" / "studybot.example.yaml"
 def test_from_env_reads_variables_and_hides_secrets(tmp_path) -> None:
     config = tmp_path / "studybot.yaml"
     config.write_text(
-        "instructors: {slack: [U0TEACH1], discord_roles: [Instructor]}\n"
+        "instructors: {everywhere: {discord: ['77']}, discord_roles: [Instructor]}\n"
         "rounds: {seconds: 30, instructors_only: true}\n"
-        "cohorts: {T0001: {platform: slack, timezone: Europe/Berlin,"
+        "cohorts: {T0001: {platform: slack, timezone: Europe/Berlin, instructors: [U0TEACH1],"
         " leaderboard: {channel: C0001, weekday: monday, time: '09:00'}}}\n"
         "discord: {sync_guilds: [2222]}\n"
     )
@@ -32,7 +32,9 @@ def test_from_env_reads_variables_and_hides_secrets(tmp_path) -> None:
     assert [p.name for p in configured_platforms(s, env)] == ["slack"]
     assert slack.http_port == 4000 and s.round_seconds == 30
     assert s.log_format == "json" and s.metrics_port == 9100
-    assert s.instructors.listed("slack", "U0TEACH1") and s.rounds_instructors_only
+    assert s.instructors.listed(Cohort("slack", "T0001"), "U0TEACH1") and s.rounds_instructors_only
+    assert not s.instructors.listed(Cohort("slack", "T0002"), "U0TEACH1")  # an instructor of one cohort only
+    assert s.instructors.listed(Cohort("discord", "123"), "77")  # listed everywhere, on purpose
     berlin = s.cohort(Cohort("slack", "T0001"))
     assert berlin.timezone.key == "Europe/Berlin" and berlin.leaderboard.weekday == 0
     assert s.cohort(Cohort("discord", "T0001")).leaderboard is None  # a cohort is named with its platform
@@ -41,10 +43,15 @@ def test_from_env_reads_variables_and_hides_secrets(tmp_path) -> None:
     assert slack.bot_token.reveal() == "xoxb-real-secret"
 
 
-def test_the_example_config_is_accepted_as_it_is_shipped() -> None:
+def test_the_example_config_is_accepted_as_it_is_shipped_and_with_its_example_cohort(tmp_path) -> None:
     settings = settings_from_env({"STUDYBOT_CONFIG": str(EXAMPLE)})
     DiscordSettings.from_env({}, settings)
     assert settings.config and settings.round_seconds >= 5
+    uncommented = tmp_path / "studybot.yaml"
+    uncommented.write_text("\n".join(line.replace("#  ", "  ", 1) if line.startswith("#  ") else line
+                                     for line in EXAMPLE.read_text().splitlines()))
+    cohort = settings_from_env({"STUDYBOT_CONFIG": str(uncommented)}).cohort(Cohort("slack", "T0001"))
+    assert cohort.timezone.key == "Europe/Berlin" and cohort.leaderboard and cohort.instructors == {"U0TEACH1"}
 
 
 # Each mistake: the config text, then what its one line must say (the key, the advice).
@@ -55,7 +62,14 @@ MISTAKES = [
     ("cohorts: {T1: {platform: slak}}", "cohorts.T1.platform: 'slak' is not a platform (did you mean 'slack'?)"),
     ("instructors: {console: maybe}", "instructors.console: must be true or false, not 'maybe'"),
     ("instructor: {slack: [U1]}", "instructor: unknown key (did you mean 'instructors'?); the keys here are"),
-    ("instructors: {slak: [U1]}", "instructors.slak: unknown key (did you mean 'slack'?); the keys under instructors"),
+    ("instructors: {slack: [U1]}", "instructors.slack: is not a setting; list instructors per cohort under "
+                                   "cohorts.<id>.instructors, or for every cohort under instructors.everywhere.slack"),
+    ("instructors: {slack_admin: true}", "instructors.slack_admin: unknown key (did you mean 'slack_admins'?); the "
+                                         "keys under instructors are everywhere, slack_admins, discord_roles, console"),
+    ("instructors: {everywhere: {slak: [U1]}}", "instructors.everywhere.slak: unknown key (did you mean 'slack'?)"),
+    ("cohorts: {T1: {platform: slack, instructors: U1}}", "cohorts.T1.instructors: must be a list of ids"),
+    ("cohorts: {T1: {platform: slack, instructor: [U1]}}",
+     "cohorts.T1.instructor: unknown key (did you mean 'instructors'?)"),
     ("rounds: {second: 30}", "rounds.second: unknown key (did you mean 'seconds'?)"),
     ("cohorts: {T1: {platform: slack, timezon: UTC}}", "cohorts.T1.timezon: unknown key (did you mean 'timezone'?)"),
     ("cohorts: {T1: {platform: slack, leaderboard: {chanel: C1}}}",
