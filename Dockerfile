@@ -9,15 +9,19 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     STUDYBOT_RESULTS_DIR=/app/data/results
 
 WORKDIR /app
-COPY pyproject.toml README.md ./
+# Exact versions from the lock file (`make lock` writes it from pyproject.toml), build tool included.
+COPY requirements.lock ./
+RUN pip install --no-deps -r requirements.lock
+COPY pyproject.toml README.md LICENSE ./
 COPY bot ./bot
 COPY adapters ./adapters
-RUN pip install .
+RUN pip install --no-deps --no-build-isolation . && pip check
 COPY content ./content
 
-# A non-root user that owns the data folder (the named volume mounts here).
+# A non-root user that owns the data folder (the named volume mounts here); the rest of the
+# file system is read-only at run time (docker-compose.yml: read_only, tmpfs /tmp).
 RUN useradd --create-home --uid 10001 studybot \
-    && mkdir -p /app/data \
+    && mkdir -p /app/data /app/config \
     && chown studybot:studybot /app/data
 USER studybot
 

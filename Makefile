@@ -1,11 +1,13 @@
-# Two commands for a newcomer: `make run` and `make test`. Both (re)build .venv
-# whenever pyproject.toml is newer than the last install.
+# Two commands for a newcomer: `make run` and `make test`. Both (re)build .venv whenever
+# pyproject.toml or requirements.lock is newer than the last install; the versions the lock
+# names are the ones installed (the Docker image installs exactly the lock).
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTHON ?= python3
+LOCK   := requirements.lock
 
-.PHONY: run test bench bench-grading console validate render reliability-doc clean
+.PHONY: run test bench bench-grading console validate render reliability-doc lock clean
 
 # The grading benchmark reads the UNT short-answer dataset from STUDYBOT_UNT_DATA; when it is unset, the
 # benchmark targets use a copy beside this checkout if there is one (the data is never kept in the repo).
@@ -16,19 +18,15 @@ bench bench-grading: export STUDYBOT_UNT_DATA := $(UNT_DATA)
 endif
 endif
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -c $(LOCK) -e '.[test]'
 	@touch $(STAMP)
 
+# Every platform whose token is set (in the environment or .env), else the console chat.
 run: $(STAMP)
-	@if [ -n "$$SLACK_BOT_TOKEN$$DISCORD_TOKEN" ]; then \
-		exec $(VENV)/bin/studybot run; \
-	else \
-		echo "No SLACK_BOT_TOKEN or DISCORD_TOKEN set: starting the console chat on the bundled lesson."; \
-		exec $(VENV)/bin/studybot console; \
-	fi
+	@exec $(VENV)/bin/studybot run --or-console
 
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -52,6 +50,14 @@ render: $(STAMP)
 
 reliability-doc: $(STAMP)
 	STUDYBOT_WRITE_DOCS=1 $(PY) -m pytest -q tests/reliability/test_reliability_doc.py
+
+# Rewrite requirements.lock from pyproject.toml (exact versions from the package index; run it
+# after changing the dependencies, and commit both).
+lock:
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet 'pip-tools>=7,<8'
+	$(VENV)/bin/pip-compile --quiet --strip-extras --build-deps-for=wheel --no-emit-index-url \
+		--no-emit-find-links --output-file $(LOCK) pyproject.toml
 
 clean:
 	rm -rf $(VENV)

@@ -1,18 +1,30 @@
-"""studybot: run, console, validate, render, backup, health."""
+"""studybot: run, console, check, validate, render, backup, restore, health.
+
+`.env` in the working directory is read first; a variable already in the environment wins.
+Every failure is one line on stderr, `studybot: <what>: <what to do>`, with exit status 2
+(`validate` exits 1 when it finds problems, `health` 1 when unhealthy); `--debug` shows the
+traceback instead.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from datetime import timedelta
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
+from dotenv import dotenv_values
+
+from adapters import platforms
 from adapters.platform import Platform
-from adapters.platforms import PLATFORMS
+from adapters.runner import check_ports, run_platforms, stop_signals
+from bot import yamlfile
 from bot.app import StudyBot
 from bot.clock import SystemClock
 from bot.config import Settings
@@ -21,21 +33,38 @@ from bot.errors import ConfigError, ContentErrors, SetupError, StoreUnavailable
 from bot.logs import configure
 from bot.render import render_quiz
 from bot.store import Store
+from bot.store.engine import examine, restore
 
 HEALTHY_WITHIN = timedelta(seconds=90)
+GIVEN_UP_WITHIN = timedelta(days=1)  # health lists the timers given up this recently
+FAILED = 2  # the exit status of every failure
+ENV_FILE = Path(".env")
 
 
-def _settings() -> Settings:
+def studybot_version() -> str:
     try:
-        return Settings.from_env(os.environ, sections=[s for p in PLATFORMS for s in p.sections])
-    except ConfigError as exc:
-        sys.exit(f"studybot: {exc}")
+        return version("studybot")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
+
+
+def load_env_file(path: Path = ENV_FILE, environ: MutableMapping[str, str] = os.environ) -> None:
+    """Add the variables of `path` (a .env file) that the environment does not set already."""
+    if not path.exists():
+        return
+    try:
+        text = yamlfile.read_text(path)
+    except yamlfile.FileRefused as exc:
+        raise ConfigError(f"{path}: {exc.message}") from exc
+    for name, value in dotenv_values(stream=io.StringIO(text)).items():
+        if value is not None:
+            environ.setdefault(name, value)
 
 
 def configured_platforms(settings: Settings, environ: Mapping[str, str]) -> dict[Platform, Any]:
     """Each platform whose credentials are set, with its settings."""
     found = {}
-    for platform in PLATFORMS:
+    for platform in platforms.PLATFORMS:
         own = platform.read(environ, settings)
         if platform.configured(own):
             found[platform] = own
@@ -63,65 +92,76 @@ def render(folder: Path) -> int:
         return 1
     for lesson in report.library.lessons.values():
         target = lesson.path / QUIZ_MD
-        target.write_text(render_quiz(lesson), encoding="utf-8")
+        if target.is_symlink() or (target.exists() and not target.is_file()):
+            raise SetupError(f"{target}: is a link or not a regular file; studybot render writes only regular files: "
+                             "delete it and run studybot render again")
+        staged = target.with_name(f".{QUIZ_MD}.new")
+        staged.unlink(missing_ok=True)
+        staged.write_text(render_quiz(lesson), encoding="utf-8")
+        os.replace(staged, target)  # replaces the file itself, never writes through it
         print(f"wrote {target}")
     return 0
 
 
-async def _start(settings: Settings) -> StudyBot:
-    try:
-        return await StudyBot.start(settings)
-    except ContentErrors as exc:
-        sys.exit(f"studybot: the lesson packs have problems:\n{exc}")
-    except SetupError as exc:
-        sys.exit(f"studybot: {exc}")
+def check(settings: Settings) -> int:
+    """What `studybot run` would find, without starting anything: the settings and config, the
+    ports, the lesson packs and the database."""
+    found = configured_platforms(settings, os.environ)
+    check_ports(found, settings.metrics_port)
+    report = check_library(settings.content_dir)
+    if report.problems:
+        raise ContentErrors(report.problems)
+    for warning in report.warnings:
+        print(warning)
+    library = report.library
+    print(f"settings: OK{f' (config {settings.config_source})' if settings.config else ''}")
+    print(f"content: OK, {len(library.lessons)} lesson(s), {len(library.questions)} questions in "
+          f"{settings.content_dir}")
+    print(f"database: OK, {examine(settings.db_path)}")
+    needs = " or ".join(p.needs for p in platforms.PLATFORMS)
+    print(f"platforms: {', '.join(p.name for p in found)}" if found else
+          f"platforms: none configured (set {needs}); studybot run would refuse to start")
+    return 0
 
 
-async def console(settings: Settings) -> None:
+async def console(settings: Settings) -> int:
     from adapters.console import run_console
 
     try:
         settings.db_path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        sys.exit(f"studybot: cannot create the database folder {settings.db_path.parent} ({exc.strerror}); "
-                 "make its parent writable or set STUDYBOT_DB")
-    bot = await _start(settings)
+        raise StoreUnavailable(f"cannot create the database folder {settings.db_path.parent} ({exc.strerror}); "
+                               "make its parent writable or set STUDYBOT_DB") from exc
+    bot = await StudyBot.start(settings)
     try:
         await run_console(bot)
-    finally:
-        await bot.close()
-
-
-async def run(settings: Settings, or_console: bool) -> int:
-    try:
-        platforms = configured_platforms(settings, os.environ)
-    except ConfigError as exc:
-        sys.exit(f"studybot: {exc}")
-    if not platforms:
-        if or_console:
-            print("No platform token is set: starting the console chat on the bundled lesson.")
-            await console(settings)
-            return 0
-        needs = " or ".join(p.needs for p in PLATFORMS)
-        print(f"studybot run: no platform is configured. Set {needs}, "
-              "or try the console with `studybot console`.", file=sys.stderr)
-        return 1
-    from adapters.runner import run_platforms
-
-    bot = await _start(settings)
-    try:
-        await run_platforms(bot, platforms)
     finally:
         await bot.close()
     return 0
 
 
+async def run(settings: Settings, or_console: bool) -> int:
+    found = configured_platforms(settings, os.environ)
+    if not found:
+        if or_console:
+            print("No platform token is set: starting the console chat on the bundled lesson.")
+            return await console(settings)
+        needs = " or ".join(p.needs for p in platforms.PLATFORMS)
+        raise SetupError(f"no platform is configured: set {needs}, or try the console with `studybot console`")
+    with stop_signals(asyncio.Event()) as stop:  # from here on, SIGTERM and Ctrl-C stop it cleanly
+        bot = await StudyBot.start(settings)
+        try:
+            await run_platforms(bot, found, stop, metrics_port=settings.metrics_port)
+        finally:
+            await bot.close()
+    return 0
+
+
 async def backup(settings: Settings, target: Path) -> int:
-    try:
-        store = await Store.open(settings.db_path, SystemClock())
-    except StoreUnavailable as exc:
-        print(f"studybot backup: {exc}", file=sys.stderr)
-        return 1
+    if not settings.db_path.exists():
+        raise StoreUnavailable(f"the database {settings.db_path} does not exist; set STUDYBOT_DB to the database "
+                               "to back up")
+    store = await Store.open(settings.db_path, SystemClock())
     try:
         await store.backup(target)
     finally:
@@ -130,9 +170,19 @@ async def backup(settings: Settings, target: Path) -> int:
     return 0
 
 
+def restore_backup(settings: Settings, source: Path) -> int:
+    restore(source, settings.db_path)
+    print(f"restored {source} to {settings.db_path}; start studybot again")
+    return 0
+
+
 async def health(settings: Settings) -> int:
-    """Exit 0 when the database opens and the scheduler's heartbeat is fresh (Docker's healthcheck)."""
+    """Exit 0 when the database is sound and the scheduler's heartbeat is fresh (Docker's healthcheck)."""
     clock = SystemClock()
+    if not settings.db_path.exists():
+        print(f"unhealthy: the database {settings.db_path} does not exist (deleted?); restore the latest backup "
+              "with `studybot restore BACKUP` and start studybot again", file=sys.stderr)
+        return 1
     try:
         store = await Store.open(settings.db_path, clock)
     except StoreUnavailable as exc:
@@ -140,48 +190,97 @@ async def health(settings: Settings) -> int:
         return 1
     try:
         beat = await store.last_beat()
+        given_up = await store.timers.given_up(clock.now() - GIVEN_UP_WITHIN)
     finally:
         await store.close()
     if beat is None or clock.now() - beat > HEALTHY_WITHIN:
-        print(f"unhealthy: the scheduler's last heartbeat was {beat or 'never'}", file=sys.stderr)
+        print(f"unhealthy: the scheduler's last heartbeat in {settings.db_path} was {beat or 'never'}; is studybot "
+              "run running on this file?", file=sys.stderr)
         return 1
     print(f"healthy: heartbeat {int((clock.now() - beat).total_seconds())} s ago")
+    for failed in given_up:  # the process is fine; a channel it cannot post to is the operator's to fix
+        print(f"warning: timer {failed.timer} was given up at {failed.at.isoformat(timespec='seconds')}: "
+              f"{' '.join(failed.reason.split())[:200]}")
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes are one line too."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(FAILED, f"studybot: {message}; see `studybot --help`\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="studybot", description=__doc__)
+    parser = _Parser(prog="studybot", description="A study bot for cohorts on Slack, Discord and the console.")
+    parser.add_argument("--version", action="version", version=f"studybot {studybot_version()}")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of a failure")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("run", help="start every platform whose token is set")
     p.add_argument("--or-console", action="store_true", help="start the console chat when no platform is set")
     sub.add_parser("console", help="the terminal chat (no network, no token)")
+    sub.add_parser("check", help="check the settings, config, ports, lesson packs and database; start nothing")
     for name, what in (("validate", "check the lesson packs"), ("render", "write quiz.md from quiz.yaml")):
         p = sub.add_parser(name, help=what)
         p.add_argument("folder", nargs="?", type=Path, help="lesson packs (default: STUDYBOT_CONTENT or content/)")
     p = sub.add_parser("backup", help="a consistent copy of the database, safe while the bot runs")
     p.add_argument("path", type=Path)
-    sub.add_parser("health", help="exit 0 when the database opens and the scheduler is alive")
+    p = sub.add_parser("restore", help="replace the database with a backup (stop the bot first)")
+    p.add_argument("path", type=Path)
+    sub.add_parser("health", help="exit 0 when the database is sound and the scheduler is alive")
     return parser
+
+
+def _command(args: argparse.Namespace) -> int:
+    load_env_file()
+    settings = platforms.settings_from_env(os.environ)
+    configure(settings.log_level if args.command == "run" else "WARNING", fmt=settings.log_format,
+              secrets=[s for p in platforms.PLATFORMS for s in p.secrets],
+              noisy=[n for p in platforms.PLATFORMS for n in p.noisy_loggers])
+    if args.command in ("validate", "render"):
+        folder = args.folder or settings.content_dir
+        return (validate if args.command == "validate" else render)(folder)
+    if args.command == "check":
+        return check(settings)
+    if args.command == "restore":
+        return restore_backup(settings, args.path)
+    if args.command == "console":
+        return asyncio.run(console(settings))
+    if args.command == "run":
+        return asyncio.run(run(settings, args.or_console))
+    if args.command == "backup":
+        return asyncio.run(backup(settings, args.path))
+    return asyncio.run(health(settings))
+
+
+def _fail(message: str) -> None:
+    print(f"studybot: {' '.join(message.split())}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
-
-    settings = _settings()
-    configure(settings.log_level if args.command == "run" else "WARNING",
-              secrets=[s for p in PLATFORMS for s in p.secrets],
-              noisy=[n for p in PLATFORMS for n in p.noisy_loggers])
-    if args.command in ("validate", "render"):
-        folder = args.folder or settings.content_dir
-        sys.exit((validate if args.command == "validate" else render)(folder))
-    if args.command == "console":
-        asyncio.run(console(settings))
-    elif args.command == "run":
-        sys.exit(asyncio.run(run(settings, args.or_console)))
-    elif args.command == "backup":
-        sys.exit(asyncio.run(backup(settings, args.path)))
-    elif args.command == "health":
-        sys.exit(asyncio.run(health(settings)))
+    try:
+        code = _command(args)
+    except KeyboardInterrupt:
+        code = 0  # Ctrl-C in the console chat
+    except ContentErrors as exc:
+        if args.debug:
+            raise
+        for problem in exc.problems:
+            _fail(str(problem))
+        code = FAILED
+    except SetupError as exc:
+        if args.debug:
+            raise
+        _fail(str(exc))
+        code = FAILED
+    except Exception as exc:
+        if args.debug:
+            raise
+        _fail(f"unexpected {type(exc).__name__}: {str(exc)[:200]}; run it again with --debug to see the traceback, "
+              "and report it")
+        code = FAILED
+    sys.exit(code)
 
 
 if __name__ == "__main__":

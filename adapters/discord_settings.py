@@ -22,19 +22,25 @@ class DiscordSettings:
         def get(name: str) -> str | None:
             return environ.get(name, "").strip() or None
 
-        section = settings.section("discord") if settings else {}
-        for key in section:
-            if key != "sync_guilds":
-                raise ConfigError(f"STUDYBOT_CONFIG: discord.{str(key)[:40]} is not a setting; "
-                                  "the discord section takes sync_guilds")
+        section = settings.section("discord", keys=("sync_guilds",)) if settings else {}
         guilds = section.get("sync_guilds") or []
-        if not isinstance(guilds, list) or not all(str(g).isdigit() for g in guilds):
-            raise ConfigError("STUDYBOT_CONFIG: discord.sync_guilds must be a list of server ids (numbers)")
+        if not isinstance(guilds, list):
+            raise _config_error(settings, "discord.sync_guilds",
+                                "must be a list of server ids, like [123456789012345678]")
+        for i, guild in enumerate(guilds):
+            if isinstance(guild, bool) or not str(guild).isdigit():
+                raise _config_error(settings, f"discord.sync_guilds[{i}]",
+                                    f"'{str(guild)[:20]}' is not a server id; write the server's number "
+                                    "(Discord: Copy Server ID), like sync_guilds: [123456789012345678]")
         token = get("DISCORD_TOKEN")
         return cls(token=Secret(token) if token else None,
                    api_url=(get("DISCORD_API_URL") or cls.api_url).rstrip("/"),
                    gateway_url=get("DISCORD_GATEWAY_URL") or cls.gateway_url,
                    sync_guilds=tuple(int(g) for g in guilds))
+
+
+def _config_error(settings: Settings | None, key: str, message: str) -> ConfigError:
+    return settings.config_error(key, message) if settings else ConfigError(f"STUDYBOT_CONFIG: {key}: {message}")
 
 
 DISCORD = Platform(

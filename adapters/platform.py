@@ -23,6 +23,7 @@ class Platform:
     configured: Callable[[Any], bool]  # whether its credentials are set
     needs: str  # what an operator sets to use it
     adapter: str  # "module:Class", built as Class(bot, its settings)
+    listens: Callable[[Any], tuple[tuple[str, int, str], ...]] = lambda settings: ()  # (host, port, variable)
 
     def adapter_class(self) -> Any:
         module, _, name = self.adapter.partition(":")

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from adapters.discord_settings import DISCORD
 from adapters.platform import Platform
 from adapters.slack_settings import SLACK
+from bot.config import Settings
 
 PLATFORMS: tuple[Platform, ...] = (
     SLACK,
     DISCORD,
 )
+
+
+def settings_from_env(environ: Mapping[str, str]) -> Settings:
+    """The core settings, with the config file checked against every platform's sections and names."""
+    return Settings.from_env(environ, sections=[s for p in PLATFORMS for s in p.sections],
+                             platforms=[p.name for p in PLATFORMS])

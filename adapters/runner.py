@@ -1,20 +1,34 @@
 """`studybot run`: every configured platform in one event loop, on one store, with one
-scheduler delivering timers through each platform's Outbox. SIGTERM and Ctrl-C stop it
-cleanly: adapters finish the work in flight, then the store closes."""
+scheduler delivering timers through each platform's Outbox.
+
+Each platform goes through connecting (its adapter's `start()`), retrying (start raised
+PlatformUnreachable: a fresh adapter after an exponential backoff, one log line per attempt)
+and serving. PlatformRejected stops start-up (the CLI prints its one line). SIGTERM or Ctrl-C
+stop the process in any of these states within STOP_WITHIN seconds: adapters finish the work
+in flight, then the store closes. A database file deleted or replaced under the running bot
+stops it too (StoreUnavailable)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
 import logging
 import signal
-from collections.abc import Mapping, Sequence
+import socket
+from collections.abc import Awaitable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
+from adapters import metrics_http
 from adapters.platform import Platform
 from bot.app import StudyBot
+from bot.errors import PlatformRejected, PlatformUnreachable, SetupError
 from bot.scheduler import Outbox, run_scheduler
 
 log = logging.getLogger("studybot.runner")
+
+STOP_WITHIN = 8.0  # seconds to close every adapter after a stop signal (Docker's stop waits 10)
 
 
 class Adapter(Outbox, Protocol):
@@ -25,32 +39,180 @@ class Adapter(Outbox, Protocol):
     async def close(self) -> None: ...
 
 
-def make_adapters(bot: StudyBot, configured: Mapping[Platform, Any]) -> list[Adapter]:
-    """One adapter per configured platform, given that platform's settings."""
-    return [platform.adapter_class()(bot, settings) for platform, settings in configured.items()]
+@dataclass(frozen=True)
+class Backoff:
+    """Waits between connection attempts: `first`, doubling up to `cap` seconds."""
+
+    first: float = 1.0
+    cap: float = 60.0
+
+    def delays(self) -> Iterator[float]:
+        delay = self.first
+        while True:
+            yield delay
+            delay = min(delay * 2, self.cap)
 
 
-async def run_platforms(bot: StudyBot, configured: Mapping[Platform, Any], stop: asyncio.Event | None = None) -> None:
-    stop = stop or asyncio.Event()
+@contextlib.contextmanager
+def stop_signals(stop: asyncio.Event) -> Iterator[asyncio.Event]:
+    """SIGTERM and SIGINT set `stop` while inside (the running loop's handlers)."""
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    adapters: Sequence[Adapter] = make_adapters(bot, configured)
-    started: list[Adapter] = []
-    ticker = None
     try:
-        for adapter in adapters:
-            await adapter.start()
-            started.append(adapter)
-            log.info("%s connected", adapter.platform)
-        ticker = asyncio.create_task(run_scheduler(bot, {a.platform: a for a in started}))
-        log.info("studybot is running on %s", ", ".join(a.platform for a in started))
-        await stop.wait()
-        log.info("stopping")
+        yield stop
     finally:
-        if ticker:
-            ticker.cancel()
-        for adapter in reversed(started):
-            await adapter.close()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
+
+
+def check_ports(configured: Mapping[Platform, Any], metrics_port: int | None) -> None:
+    """Every address studybot will listen on is free (SetupError names the variable otherwise)."""
+    wanted = [address for platform, settings in configured.items() for address in platform.listens(settings)]
+    if metrics_port is not None:
+        for _, port, variable in wanted:
+            if port == metrics_port:
+                raise SetupError(f"STUDYBOT_METRICS_PORT: {port} is also {variable}; leave it unset (Slack's HTTP "
+                                 "port serves /metrics too) or choose another port")
+        wanted.append((metrics_http.HOST, metrics_port, "STUDYBOT_METRICS_PORT"))
+    for host, port, variable in wanted:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as aiohttp binds
+            try:
+                probe.bind((host, port))
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise SetupError(f"{variable}: port {port} on {host} is in use; stop the program that holds it "
+                                     f"or set {variable} to a free port") from exc
+                raise SetupError(f"{variable}: cannot listen on {host}:{port} ({exc.strerror}); "
+                                 "choose another address or port") from exc
+
+
+async def run_platforms(bot: StudyBot, configured: Mapping[Platform, Any], stop: asyncio.Event | None = None, *,
+                        backoff: Backoff = Backoff(), metrics_port: int | None = None) -> None:
+    """Serve every configured platform until `stop` is set (SIGTERM and SIGINT set it when no
+    `stop` is given). PlatformRejected and other SetupErrors end it after everything is closed."""
+    if stop is None:
+        with stop_signals(asyncio.Event()) as own:
+            return await run_platforms(bot, configured, own, backoff=backoff, metrics_port=metrics_port)
+    check_ports(configured, metrics_port)
+    metrics = await metrics_http.serve(bot, metrics_port) if metrics_port is not None else None
+    adapters: list[Adapter] = []
+    ticker: asyncio.Task[None] | None = None
+    try:
+        adapters = await _connect_all(bot, configured, stop, backoff)
+        if adapters and not stop.is_set():
+            ticker = asyncio.create_task(run_scheduler(bot, {a.platform: a for a in adapters}))
+            log.info("studybot is running on %s", ", ".join(a.platform for a in adapters))
+            await _first(stop.wait(), bot.store.engine.failed.wait())
+        log.info("stopping")
+    finally:
+        deadline = asyncio.get_running_loop().time() + STOP_WITHIN
+        if ticker is not None:  # timers in flight finish first: they deliver through the adapters
+            ticker.cancel()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(ticker, return_exceptions=True), STOP_WITHIN / 2)
+        await _close(adapters, within=max(deadline - asyncio.get_running_loop().time(), 1.0))
+        if metrics is not None:
+            await metrics.cleanup()
+    if bot.store.engine.failure is not None:
+        raise bot.store.engine.failure
+
+
+async def _connect_all(bot: StudyBot, configured: Mapping[Platform, Any], stop: asyncio.Event,
+                       backoff: Backoff) -> list[Adapter]:
+    """Every platform connected (each retried on its own), or [] when stopped first; the first
+    PlatformRejected (or other failure) closes the others and is raised."""
+    tasks = [asyncio.create_task(_connect(bot, p, s, stop, backoff), name=f"connect-{p.name}")
+             for p, s in configured.items()]
+    done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+    failed = next((t for t in done if t.exception() is not None), None)
+    if failed is not None:
+        for task in pending:
+            task.cancel()
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        await _close([r for r in results if not isinstance(r, BaseException) and r is not None])
+        raise failed.exception()  # type: ignore[misc]
+    connected = [a for a in (t.result() for t in tasks) if a is not None]
+    if len(connected) < len(tasks):  # stopped while connecting or retrying
+        await _close(connected)
+        return []
+    return connected
+
+
+async def _connect(bot: StudyBot, platform: Platform, settings: Any, stop: asyncio.Event,
+                   backoff: Backoff) -> Adapter | None:
+    """A started adapter for the platform, or None when `stop` was set first. Each attempt
+    uses a fresh adapter, so that no adapter is ever started twice."""
+    delays = backoff.delays()
+    attempt = 0
+    while not stop.is_set():
+        attempt += 1
+        adapter: Adapter = platform.adapter_class()(bot, settings)
+        starting = asyncio.create_task(adapter.start(), name=f"start-{platform.name}")
+        try:
+            started = await _first(starting, stop.wait())
+        finally:  # stopped, or cancelled because another platform failed
+            if not starting.done():
+                starting.cancel()
+                await asyncio.gather(starting, return_exceptions=True)
+                await _close([adapter])
+        if not started:
+            return None
+        try:
+            starting.result()
+        except PlatformUnreachable as exc:
+            await _close([adapter])
+            delay = next(delays)
+            log.warning("%s is unreachable (%s); attempt %d failed, retrying in %g s", platform.name,
+                        _one_line(exc), attempt, delay)
+            if await _first(stop.wait(), asyncio.sleep(delay)):
+                return None
+            continue
+        except PlatformRejected:
+            await _close([adapter])
+            raise
+        except OSError as exc:
+            await _close([adapter])
+            raise SetupError(f"{platform.name} cannot start: {exc.strerror or _one_line(exc)}; "
+                             f"check {platform.needs} and the ports it listens on") from exc
+        except BaseException:
+            await _close([adapter])
+            raise
+        log.info("%s connected", platform.name)
+        return adapter
+    return None
+
+
+async def _first(first: Awaitable[Any], second: Awaitable[Any]) -> bool:
+    """Wait for whichever ends first; True when it was `first`. The other is cancelled, except
+    a Task, which the caller owns."""
+    a, b = asyncio.ensure_future(first), asyncio.ensure_future(second)
+    try:
+        await asyncio.wait({a, b}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for future, given in ((a, first), (b, second)):
+            if not future.done() and not isinstance(given, asyncio.Task):
+                future.cancel()
+    return a.done()
+
+
+async def _close(adapters: Sequence[Adapter], within: float = STOP_WITHIN) -> None:
+    """Close adapters (newest first), all within `within` seconds; a failure is logged."""
+    async def close(adapter: Adapter) -> None:
+        try:
+            await adapter.close()
+        except Exception:
+            log.warning("%s did not close cleanly", adapter.platform, exc_info=True)
+
+    if not adapters:
+        return
+    try:
+        await asyncio.wait_for(asyncio.gather(*(close(a) for a in reversed(adapters))), within)
+    except TimeoutError:
+        log.warning("stopped waiting for %s to close after %.0f s", ", ".join(a.platform for a in adapters), within)
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:200] or type(exc).__name__

@@ -32,6 +32,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters import metrics_http
 from adapters.slack_settings import SlackSettings
 from bot.app import StudyBot
 from bot.messages import (
@@ -227,6 +228,7 @@ class SlackAdapter:
             return
         server = web.Application()
         server.router.add_post(EVENTS_PATH, self._http)
+        server.router.add_get(metrics_http.PATH, metrics_http.route(self.bot))
         self._runner = web.AppRunner(server, shutdown_timeout=5.0, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.settings.http_host, self.settings.http_port)

@@ -7,8 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from adapters.platform import Platform
-from bot.config import Secret, Settings
-from bot.errors import ConfigError
+from bot.config import Secret, Settings, port_number
 
 
 @dataclass(frozen=True)
@@ -29,16 +28,19 @@ class SlackSettings:
             value = get(name)
             return Secret(value) if value else None
 
-        port = get("STUDYBOT_HTTP_PORT") or "3000"
-        if not port.isdigit():
-            raise ConfigError(f"STUDYBOT_HTTP_PORT must be a port number, not {port[:20]!r}")
         return cls(bot_token=secret("SLACK_BOT_TOKEN"), app_token=secret("SLACK_APP_TOKEN"),
                    signing_secret=secret("SLACK_SIGNING_SECRET"), api_url=get("SLACK_API_URL") or cls.api_url,
-                   http_host=get("STUDYBOT_HTTP_HOST") or cls.http_host, http_port=int(port))
+                   http_host=get("STUDYBOT_HTTP_HOST") or cls.http_host,
+                   http_port=port_number("STUDYBOT_HTTP_PORT", get("STUDYBOT_HTTP_PORT") or "3000"))
 
     @property
     def configured(self) -> bool:
         return bool(self.bot_token and (self.app_token or self.signing_secret))
+
+    @property
+    def listens(self) -> tuple[tuple[str, int, str], ...]:
+        """HTTP mode's address, and the variable that sets its port (Socket Mode listens nowhere)."""
+        return () if self.app_token else ((self.http_host, self.http_port, "STUDYBOT_HTTP_PORT"),)
 
 
 SLACK = Platform(
@@ -50,6 +52,7 @@ SLACK = Platform(
     sections=(),
     read=SlackSettings.from_env,
     configured=lambda s: bool(s.configured),
+    listens=lambda s: s.listens,
     needs="SLACK_BOT_TOKEN (with SLACK_APP_TOKEN or SLACK_SIGNING_SECRET)",
     adapter="adapters.slack_app:SlackAdapter",
 )

@@ -13,7 +13,21 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime
 
-from bot import audit, forget, glossary, insights, leaderboard, progress, quiz, results, review, rounds, teachback
+from bot import (
+    audit,
+    forget,
+    glossary,
+    insights,
+    leaderboard,
+    logs,
+    metrics,
+    progress,
+    quiz,
+    results,
+    review,
+    rounds,
+    teachback,
+)
 from bot.clock import Clock, SystemClock
 from bot.commands import CommandSpec, command
 from bot.config import Settings
@@ -140,8 +154,10 @@ class StudyBot:
             log.exception("bug ref=%s while handling %s", ref, _summary(event))
             replies = [Reply(f"Something went wrong on our side (reference {ref}). Please try again; "
                              "if it keeps happening, give the reference to your instructor.")]
-        log.info("handled %s outcome=%s latency_ms=%.1f", _summary(event), outcome,
-                 (time.perf_counter() - started) * 1000)
+        seconds = time.perf_counter() - started
+        log.info("handled %s outcome=%s latency_ms=%.1f", _summary(event), outcome, seconds * 1000,
+                 extra=logs.event_fields(event, outcome, seconds))
+        metrics.handled(event, outcome, seconds, self.commands)
         return replies
 
     async def suggest(self, command_name: str, option: str, typed: str) -> list[str]:

@@ -12,22 +12,28 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
 
+from bot import yamlfile
 from bot.errors import ConfigError
 from bot.messages import Cohort
 from bot.scoring import SelfGraded
 from bot.suggest import did_you_mean
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-VARIABLES = ("STUDYBOT_DB", "STUDYBOT_CONTENT", "STUDYBOT_RESULTS_DIR", "STUDYBOT_CONFIG", "STUDYBOT_LOG_LEVEL")
+VARIABLES = ("STUDYBOT_DB", "STUDYBOT_CONTENT", "STUDYBOT_RESULTS_DIR", "STUDYBOT_CONFIG", "STUDYBOT_LOG_LEVEL",
+             "STUDYBOT_LOG_FORMAT", "STUDYBOT_METRICS_PORT")
 CORE_SECTIONS = ("instructors", "rounds", "cohorts", "leaderboard")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_FORMATS = ("text", "json")
 INSTRUCTOR_KEYS = ("everywhere", "slack_admins", "discord_roles", "console")
-ROUND_KEYS = ("seconds", "shortest", "longest", "instructors_only")
 PLATFORM_NAMES = ("slack", "discord", "console")  # the old instructors.<platform> lists
+COHORT_KEYS = ("platform", "timezone", "leaderboard", "instructors")
+LEADERBOARD_KEYS = ("channel", "weekday", "time")
+ROUNDS_KEYS = ("seconds", "shortest", "longest", "instructors_only")
 
 
 class Secret(str):
@@ -79,6 +85,8 @@ class Settings:
     content_dir: Path = Path("content")
     results_dir: Path = Path("data/results")
     log_level: str = "INFO"
+    log_format: str = "text"  # or json: one object per line
+    metrics_port: int | None = None  # where /metrics is served besides Slack's HTTP port
     instructors: Instructors = Instructors()
     round_seconds: int = 60
     round_seconds_range: tuple[int, int] = (10, 600)  # what `/quiz round seconds:N` may choose
@@ -86,75 +94,82 @@ class Settings:
     cohorts: Mapping[Cohort, CohortSettings] = field(default_factory=dict)
     self_graded: SelfGraded = SelfGraded.MARK  # how self-graded points enter leaderboards
     config: Mapping[str, Any] = field(default_factory=dict)  # the config file, for the platforms' sections
+    config_source: str = "STUDYBOT_CONFIG"  # how messages name the config file
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str], sections: Collection[str] = ()) -> Settings:
-        """The settings from the environment; `sections` are the platforms' own config sections."""
+    def from_env(cls, environ: Mapping[str, str], sections: Collection[str] = (),
+                 platforms: Collection[str] = ()) -> Settings:
+        """The settings from the environment; `sections` are the platforms' own config sections
+        and `platforms` their names (the console is always known)."""
 
         def get(name: str) -> str | None:
             value = environ.get(name, "").strip()
             return value or None
 
         level = (get("STUDYBOT_LOG_LEVEL") or "INFO").upper()
-        if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
-            raise ConfigError(f"STUDYBOT_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {level[:20]!r}")
+        if level not in LOG_LEVELS:
+            raise ConfigError(f"STUDYBOT_LOG_LEVEL: '{level[:20]}' is not a level; set DEBUG, INFO, WARNING or ERROR")
+        log_format = (get("STUDYBOT_LOG_FORMAT") or "text").lower()
+        if log_format not in LOG_FORMATS:
+            raise ConfigError(f"STUDYBOT_LOG_FORMAT: '{log_format[:20]}' is not a format"
+                              f"{did_you_mean(log_format, LOG_FORMATS)}; set text or json")
+        metrics = get("STUDYBOT_METRICS_PORT")
         settings = cls(
             db_path=Path(get("STUDYBOT_DB") or cls.db_path),
             content_dir=Path(get("STUDYBOT_CONTENT") or cls.content_dir),
             results_dir=Path(get("STUDYBOT_RESULTS_DIR") or cls.results_dir),
             log_level=level,
+            log_format=log_format,
+            metrics_port=port_number("STUDYBOT_METRICS_PORT", metrics) if metrics else None,
         )
         config_path = get("STUDYBOT_CONFIG")
         if config_path:
-            settings = settings.with_config(read_config(Path(config_path)), sections)
+            settings = replace(settings, config_source=config_path)
+            settings = settings.with_config(read_config(Path(config_path)), sections, platforms)
         return settings
 
-    def with_config(self, data: Mapping, sections: Collection[str] = ()) -> Settings:
+    def with_config(self, data: Any, sections: Collection[str] = (), platforms: Collection[str] = ()) -> Settings:
         """Apply the STUDYBOT_CONFIG schema (see the README) on top of these settings."""
+        where = _Where(self.config_source)
         if not isinstance(data, Mapping):
-            raise ConfigError("STUDYBOT_CONFIG must be a mapping of settings")
-        known = (*CORE_SECTIONS, *sections)
-        for key in data:
-            if key not in known:
-                raise ConfigError(f"STUDYBOT_CONFIG: unknown key '{str(key)[:40]}'{did_you_mean(str(key), known)}; "
-                                  f"the keys are {', '.join(known)}")
-        teach = _section(data, "instructors")
-        rounds = _section(data, "rounds")
-        cohorts = _section(data, "cohorts")
-        board = _section(data, "leaderboard")
-        policy = str(board.get("self_graded", SelfGraded.MARK))
+            where.fail("(document)", "must be a mapping of settings (key: value lines); "
+                       "start from config/studybot.example.yaml")
+        where.keys(data, "", (*CORE_SECTIONS, *sections))
+        known_platforms = ("console", *platforms) if platforms else ()  # none given: names are not checked
+        teach = where.section(data, "instructors")
+        rounds = where.section(data, "rounds", ROUNDS_KEYS)
+        cohorts = where.section(data, "cohorts")
+        board = where.section(data, "leaderboard", ("self_graded",))
+        policy = board.get("self_graded", SelfGraded.MARK)
         if policy not in SelfGraded.__members__.values():
-            raise ConfigError(f"STUDYBOT_CONFIG: leaderboard.self_graded must be count, mark or exclude, "
-                              f"not {policy[:20]!r}")
-        for key in rounds:
-            if key not in ROUND_KEYS:
-                raise ConfigError(f"STUDYBOT_CONFIG: unknown key rounds.{str(key)[:40]}"
-                                  f"{did_you_mean(str(key), ROUND_KEYS)}")
-        seconds, shortest, longest = (_seconds(rounds, key, default) for key, default in
+            where.fail("leaderboard.self_graded", f"{_shown(policy)} is not a policy"
+                       f"{did_you_mean(str(policy), list(SelfGraded))}; write count, mark or exclude")
+        seconds, shortest, longest = (_seconds(where, rounds, key, default) for key, default in
                                       (("seconds", 60), ("shortest", 10), ("longest", 600)))
         if not shortest <= seconds <= longest:
-            raise ConfigError("STUDYBOT_CONFIG: rounds.seconds must lie between rounds.shortest and rounds.longest")
-        for key in teach:
-            if key not in INSTRUCTOR_KEYS:
-                raise ConfigError(f"STUDYBOT_CONFIG: instructors.{str(key)[:40]} is not a setting; list instructors "
-                                  f"per cohort under cohorts.<id>.instructors, or for every cohort under "
-                                  f"instructors.everywhere.{str(key)[:40]}" if key in PLATFORM_NAMES else
-                                  f"STUDYBOT_CONFIG: unknown key instructors.{str(key)[:40]}"
-                                  f"{did_you_mean(str(key), INSTRUCTOR_KEYS)}")
-        everywhere = _section(teach, "everywhere")
-        parsed = dict(_cohort(str(k), v) for k, v in cohorts.items())
+            where.fail("rounds.seconds", f"must lie between rounds.shortest ({shortest}) and rounds.longest "
+                       f"({longest}), not {seconds}")
+        for key in (k for k in teach if k not in INSTRUCTOR_KEYS):
+            name = str(key)[:40]
+            if key in (*PLATFORM_NAMES, *platforms):
+                where.fail(f"instructors.{name}", "is not a setting; list instructors per cohort under "
+                           f"cohorts.<id>.instructors, or for every cohort under instructors.everywhere.{name}")
+            where.fail(f"instructors.{name}", f"unknown key{did_you_mean(name, INSTRUCTOR_KEYS)}; the keys under "
+                       f"instructors are {', '.join(INSTRUCTOR_KEYS)}")
+        everywhere = where.section(teach, "everywhere", known_platforms or None, prefix="instructors.")
+        parsed = dict(_cohort(where, str(k), v, known_platforms) for k, v in cohorts.items())
         return replace(
             self,
             instructors=Instructors(
                 per_cohort={c: s.instructors for c, s in parsed.items() if s.instructors},
-                everywhere={str(k): _ids(everywhere, str(k)) for k in everywhere},
-                slack_admins=_flag(teach, "slack_admins", False),
-                discord_roles=_ids(teach, "discord_roles"),
-                console=_flag(teach, "console", True),
+                everywhere={str(k): where.ids(everywhere, f"instructors.everywhere.{k}") for k in everywhere},
+                slack_admins=where.flag(teach, "instructors.slack_admins", False),
+                discord_roles=where.ids(teach, "instructors.discord_roles"),
+                console=where.flag(teach, "instructors.console", True),
             ),
             round_seconds=seconds,
             round_seconds_range=(shortest, longest),
-            rounds_instructors_only=_flag(rounds, "instructors_only", False),
+            rounds_instructors_only=where.flag(rounds, "rounds.instructors_only", False),
             self_graded=SelfGraded(policy),
             cohorts=parsed,
             config=data,
@@ -163,73 +178,141 @@ class Settings:
     def cohort(self, cohort: Cohort) -> CohortSettings:
         return self.cohorts.get(cohort) or CohortSettings()
 
-    def section(self, name: str) -> Mapping[str, Any]:
-        """A platform's section of the config file (empty when absent)."""
-        return _section(self.config, name)
+    def section(self, name: str, keys: Collection[str] | None = None) -> Mapping[str, Any]:
+        """A platform's section of the config file (empty when absent); with `keys`, any other
+        key in it is a ConfigError with a did-you-mean."""
+        return _Where(self.config_source).section(self.config, name, keys)
+
+    def config_error(self, key: str, message: str) -> ConfigError:
+        """A problem with one key of the config file, named as every config message names it."""
+        return _Where(self.config_source).error(key, message)
+
+
+def port_number(variable: str, text: str) -> int:
+    """A TCP port from an environment variable; ConfigError names the variable otherwise."""
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise ConfigError(f"{variable}: '{text[:20]}' is not a port number; set a free port from 1 to 65535, "
+                          "such as 3000")
+    return int(text)
 
 
 def read_config(path: Path) -> Any:
+    """The config file as plain data (a regular UTF-8 file, no anchors or aliases)."""
+    if not path.exists():
+        raise ConfigError(f"STUDYBOT_CONFIG: {path} does not exist; create it (start from "
+                          "config/studybot.example.yaml) or unset STUDYBOT_CONFIG")
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except OSError as exc:
-        raise ConfigError(f"STUDYBOT_CONFIG: cannot read {path}: {exc.strerror}") from exc
+        return yamlfile.load(yamlfile.read_text(path)) or {}
+    except yamlfile.FileRefused as exc:
+        raise ConfigError(f"{path}: line {exc.line}: {exc.message}") from exc
     except yaml.YAMLError as exc:
-        raise ConfigError(f"STUDYBOT_CONFIG: {path} is not valid YAML: {exc}") from exc
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or "cannot be read"
+        raise ConfigError(f"{path}: line {mark.line + 1 if mark else 1}: not valid YAML ({problem}); "
+                          "fix that line (quote values that hold a colon)") from exc
 
 
-def _section(data: Mapping, key: str) -> Mapping:
-    value = data.get(key) or {}
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"STUDYBOT_CONFIG: {key} must be a mapping")
-    return value
+class _Where:
+    """The config file being read: every problem names the file and the key, and says what to do."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def error(self, key: str, message: str) -> ConfigError:
+        return ConfigError(f"{self.source}: {key}: {message}")
+
+    def fail(self, key: str, message: str) -> NoReturn:
+        raise self.error(key, message)
+
+    def keys(self, data: Mapping, prefix: str, allowed: Collection[str]) -> None:
+        for key in data:
+            if key not in allowed:
+                name = str(key)[:40]
+                self.fail(prefix + name, f"unknown key{did_you_mean(name, allowed)}; "
+                          f"the keys {'under ' + prefix.rstrip('.') if prefix else 'here'} are {', '.join(allowed)}")
+
+    def section(self, data: Mapping, key: str, allowed: Collection[str] | None = None, prefix: str = "") -> Mapping:
+        value = data.get(key) or {}
+        if not isinstance(value, Mapping):
+            self.fail(prefix + key, f"must be a mapping (indented key: value lines), not {_shown(value)}")
+        if allowed is not None:
+            self.keys(value, prefix + key + ".", allowed)
+        return value
+
+    def ids(self, section: Mapping, key: str) -> frozenset[str]:
+        value = section.get(key.rsplit(".", 1)[-1]) or []
+        if not isinstance(value, list) or any(isinstance(v, bool | list | dict) or v is None for v in value):
+            self.fail(key, "must be a list of ids, like [U0TEACH1, U0TEACH2]")
+        return frozenset(str(v) for v in value)
+
+    def flag(self, section: Mapping, key: str, default: bool) -> bool:
+        value = section.get(key.rsplit(".", 1)[-1], default)
+        if not isinstance(value, bool):
+            self.fail(key, f"must be true or false, not {_shown(value)}")
+        return value
 
 
-def _ids(section: Mapping, key: str) -> frozenset[str]:
-    value = section.get(key) or []
-    if not isinstance(value, list):
-        raise ConfigError(f"STUDYBOT_CONFIG: {key} must be a list")
-    return frozenset(str(v) for v in value)
+def _shown(value: object) -> str:
+    """A value as a message may show it: a short scalar, or what kind of thing it is."""
+    if isinstance(value, str):
+        return f"'{value[:20]}'"
+    if isinstance(value, bool | int | float) or value is None:
+        return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+    return "a list" if isinstance(value, list) else "a mapping"
 
 
-def _seconds(section: Mapping, key: str, default: int) -> int:
+def _seconds(where: _Where, section: Mapping, key: str, default: int) -> int:
     value = section.get(key, default)
     if not isinstance(value, int) or isinstance(value, bool) or not 5 <= value <= 3600:
-        raise ConfigError(f"STUDYBOT_CONFIG: rounds.{key} must be a whole number of seconds from 5 to 3600")
+        where.fail(f"rounds.{key}", f"must be a whole number of seconds from 5 to 3600, not {_shown(value)}")
     return value
 
 
-def _flag(section: Mapping, key: str, default: bool) -> bool:
-    value = section.get(key, default)
-    if not isinstance(value, bool):
-        raise ConfigError(f"STUDYBOT_CONFIG: {key} must be true or false")
-    return value
-
-
-def _cohort(cohort_id: str, data: object) -> tuple[Cohort, CohortSettings]:
-    where = f"STUDYBOT_CONFIG: cohorts.{cohort_id}"
+def _cohort(where: _Where, cohort_id: str, data: object,
+            platforms: Collection[str]) -> tuple[Cohort, CohortSettings]:
+    key = f"cohorts.{cohort_id[:40]}"
     if not isinstance(data, Mapping):
-        raise ConfigError(f"{where} must be a mapping")
+        where.fail(key, f"must be a mapping with platform, timezone, leaderboard and instructors, not {_shown(data)}")
+    where.keys(data, key + ".", COHORT_KEYS)
     platform = data.get("platform")
     if not isinstance(platform, str) or not platform:
-        raise ConfigError(f"{where}.platform is missing: say which platform the cohort is on "
-                          "(slack, discord or console)")
+        where.fail(f"{key}.platform", "is missing: say which platform the cohort is on "
+                   f"({', '.join(platforms) or 'slack, discord or console'})")
+    if platforms and platform not in platforms:
+        where.fail(f"{key}.platform", f"'{platform[:20]}' is not a platform{did_you_mean(platform, platforms)}; "
+                   f"write one of {', '.join(platforms)}")
     try:
         zone = ZoneInfo(str(data.get("timezone", "UTC")))
-    except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise ConfigError(f"{where}.timezone is unknown; use a name such as Europe/Berlin") from exc
+    except (ZoneInfoNotFoundError, ValueError):
+        where.fail(f"{key}.timezone", f"{_shown(data.get('timezone'))} is unknown; use a name such as Europe/Berlin")
     board = data.get("leaderboard")
     schedule = None
     if board is not None:
-        where = f"{where}.leaderboard"
-        if not isinstance(board, Mapping) or "channel" not in board:
-            raise ConfigError(f"{where} needs channel, weekday and time")
+        at = f"{key}.leaderboard"
+        if not isinstance(board, Mapping):
+            where.fail(at, 'needs channel, weekday and time, like {channel: C0001, weekday: monday, time: "09:00"}')
+        where.keys(board, at + ".", LEADERBOARD_KEYS)
+        channel = board.get("channel")
+        if not isinstance(channel, str | int) or isinstance(channel, bool) or not str(channel).strip():
+            where.fail(f"{at}.channel", f"is {'empty' if channel is None else _shown(channel)}; "
+                       "write the channel's id, like channel: C0123456789")
         weekday = str(board.get("weekday", "monday")).lower()
         if weekday not in WEEKDAYS:
-            raise ConfigError(f"{where}.weekday must be one of {', '.join(WEEKDAYS)}")
-        try:
-            at = time.fromisoformat(str(board.get("time", "09:00")))
-        except ValueError as exc:
-            raise ConfigError(f'{where}.time must look like "09:00"') from exc
-        schedule = LeaderboardSchedule(str(board["channel"]), WEEKDAYS.index(weekday), at)
+            where.fail(f"{at}.weekday", f"'{weekday[:20]}' is not a weekday{did_you_mean(weekday, WEEKDAYS)}; "
+                       f"write one of {', '.join(WEEKDAYS)}")
+        schedule = LeaderboardSchedule(str(channel), WEEKDAYS.index(weekday), _time(where, f"{at}.time",
+                                                                                  board.get("time", "09:00")))
     return Cohort(platform, cohort_id), CohortSettings(timezone=zone, leaderboard=schedule,
-                                                       instructors=_ids(data, "instructors"))
+                                                       instructors=where.ids(data, f"{key}.instructors"))
+
+
+def _time(where: _Where, key: str, value: object) -> time:
+    """A time of day written "HH:MM". Unquoted, YAML 1.1 reads 20:00 as the number 1200 (base 60)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 24 * 60:
+        hours, minutes = divmod(value, 60)
+        where.fail(key, f'YAML reads an unquoted {hours}:{minutes:02d} as the number {value}; '
+                   f'quote it: time: "{hours:02d}:{minutes:02d}"')
+    try:
+        return time.fromisoformat(value) if isinstance(value, str) else time.fromisoformat("")
+    except ValueError:
+        where.fail(key, f'{_shown(value)} is not a time of day; write it in quotes, like time: "09:00"')

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
+from bot import metrics
 from bot.errors import DeliveryFailed, reference_id
 from bot.messages import MessageRef, Reply, TimerFired
 
@@ -56,10 +57,14 @@ def _platform(reply: Reply) -> str | None:
 
 async def deliver(bot: StudyBot, outbox: Outbox, reply: Reply) -> MessageRef | None:
     """Send or edit one reply, and report a tagged message's ref back to the core."""
-    if reply.edit is not None:
-        await outbox.edit(reply.edit, reply)
-        return reply.edit
-    ref = await outbox.send(reply)
+    try:
+        if reply.edit is not None:
+            await outbox.edit(reply.edit, reply)
+            return reply.edit
+        ref = await outbox.send(reply)
+    except Exception:
+        metrics.delivery_failed(_platform(reply))
+        raise
     if reply.tag and ref is not None:
         await bot.message_posted(reply.tag, ref)
     return ref

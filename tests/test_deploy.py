@@ -1,12 +1,17 @@
-"""No Docker engine runs here, so check that the compose file, the Dockerfile and the CLI agree."""
+"""No Docker engine runs here, so check that the Dockerfile, the compose file, .env.example, the
+example config, the lock file, the Makefile and the CLI agree."""
 
 import re
+import tomllib
 
+import pytest
 import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 from support import REPO
 
 from adapters.cli import build_parser
-from adapters.platforms import PLATFORMS
+from adapters.platforms import PLATFORMS, settings_from_env
 from bot.config import VARIABLES
 
 ALL_VARIABLES = {*VARIABLES, *(v for p in PLATFORMS for v in p.variables)}
@@ -14,11 +19,17 @@ ALL_VARIABLES = {*VARIABLES, *(v for p in PLATFORMS for v in p.variables)}
 COMPOSE = yaml.safe_load((REPO / "docker-compose.yml").read_text())
 DOCKERFILE = (REPO / "Dockerfile").read_text()
 SERVICE = COMPOSE["services"]["studybot"]
+LOCK = REPO / "requirements.lock"
 
 
 def dockerfile_env() -> dict[str, str]:
     block = DOCKERFILE.split("ENV ", 1)[1].split("\n\n", 1)[0]
     return dict(re.findall(r"(\w+)=(\S+)", block))
+
+
+def mounts() -> dict[str, str]:
+    """Where each compose volume is mounted: target -> source."""
+    return {entry.split(":")[1]: entry.split(":")[0] for entry in SERVICE["volumes"]}
 
 
 def test_service_command_and_healthcheck_are_cli_commands() -> None:
@@ -31,15 +42,31 @@ def test_service_command_and_healthcheck_are_cli_commands() -> None:
 
 
 def test_the_volume_holds_the_database_and_results_and_the_user_owns_it() -> None:
-    [volume] = SERVICE["volumes"]
-    name, target = volume.split(":")
-    assert name in COMPOSE["volumes"]
+    target = next(t for t, source in mounts().items() if source in COMPOSE["volumes"])
     env = {**dockerfile_env(), **SERVICE["environment"]}
     assert env["STUDYBOT_DB"].startswith(target + "/") and env["STUDYBOT_RESULTS_DIR"].startswith(target + "/")
     user_line = DOCKERFILE.index("USER studybot")
-    assert DOCKERFILE.index("useradd") < user_line
-    assert f"chown studybot:studybot {target}" in DOCKERFILE[:user_line]
+    assert DOCKERFILE.index("useradd") < user_line < DOCKERFILE.index("CMD [")
+    assert re.search(rf"chown studybot:studybot {target}\b", DOCKERFILE[:user_line])
     assert env["STUDYBOT_CONTENT"] == "/app/content" and "COPY content ./content" in DOCKERFILE
+
+
+def test_the_root_file_system_is_read_only_but_the_data_volume_and_tmp() -> None:
+    assert SERVICE["read_only"] is True and SERVICE["tmpfs"] == ["/tmp"]
+    writable = {t for t, source in mounts().items() if source in COMPOSE["volumes"]}
+    assert writable == {"/app/data"}
+    assert all(entry.endswith(":ro") for entry in SERVICE["volumes"] if entry.split(":")[0] not in COMPOSE["volumes"])
+
+
+def test_the_config_file_is_mounted_from_the_documented_path_and_the_example_is_accepted() -> None:
+    config = SERVICE["environment"]["STUDYBOT_CONFIG"]
+    assert config == "/app/config/studybot.yaml"
+    folder, name = config.rsplit("/", 1)
+    assert mounts()[folder] == "./config"
+    example = REPO / "config" / "studybot.example.yaml"
+    assert settings_from_env({"STUDYBOT_CONFIG": str(example)}).config  # read without a ConfigError
+    assert f"config/{name}" in (REPO / "README.md").read_text() and f"config/{name}" in example.read_text()
+    assert "config/*.yaml" in (REPO / ".gitignore").read_text()  # the operator's copy stays out of git
 
 
 def test_environment_names_are_the_ones_the_bot_reads() -> None:
@@ -47,6 +74,7 @@ def test_environment_names_are_the_ones_the_bot_reads() -> None:
     python = {"PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PIP_NO_CACHE_DIR"}
     named = set(example) | set(SERVICE["environment"]) | set(dockerfile_env()) - python
     assert named <= ALL_VARIABLES, named - ALL_VARIABLES
+    assert {"STUDYBOT_LOG_FORMAT", "STUDYBOT_METRICS_PORT"} <= set(example)
 
 
 def read_in(path: str) -> set[str]:
@@ -57,3 +85,73 @@ def test_each_module_declares_the_variables_it_reads() -> None:
     assert read_in("bot/config.py") == set(VARIABLES)
     for platform in PLATFORMS:
         assert read_in(f"adapters/{platform.name}_settings.py") == set(platform.variables), platform.name
+
+
+def test_the_build_context_leaves_out_secrets_data_and_caches() -> None:
+    ignored = set((REPO / ".dockerignore").read_text().split())
+    assert {".venv/", "data/", "*.db", ".env", ".git", "__pycache__/", ".pytest_cache/", ".ruff_cache/",
+            ".mypy_cache/"} <= ignored
+    copied = re.findall(r"^COPY (.+) \./?\S*$", DOCKERFILE, re.M)
+    for sources in copied:
+        for source in sources.split():
+            assert source.rstrip("/") + "/" not in ignored and source not in ignored, source
+
+
+def test_the_image_installs_exactly_the_lock() -> None:
+    assert "COPY requirements.lock ./" in DOCKERFILE
+    assert re.search(r"^RUN pip install --no-deps -r requirements\.lock$", DOCKERFILE, re.M)
+    assert re.search(r"^RUN pip install --no-deps --no-build-isolation \. ", DOCKERFILE, re.M)
+    assert DOCKERFILE.index("-r requirements.lock") < DOCKERFILE.index("--no-build-isolation .")
+
+
+def lock_problems(pyproject: str, lock: str) -> list[str]:
+    """What makes the lock disagree with pyproject.toml's dependencies (and build requirements)."""
+    project = tomllib.loads(pyproject)
+    wanted = [Requirement(r) for r in (*project["project"]["dependencies"], *project["build-system"]["requires"])]
+    pins = {canonicalize_name(n): v for n, v in re.findall(r"^([A-Za-z0-9._-]+)==(\S+)", lock, re.M)}
+    direct = {canonicalize_name(n) for n, via in re.findall(r"^([A-Za-z0-9._-]+)==\S+\n((?:    #.*\n)+)", lock, re.M)
+              if "studybot (pyproject.toml" in via}
+    problems = []
+    for requirement in wanted:
+        name = canonicalize_name(requirement.name)
+        if name not in pins:
+            problems.append(f"{requirement.name} is not in requirements.lock")
+        elif not requirement.specifier.contains(pins[name], prereleases=True):
+            problems.append(f"{requirement.name}=={pins[name]} does not satisfy {requirement}")
+    problems += [f"{name} is locked but no longer a dependency" for name in
+                 sorted(direct - {canonicalize_name(r.name) for r in wanted})]
+    return problems
+
+
+def test_the_lock_matches_pyproject() -> None:
+    assert lock_problems((REPO / "pyproject.toml").read_text(), LOCK.read_text()) == [], "run `make lock`"
+    assert "pip-compile" in LOCK.read_text().split("\n\n", 1)[0]  # says how it was made
+
+
+@pytest.mark.parametrize("change, problem", [
+    (lambda t: t.replace('"PyYAML>=6,<7",', '"PyYAML>=6,<7",\n    "requests>=2",'), "requests is not in"),
+    (lambda t: t.replace('"PyYAML>=6,<7",', '"PyYAML>=7,<8",'), "pyyaml==6"),
+    (lambda t: t.replace('    "PyYAML>=6,<7",\n', ""), "pyyaml is locked but no longer a dependency"),
+])
+def test_the_lock_check_fails_when_pyproject_changes_alone(change, problem) -> None:
+    pyproject = (REPO / "pyproject.toml").read_text()
+    changed = change(pyproject)
+    assert changed != pyproject
+    assert any(problem in p.lower() for p in lock_problems(changed, LOCK.read_text()))
+
+
+def test_make_run_leaves_the_choice_of_platform_to_the_cli() -> None:
+    makefile = (REPO / "Makefile").read_text()
+    recipe = makefile.split("\nrun:", 1)[1].split("\n\n", 1)[0]
+    assert "studybot run --or-console" in recipe
+    assert not re.search(r"TOKEN|SLACK|DISCORD", recipe)
+
+
+def test_the_licence_changelog_and_contributing_guide_are_there() -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    licence = (REPO / "LICENSE").read_text()
+    assert project["license"] == "MIT" and licence.startswith("MIT License") and "the studybot authors" in licence
+    changelog = (REPO / "CHANGELOG.md").read_text()
+    assert "## [Unreleased]" in changelog and "keepachangelog.com" in changelog
+    contributing = (REPO / "CONTRIBUTING.md").read_text()
+    assert "make test" in contributing and "make bench" in contributing

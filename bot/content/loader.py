@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from bot import yamlfile
 from bot.content.checker import Checker, FieldPath, field_name
 from bot.content.model import Goal, Lesson, Library, TeachbackPrompt, Term
 from bot.errors import ContentError, ContentErrors
@@ -26,8 +27,6 @@ from bot.render import render_quiz
 from bot.rubric_audit import audit_rubric
 from bot.scoring import teachback_needed
 from bot.suggest import did_you_mean
-
-_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # SafeLoader without libyaml
 
 LESSON_FILE, QUIZ_FILE, GLOSSARY_FILE, TEACHBACK_FILE = "lesson.yaml", "quiz.yaml", "glossary.yaml", "teachback.yaml"
 NOTES_FILE, QUIZ_MD = "notes.md", "quiz.md"
@@ -136,6 +135,13 @@ PARTS = (
 # ---------------------------------------------------------------- loading
 
 
+class _AnySource(set):
+    """The sources of a notes.md that could not be read: every citation is taken as listed."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
 class _Loading:
     """One run of the loader: the library so far, and every problem found."""
 
@@ -145,29 +151,34 @@ class _Loading:
         self.report = Report(Library())
         self.seen: dict[str, tuple[Path, FieldPath]] = {}  # id -> where it was first defined
         self._finders: dict[Path, _LineFinder] = {}
+        self._texts: dict[Path, str] = {}  # each file as read, for its line finder
 
     def lines(self, file: Path) -> _LineFinder:
         """The line finder of a file: each file with problems is parsed for lines at most once."""
-        return self._finders.setdefault(file, _LineFinder(file))
+        if file not in self._finders:
+            self._finders[file] = _LineFinder(self._texts.get(file))
+        return self._finders[file]
 
     def name(self, file: Path) -> str:
+        """A file as problems name it: from the folder above the root (the root itself in full)."""
         try:
-            return str(file.relative_to(self.base))
+            relative = file.relative_to(self.base)
         except ValueError:
             return str(file)
+        return str(relative) if relative.parts else str(file)
 
     def problem(self, file: Path, line: int, where: str, message: str) -> None:
         self.report.problems.append(ContentError(self.name(file), line, where, message))
 
     def parse(self, file: Path) -> Any:
-        """The file's YAML as plain data; None (with the problem reported) when it cannot be used."""
+        """The file's YAML as plain data; None (with the problem reported) when it cannot be used:
+        only regular UTF-8 files inside the root, of bounded size, without anchors or aliases."""
         try:
-            text = file.read_text(encoding="utf-8")
-        except OSError as exc:
-            self.problem(file, 1, "file", f"cannot read: {exc.strerror}")
+            text = self._texts[file] = yamlfile.read_text(file, root=self.root)
+            data = yamlfile.load(text)
+        except yamlfile.FileRefused as exc:
+            self.problem(file, exc.line, "file", exc.message)
             return None
-        try:
-            data = yaml.load(text, Loader=_Loader)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
             problem = getattr(exc, "problem", None) or str(exc)
@@ -230,10 +241,13 @@ class _Loading:
     def source_ids(self, folder: Path) -> set[str] | None:
         """The source ids that head sections of the pack's notes.md (None: no notes.md)."""
         notes = folder / NOTES_FILE
-        try:
-            return set(_SOURCE_HEADING.findall(notes.read_text(encoding="utf-8")))
-        except OSError:
+        if not notes.exists():
             return None
+        try:
+            return set(_SOURCE_HEADING.findall(yamlfile.read_text(notes, root=self.root)))
+        except yamlfile.FileRefused as exc:
+            self.problem(notes, exc.line, "file", exc.message)
+            return _AnySource()  # reported once here, not again for every citation
 
     def cited(self, c: Checker, path: FieldPath, cited: tuple[str, ...], known: set[str] | None) -> None:
         for i, source in enumerate(cited):
@@ -271,6 +285,13 @@ class _Loading:
                         c.fail(("terms", i, "related", j), f"'{related[:40]}' is not a term of the library")
             self.check(lesson.path / GLOSSARY_FILE, c)
 
+    def links(self) -> None:
+        """A linked folder that leads out of the root is not read: say so, rather than drop it."""
+        for path in sorted(self.root.rglob("*")):
+            if path.is_symlink() and path.is_dir() and not yamlfile.inside(path, self.root):
+                self.problem(path, 1, "folder", f"is a link to {path.resolve()}, outside {self.root}; "
+                             f"copy the pack into {self.root} instead")
+
     def orphans(self) -> None:
         """Pack files in a folder without lesson.yaml would vanish without a word: report the folder."""
         for folder in sorted({f.parent for name in PACK_FILES[1:] for f in self.root.rglob(name)}):
@@ -284,10 +305,11 @@ class _Loading:
 
 
 class _LineFinder:
-    """Turns a path inside a YAML document into a 1-based line, parsing only when asked."""
+    """Turns a path inside a YAML document (its text, None when unread) into a 1-based line,
+    parsing only when asked."""
 
-    def __init__(self, file: Path) -> None:
-        self.file = file
+    def __init__(self, text: str | None) -> None:
+        self.text = text
 
     def line(self, path: FieldPath) -> int:
         node = self._root
@@ -311,8 +333,8 @@ class _LineFinder:
     @cached_property
     def _root(self) -> Any:
         try:
-            return yaml.compose(self.file.read_text(encoding="utf-8"), Loader=_Loader)
-        except (OSError, yaml.YAMLError):
+            return yaml.compose(self.text, Loader=yamlfile.Loader) if self.text is not None else None
+        except yaml.YAMLError:
             return None
 
 
@@ -330,6 +352,7 @@ def check_library(root: Path) -> Report:
     if not root.is_dir():
         loading.problem(root, 1, "folder", "no such folder of lesson packs; set STUDYBOT_CONTENT or pass a folder")
         return loading.report
+    loading.links()
     loading.orphans()
     folders = pack_folders(root)
     if not folders and not loading.report.problems:
@@ -349,10 +372,13 @@ def quiz_md_is_stale(lesson: Lesson) -> bool:
     """Whether a lesson's quiz.md exists and differs from what `studybot render` would write.
 
     Compared by content, not modification time: a fresh clone gives every file a new time."""
-    try:
-        return (lesson.path / QUIZ_MD).read_text(encoding="utf-8") != render_quiz(lesson)
-    except OSError:
+    target = lesson.path / QUIZ_MD
+    if not target.exists():
         return False
+    try:
+        return yamlfile.read_text(target) != render_quiz(lesson)
+    except yamlfile.FileRefused:
+        return True
 
 
 def load_library(root: Path) -> Library:

@@ -4,13 +4,20 @@ Each domain operation is one function run on aiosqlite's worker thread, so an op
 costs a single thread hop. Writes that arrive together share one transaction, each in its
 own savepoint, and each is acknowledged only after that transaction committed. WAL with
 synchronous=NORMAL survives a killed process; the schema moves forward by `PRAGMA user_version`.
+
+The file is checked at open (`PRAGMA quick_check`), and before each batch of writes its path
+must still name the file that was opened: a database deleted or replaced under a running bot
+would otherwise take answers into an unlinked file, acknowledged and then lost.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
 import sqlite3
 from collections.abc import Callable, Iterable
+from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -18,7 +25,9 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from bot.clock import Clock
-from bot.errors import StoreBusy, StoreUnavailable
+from bot.errors import SetupError, StoreBusy, StoreUnavailable
+
+log = logging.getLogger("studybot.store")
 
 T = TypeVar("T")
 
@@ -211,16 +220,21 @@ def iso(moment: datetime) -> str:
 class Engine:
     """The connection, with `read` for queries and `write` for transactions (group commit)."""
 
-    def __init__(self, db: aiosqlite.Connection, clock: Clock) -> None:
+    def __init__(self, db: aiosqlite.Connection, clock: Clock, path: Path | None = None) -> None:
         self._db = db
         self.clock = clock
+        self.path = path  # None: in memory
+        self._identity = _identity(path) if path else None
+        self.failure: StoreUnavailable | None = None  # set once the file is found deleted or replaced
+        self.failed = asyncio.Event()
         self._pending: list[tuple[Callable[..., Any], tuple, asyncio.Future]] = []
         self._flushing: asyncio.Task | None = None
 
     @classmethod
     async def open(cls, path: Path | str, clock: Clock) -> Engine:
         path = Path(path)
-        if str(path) != ":memory:" and not path.parent.is_dir():
+        in_memory = str(path) == ":memory:"
+        if not in_memory and not path.parent.is_dir():
             raise StoreUnavailable(f"the database folder {path.parent} does not exist; create it or set STUDYBOT_DB")
         try:
             sqlite3.connect(path).close()  # fails here, before aiosqlite starts a thread that would outlive the loop
@@ -229,14 +243,37 @@ class Engine:
             raise StoreUnavailable(f"cannot open the database {path}: {exc}; make {path.parent} writable by this "
                                    "user, or set STUDYBOT_DB to a file in a folder it can write") from exc
         db.row_factory = sqlite3.Row
-        engine = cls(db, clock)
+        engine = cls(db, clock, None if in_memory else path)
         try:
-            await engine.run(_prepare)
+            damage = await engine.run(_quick_check)
+            if damage is None:
+                await engine.run(_prepare)
         except sqlite3.Error as exc:
             await db.close()
+            if isinstance(exc, sqlite3.DatabaseError) and "malformed" in str(exc):
+                raise StoreUnavailable(damaged(path, str(exc))) from exc
             raise StoreUnavailable(f"cannot use the database {path}: {exc}; make it and {path.parent} writable by "
                                    "this user, or set STUDYBOT_DB to another file") from exc
+        if damage is not None:
+            await db.close()
+            raise StoreUnavailable(damaged(path, damage))
         return engine
+
+    def size(self) -> int:
+        """Bytes on disk: the file and its write-ahead log (0 in memory)."""
+        if self.path is None:
+            return 0
+        return sum(f.stat().st_size for f in (self.path, _sidecar(self.path, "-wal")) if f.exists())
+
+    def check_file(self) -> StoreUnavailable | None:
+        """Whether the path still names the open file; once not, every later write is refused."""
+        if self.failure is None and self._identity is not None and _identity(self.path) != self._identity:
+            self.failure = StoreUnavailable(
+                f"the database file {self.path} was deleted or replaced while studybot ran; nothing more is "
+                "recorded: restore it if it was deleted by mistake, then start studybot again")
+            log.error("%s", self.failure)
+            self.failed.set()
+        return self.failure
 
     async def close(self) -> None:
         if self._flushing is not None:
@@ -261,6 +298,8 @@ class Engine:
         savepoint so that one failing write does not undo the others. A locked or full
         database is StoreBusy: nothing of that batch was committed.
         """
+        if self.failure is not None:
+            raise StoreBusy() from self.failure
         future: asyncio.Future = asyncio.get_running_loop().create_future()
         self._pending.append((fn, args, future))
         if self._flushing is None:
@@ -278,6 +317,8 @@ class Engine:
             while self._pending:
                 batch, self._pending = self._pending, []
                 try:
+                    if (failure := self.check_file()) is not None:
+                        raise StoreBusy() from failure
                     outcomes = await self.run(_commit_together, [(fn, args) for fn, args, _ in batch])
                 except BaseException as exc:  # nothing of the batch was committed
                     outcomes = [(False, exc)] * len(batch)
@@ -288,12 +329,151 @@ class Engine:
             self._flushing = None
 
     async def backup(self, target: Path | str) -> None:
-        """A consistent copy of the whole database, taken while it is in use."""
-        async with aiosqlite.connect(target) as dest:
-            await self._db.backup(dest)
+        """A consistent copy of the whole database, taken while it is in use; SetupError says why
+        the target cannot be written."""
+        target = Path(target)
+        problem = _unwritable(target)
+        if self.path is not None and target.exists() and target.resolve() == self.path.resolve():
+            problem = "is the database itself"
+        if problem:
+            raise SetupError(f"cannot write the backup {target}: it {problem}; choose another path")
+        try:
+            async with aiosqlite.connect(target) as dest:
+                await self._db.backup(dest)
+        except sqlite3.Error as exc:
+            raise SetupError(f"cannot write the backup {target}: {exc}; choose a path on a disk with room") from exc
+
+
+def damaged(path: Path, detail: str) -> str:
+    detail = " ".join(detail.split())[:120]
+    return (f"the database {path} is damaged (SQLite: {detail}); stop studybot and restore the latest backup "
+            "with `studybot restore BACKUP`")
+
+
+def _sidecar(path: Path, suffix: str) -> Path:
+    return path.with_name(path.name + suffix)
+
+
+def _identity(path: Path | None) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path) if path else None
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino) if info else None
+
+
+def _unwritable(target: Path) -> str | None:
+    """Why a file cannot be written at `target` (None: it can)."""
+    folder = target.parent
+    if not folder.is_dir():
+        return f"is in a folder that does not exist ({folder})"
+    if target.is_dir():
+        return "is a folder"
+    if not os.access(folder, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        return f"is in a folder this user cannot write ({folder})"
+    return None
+
+
+def restore(backup: Path, target: Path) -> None:
+    """Make `target` a copy of `backup`, with the bot stopped; SetupError says what stops it.
+
+    The backup is checked first; the target's -wal and -shm files go before the copy takes its
+    place, since SQLite would otherwise replay the old write-ahead log into the restored file."""
+    if not backup.is_file():
+        raise SetupError(f"cannot restore {backup}: no such file; give the path of a backup made by studybot backup")
+    try:
+        with closing(_read_only(backup, immutable=True)) as source:
+            detail = _quick_check(source)
+            version = source.execute("PRAGMA user_version").fetchone()[0]
+            tables = {r[0] for r in source.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.Error as exc:
+        raise SetupError(f"cannot restore {backup}: it is not a SQLite database ({exc}); "
+                         "give a backup made by studybot backup") from exc
+    if detail is not None:
+        raise SetupError(f"cannot restore {backup}: it is damaged too (SQLite: {' '.join(detail.split())[:120]}); "
+                         "use an older backup")
+    if "answers" not in tables or version > SCHEMA_VERSION:
+        raise SetupError(f"cannot restore {backup}: it is not a studybot database this version can read "
+                         f"(schema {version}, this studybot reads up to {SCHEMA_VERSION})")
+    if problem := _unwritable(target):
+        raise SetupError(f"cannot restore to {target}: it {problem}; set STUDYBOT_DB to the database to replace")
+    if target.exists() and _in_use(target):
+        raise SetupError(f"cannot restore to {target}: a running studybot has it open; stop it first, then restore")
+    staged = _sidecar(target, ".restoring")
+    staged.unlink(missing_ok=True)
+    try:
+        with closing(_read_only(backup, immutable=True)) as source, closing(sqlite3.connect(staged)) as copy:
+            source.backup(copy)
+            copy.execute("PRAGMA journal_mode = DELETE")  # a self-contained file, no -wal of its own
+        with staged.open("rb+") as file:
+            os.fsync(file.fileno())
+        for suffix in ("-wal", "-shm"):
+            _sidecar(target, suffix).unlink(missing_ok=True)
+        os.replace(staged, target)
+    except (OSError, sqlite3.Error) as exc:
+        staged.unlink(missing_ok=True)
+        raise SetupError(f"cannot restore to {target}: {exc}; check the disk and run it again") from exc
+    folder = os.open(target.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
+
+
+def _read_only(path: Path, immutable: bool = False) -> sqlite3.Connection:
+    """A connection that writes nothing; `immutable` for a file nobody else writes (a backup):
+    it leaves no -wal or -shm beside it."""
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro{'&immutable=1' if immutable else ''}", uri=True)
+
+
+def examine(path: Path) -> str:
+    """What `studybot check` reports of the database, read without changing it; StoreUnavailable
+    when studybot could not use it."""
+    if not path.exists():
+        if problem := _unwritable(path):
+            raise StoreUnavailable(f"cannot create the database {path}: it {problem}; create the folder, make it "
+                                   "writable by this user, or set STUDYBOT_DB")
+        return f"{path} does not exist yet and will be created at start"
+    try:
+        with closing(_read_only(path)) as c:
+            detail = _quick_check(c)
+            version = c.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.Error as exc:
+        raise StoreUnavailable(f"cannot read the database {path}: {exc}; set STUDYBOT_DB to a studybot "
+                               "database") from exc
+    if detail is not None:
+        raise StoreUnavailable(damaged(path, detail))
+    if version > SCHEMA_VERSION:
+        raise StoreUnavailable(f"the database {path} has schema {version}, newer than this studybot's "
+                               f"{SCHEMA_VERSION}; run the newer studybot, or restore a backup made by this one")
+    if not os.access(path, os.W_OK) or _unwritable(path):
+        raise StoreUnavailable(f"cannot write the database {path}; make it and {path.parent} writable by this user")
+    upgrade = f", upgraded to {SCHEMA_VERSION} at start" if version < SCHEMA_VERSION else ""
+    return f"{path} (schema {version}{upgrade}, {path.stat().st_size:,} bytes)"
+
+
+def _in_use(path: Path) -> bool:
+    """Whether another process has the database open: in WAL mode every open connection holds
+    a lock that an exclusive-mode connection cannot get past."""
+    try:
+        with closing(sqlite3.connect(path, timeout=0, isolation_level=None)) as probe:
+            probe.execute("PRAGMA locking_mode = EXCLUSIVE")
+            probe.execute("BEGIN EXCLUSIVE")
+            probe.execute("ROLLBACK")
+    except sqlite3.OperationalError as exc:
+        return "locked" in str(exc)
+    except sqlite3.Error:  # a damaged file: the reason to restore, not a sign of use
+        return False
+    return False
 
 
 # ---------------------------------------------------------------- run on the worker thread
+
+
+def _quick_check(c: sqlite3.Connection) -> str | None:
+    """SQLite's quick_check: None when the file is sound, else its first finding."""
+    [result] = c.execute("PRAGMA quick_check(1)").fetchone()
+    return None if result == "ok" else str(result)
 
 
 def _prepare(c: sqlite3.Connection) -> None:

@@ -37,6 +37,10 @@ async def test_one_process_serves_both_platforms_and_stops_cleanly(tmp_path: Pat
             assert status == 200 and "MFU" in text
             answer = await discord.interact(discord.slash("glossary", {"term": "FSDP"}), timeout=5)
             assert "FSDP" in answer.data["content"]
+            for _ in range(100):  # a stop while still connecting would not log "discord connected"
+                if "studybot is running on" in log.read_text():
+                    break
+                await asyncio.sleep(0.1)
         finally:
             proc.send_signal(signal.SIGTERM)
             code = await asyncio.wait_for(proc.wait(), 15)

@@ -64,7 +64,8 @@ async def button_tokens(db: Path) -> dict[str, str]:
 
 async def start_bot(env: dict[str, str], port: int, log: Path) -> asyncio.subprocess.Process:
     with log.open("ab") as out:
-        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", "run", env=env, cwd=REPO,
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", "run", env=env,
+                                                    cwd=log.parent,  # not the checkout: no developer's .env
                                                     stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=out)
     deadline = time.monotonic() + 8
     while time.monotonic() < deadline:

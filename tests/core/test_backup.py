@@ -44,7 +44,7 @@ async def test_backup_of_a_missing_database_says_so(tmp_path) -> None:
     proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", "backup", str(tmp_path / "c.db"),
                                                 cwd=REPO, env=env, stderr=asyncio.subprocess.PIPE)
     _, err = await proc.communicate()
-    assert proc.returncode == 1 and b"does not exist" in err
+    assert proc.returncode == 2 and b"does not exist" in err
 
 
 async def test_health_needs_a_fresh_heartbeat(bot, settings) -> None:

@@ -8,6 +8,8 @@ from bot.asking import arrangement
 from bot.messages import Audience, ChoiceMade, Command, TextSubmitted
 from bot.store.model import AnswerMode, PromptKind
 
+GUESS = "Something about the batch size, I guess."  # a real attempt that states no key point
+
 
 async def ask(bot, who, question_id: str):
     """A practice prompt for one question, as the learner would see it."""
@@ -21,11 +23,10 @@ async def test_progress_compares_this_week_with_last_and_names_what_to_reread(bo
     who, other = learner("U1"), learner("U2")
     clock.set("2026-11-25T12:00:00+00:00")  # last week (2026-W48)
     await bot.handle(ChoiceMade(choice_for(await ask(bot, who, "core-q1"), 0).token, who, channel()))  # wrong
-    await bot.handle(TextSubmitted((await ask(bot, who, "core-q2")).form.token, "Something about the batch size, I guess.", who, channel()))
+    await bot.handle(TextSubmitted((await ask(bot, who, "core-q2")).form.token, GUESS, who, channel()))
     [tb] = await bot.handle(Command("teachback", "", who, channel()))
     await bot.handle(TextSubmitted(tb.form.token, "Data parallelism copies the model to every GPU.", who, channel()))
-    await bot.handle(TextSubmitted((await ask(bot, other, "core-q2")).form.token, "Something about the batch size, I guess.", other,
-                                   channel()))
+    await bot.handle(TextSubmitted((await ask(bot, other, "core-q2")).form.token, GUESS, other, channel()))
     clock.set("2026-11-30T09:00:00+00:00")  # this week (2026-W49)
     await bot.handle(ChoiceMade(choice_for(await ask(bot, who, "core-q1"), 1).token, who, channel()))  # right
     await bot.handle(TextSubmitted((await ask(bot, who, "core-q2")).form.token,

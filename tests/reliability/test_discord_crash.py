@@ -77,7 +77,8 @@ def question_message(fake: DiscordStandIn, token: str) -> dict[str, Any]:
 async def start_bot(fake: DiscordStandIn, env: dict[str, str], log: Path) -> asyncio.subprocess.Process:
     fake.reset_connection_state()
     with log.open("ab") as out:
-        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", "run", env=env, cwd=REPO,
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", "run", env=env,
+                                                    cwd=log.parent,  # not the checkout: no developer's .env
                                                     stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=out)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and proc.returncode is None:

@@ -1,0 +1,67 @@
+"""Reading the YAML files people write (lesson packs, the config) without hanging or crashing.
+
+Only a regular file is read (a FIFO would block, /dev/zero never ends), at most `MAX_BYTES`
+of it, as UTF-8; anchors and aliases are refused, since a few lines of them can expand into
+gigabytes ("billion laughs"). Each refusal is a `FileRefused` whose message says what to do.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+MAX_BYTES = 2_000_000
+Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # SafeLoader without libyaml
+
+
+class FileRefused(Exception):
+    """A file that is not read, and why; `line` is 1-based (1 when the whole file is at fault)."""
+
+    def __init__(self, message: str, line: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+def inside(path: Path, root: Path) -> bool:
+    """Whether `path`, with every link followed, is `root` or under it."""
+    return path.resolve().is_relative_to(root.resolve())
+
+
+def read_text(path: Path, *, root: Path | None = None, limit: int = MAX_BYTES) -> str:
+    """The file's text; FileRefused when it is not a regular UTF-8 file of at most `limit` bytes,
+    or, with `root`, when a link leads out of that folder."""
+    if root is not None and not inside(path, root):
+        raise FileRefused(f"is a link to {path.resolve()}, outside {root}; copy the file into {root} instead")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO opens without waiting
+    except OSError as exc:
+        raise FileRefused(f"cannot read it: {exc.strerror}") from exc
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise FileRefused("is not a regular file (a device, pipe or socket); make it a plain text file")
+        data = file.read(limit + 1)
+    if len(data) > limit:
+        raise FileRefused(f"is larger than {limit / 1e6:g} MB; split it into smaller files")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise FileRefused(f"is not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}); "
+                          "save it as UTF-8", line) from exc
+
+
+def load(text: str) -> Any:
+    """The YAML document as plain data (yaml.YAMLError when it is not YAML); FileRefused for an
+    anchor or alias. Text without '&' or '*' cannot hold one, so only such text is scanned."""
+    if "&" in text or "*" in text:
+        for event in yaml.parse(text, Loader=Loader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                raise FileRefused("uses a YAML anchor or alias (&name, *name), which studybot does not read; "
+                                  "write the value out in full", event.start_mark.line + 1 if event.start_mark else 1)
+    return yaml.load(text, Loader=Loader)  # noqa: S506 (a safe loader)

@@ -1,0 +1,195 @@
+"""Every start-up and CLI failure an operator meets is one line, `studybot: <what>: <what to do>`,
+with exit status 2 and no traceback (unless --debug); `studybot check` and `--version`; `.env`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from fake_platform import REJECTED, platform
+from support import CORE_PACK, REPO
+
+from adapters import cli, platforms
+from bot.clock import SystemClock
+from bot.errors import ConfigError
+from bot.store import Store
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def studybot(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Iterator[Run]:
+    """`studybot ARGS` in this process, from an empty folder, with only the given variables set."""
+    monkeypatch.chdir(tmp_path)
+    for name in list(os.environ):
+        if name.startswith(("SLACK_", "DISCORD_", "STUDYBOT_", "FAKE_")):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("STUDYBOT_CONTENT", str(CORE_PACK))
+    monkeypatch.setenv("STUDYBOT_DB", str(tmp_path / "bot.db"))
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+
+    def run(*argv: str, **env: str) -> tuple[int, str, str]:
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        with pytest.raises(SystemExit) as done:
+            cli.main(list(argv))
+        out = capsys.readouterr()
+        return int(done.value.code or 0), out.out, out.err
+
+    yield run
+    root.handlers[:], _ = saved
+    root.setLevel(saved[1])
+    logging.captureWarnings(False)
+
+
+def failure(result: tuple[int, str, str]) -> str:
+    """The one stderr line of a failure with exit status 2."""
+    code, _, err = result
+    assert code == 2, err
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("studybot: "), err
+    return lines[0]
+
+
+def config(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "studybot.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+SLACK_HTTP = {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "STUDYBOT_HTTP_HOST": "127.0.0.1"}
+
+
+@pytest.mark.parametrize("command", ["run", "check"])
+@pytest.mark.parametrize("text, says", [
+    ("instructor: {slack: [U1]}", "instructor: unknown key (did you mean 'instructors'?)"),
+    ("cohorts: {T1: {platform: slack, leaderbord: {channel: C1}}}",
+     "cohorts.T1.leaderbord: unknown key (did you mean 'leaderboard'?)"),
+    ("rounds: {seconds: 2}", "rounds.seconds: must be a whole number of seconds from 5 to 3600, not 2"),
+    ("discord: {sync_guilds: [abc]}", "discord.sync_guilds[0]: 'abc' is not a server id"),
+    ("cohorts: {T1: {platform: slack, leaderboard: {channel: C1, time: 20:00}}}",
+     'cohorts.T1.leaderboard.time: YAML reads an unquoted 20:00 as the number 1200; quote it: time: "20:00"'),
+    ("cohorts: {T1: {platform: slack, leaderboard: {channel: null}}}", "cohorts.T1.leaderboard.channel: is empty"),
+])
+def test_a_config_mistake_is_one_line(studybot: Run, tmp_path: Path, command: str, text: str, says: str) -> None:
+    line = failure(studybot(command, STUDYBOT_CONFIG=config(tmp_path, text), **SLACK_HTTP))
+    assert line.startswith(f"studybot: {tmp_path / 'studybot.yaml'}: ") and says in line, line
+
+
+@pytest.mark.parametrize("port", ["70000", "99999"])
+def test_a_port_out_of_range_is_one_line(studybot: Run, port: str) -> None:
+    assert failure(studybot("run", STUDYBOT_HTTP_PORT=port, **SLACK_HTTP)) == (
+        f"studybot: STUDYBOT_HTTP_PORT: '{port}' is not a port number; set a free port from 1 to 65535, such as 3000")
+
+
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_a_port_in_use_is_one_line(studybot: Run, command: str) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        line = failure(studybot(command, STUDYBOT_HTTP_PORT=str(port), **SLACK_HTTP))
+    assert line == (f"studybot: STUDYBOT_HTTP_PORT: port {port} on 127.0.0.1 is in use; stop the program that holds "
+                    "it or set STUDYBOT_HTTP_PORT to a free port")
+
+
+@pytest.mark.parametrize("command", ["run", "check", "console"])
+def test_a_missing_content_folder_is_one_line(studybot: Run, tmp_path: Path, command: str) -> None:
+    missing = tmp_path / "no-content"
+    line = failure(studybot(command, STUDYBOT_CONTENT=str(missing), **SLACK_HTTP))
+    assert line == (f"studybot: {missing}:1: folder: no such folder of lesson packs; set STUDYBOT_CONTENT or pass "
+                    "a folder")
+
+
+def test_no_platform_names_the_variables(studybot: Run) -> None:
+    line = failure(studybot("run"))
+    assert "no platform is configured: set SLACK_BOT_TOKEN" in line and "DISCORD_TOKEN" in line
+
+
+def test_a_rejected_token_is_one_line(studybot: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(platforms, "PLATFORMS", (platform(),))
+    assert failure(studybot("run", FAKE_PLATFORM="reject")) == f"studybot: {REJECTED}"
+
+
+def test_a_usage_mistake_is_one_line(studybot: Run) -> None:
+    line = failure(studybot("rnu"))
+    assert line.startswith("studybot: argument command: invalid choice: 'rnu'") and "see `studybot --help`" in line
+
+
+def test_an_unexpected_error_is_one_line_and_debug_shows_the_traceback(studybot: Run,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(folder: Path) -> None:
+        raise RuntimeError("something\nunforeseen")
+
+    monkeypatch.setattr(cli, "check_library", broken)
+    assert failure(studybot("validate")) == ("studybot: unexpected RuntimeError: something unforeseen; run it again "
+                                             "with --debug to see the traceback, and report it")
+    with pytest.raises(RuntimeError):
+        cli.main(["--debug", "validate"])
+    with pytest.raises(ConfigError, match="STUDYBOT_LOG_LEVEL"):
+        os.environ["STUDYBOT_LOG_LEVEL"] = "LOUD"
+        try:
+            cli.main(["--debug", "check"])
+        finally:
+            del os.environ["STUDYBOT_LOG_LEVEL"]
+
+
+def test_version(studybot: Run) -> None:
+    code, out, _ = studybot("--version")
+    assert code == 0 and out.strip() == f"studybot {cli.studybot_version()}" and out.split()[1][0].isdigit()
+
+
+def test_check_starts_nothing_and_says_what_it_found(studybot: Run, tmp_path: Path) -> None:
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    code, out, err = studybot("check", STUDYBOT_CONFIG=config(tmp_path, "rounds: {seconds: 30}\n"), **SLACK_HTTP,
+                              STUDYBOT_HTTP_PORT=str(port))
+    assert code == 0, err
+    assert out.splitlines() == [
+        f"settings: OK (config {tmp_path / 'studybot.yaml'})",
+        f"content: OK, 1 lesson(s), 4 questions in {CORE_PACK}",
+        f"database: OK, {tmp_path / 'bot.db'} does not exist yet and will be created at start",
+        "platforms: slack",
+    ]
+    assert not (tmp_path / "bot.db").exists()
+
+
+def test_dotenv_is_read_and_the_environment_wins(tmp_path: Path) -> None:
+    """A subprocess, as an operator runs it: `.env` in the working directory."""
+    (tmp_path / ".env").write_text(f"DISCORD_TOKEN=from-dotenv\nSTUDYBOT_CONTENT={tmp_path / 'nowhere'}\n"
+                                   f"STUDYBOT_DB={tmp_path / 'from-dotenv.db'}\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DISCORD_", "STUDYBOT_"))}
+    env.update(STUDYBOT_CONTENT=str(CORE_PACK), PYTHONPATH=str(REPO))
+    done = subprocess.run([sys.executable, "-m", "adapters.cli", "check"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "platforms: discord" in done.stdout  # DISCORD_TOKEN came from .env
+    assert f"in {CORE_PACK}" in done.stdout and f"{tmp_path / 'from-dotenv.db'} does not exist" in done.stdout
+
+
+def test_health_lists_the_timers_given_up_without_failing(studybot: Run, tmp_path: Path) -> None:
+    async def prepare() -> None:
+        store = await Store.open(tmp_path / "bot.db", SystemClock())
+        try:
+            await store.beat()
+            await store.timers.give_up("leaderboard:slack:T0001", "channel_not_found\n(archived)")
+        finally:
+            await store.close()
+
+    asyncio.run(prepare())
+    code, out, err = studybot("health")
+    assert code == 0, err
+    healthy, warning = out.splitlines()
+    assert healthy.startswith("healthy: heartbeat ")
+    assert warning.startswith("warning: timer leaderboard:slack:T0001 was given up at ")
+    assert warning.endswith(": channel_not_found (archived)")

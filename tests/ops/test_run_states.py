@@ -1,0 +1,117 @@
+"""The runner against fake adapters registered as platforms: a rejected token stops start-up, an
+unreachable platform is retried with a bounded exponential backoff (one log line per attempt),
+a stop ends every state (connecting, retrying, serving) with every adapter closed, and a
+database file replaced under the bot stops it."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import socket
+from pathlib import Path
+
+import pytest
+from fake_platform import REJECTED, FakeSettings, platform
+
+from adapters.runner import Backoff, check_ports, run_platforms
+from adapters.slack_settings import SLACK, SlackSettings
+from bot.config import Secret
+from bot.errors import PlatformRejected, SetupError, StoreUnavailable
+
+QUICK = Backoff(first=0.01, cap=0.02)
+
+
+async def until(condition, what: str) -> None:
+    for _ in range(500):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    pytest.fail(f"never {what}")
+
+
+def run(bot, configured, stop: asyncio.Event, backoff: Backoff = QUICK) -> asyncio.Task[None]:
+    return asyncio.create_task(run_platforms(bot, configured, stop, backoff=backoff))
+
+
+def test_the_backoff_doubles_from_one_second_up_to_a_minute() -> None:
+    delays = Backoff().delays()
+    assert [next(delays) for _ in range(9)] == [1, 2, 4, 8, 16, 32, 60, 60, 60]
+
+
+async def test_an_unreachable_platform_is_retried_with_one_line_per_attempt(bot, caplog) -> None:
+    caplog.set_level(logging.INFO, "studybot.runner")
+    fake = FakeSettings(["unreachable", "unreachable", "unreachable", "serve"])
+    stop = asyncio.Event()
+    task = run(bot, {platform(): fake}, stop)
+    await until(lambda: any(a.started for a in fake.made), "connected")
+    stop.set()
+    await asyncio.wait_for(task, 5)
+    retries = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert retries == [
+        "fake is unreachable (connection refused by 127.0.0.1:9); attempt 1 failed, retrying in 0.01 s",
+        "fake is unreachable (connection refused by 127.0.0.1:9); attempt 2 failed, retrying in 0.02 s",
+        "fake is unreachable (connection refused by 127.0.0.1:9); attempt 3 failed, retrying in 0.02 s",
+    ]
+    assert len(fake.made) == 4 and all(a.closed for a in fake.made)  # a fresh adapter per attempt, each closed
+    assert "fake connected" in caplog.messages and "studybot is running on fake" in caplog.messages
+
+
+async def test_a_rejected_token_stops_start_up_and_closes_the_others(bot) -> None:
+    waiting, rejecting = FakeSettings(["hang"]), FakeSettings(["unreachable", "reject"])
+    with pytest.raises(PlatformRejected, match=re.escape(REJECTED)):
+        await asyncio.wait_for(run(bot, {platform("a"): waiting, platform("b"): rejecting}, asyncio.Event()), 5)
+    assert [a.closed for a in (*waiting.made, *rejecting.made)] == [True, True, True]
+
+
+@pytest.mark.parametrize("state, behaviours", [
+    ("connecting", ["hang"]),
+    ("retrying", ["unreachable"]),
+    ("serving", ["serve"]),
+])
+async def test_a_stop_ends_every_state(bot, caplog, state: str, behaviours: list[str]) -> None:
+    caplog.set_level(logging.INFO, "studybot.runner")
+    fake = FakeSettings(behaviours)
+    stop = asyncio.Event()
+    task = run(bot, {platform(): fake}, stop, backoff=Backoff(first=600))  # retrying: a ten-minute wait
+    if state == "serving":
+        await until(lambda: "studybot is running on fake" in caplog.messages, "serving")
+    elif state == "retrying":
+        await until(lambda: any("retrying in 600 s" in m for m in caplog.messages), "retrying")
+    else:
+        await until(lambda: fake.made, "connecting")
+    stop.set()
+    await asyncio.wait_for(task, 5)
+    assert fake.made and all(a.closed for a in fake.made)
+    assert ("fake connected" in caplog.messages) is (state == "serving")
+
+
+async def test_a_database_file_replaced_under_the_bot_stops_it(bot, caplog) -> None:
+    caplog.set_level(logging.INFO)
+    fake = FakeSettings(["serve"])
+    task = run(bot, {platform(): fake}, asyncio.Event())
+    await until(lambda: "studybot is running on fake" in caplog.messages, "serving")
+    db: Path = bot.settings.db_path
+    os.replace(db, db.with_name("moved.db"))
+    db.write_bytes(b"")
+    with pytest.raises(StoreUnavailable, match=f"the database file {db} was deleted or replaced"):
+        await asyncio.wait_for(task, 5)  # the scheduler's next heartbeat is a write: it finds out
+    assert fake.made[0].closed
+
+
+def test_a_port_in_use_or_shared_is_named_before_anything_starts() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        slack = SlackSettings(bot_token=Secret("xoxb-1"), signing_secret=Secret("s"), http_host="127.0.0.1",
+                              http_port=port)
+        with pytest.raises(SetupError) as caught:
+            check_ports({SLACK: slack}, None)
+        assert str(caught.value) == (f"STUDYBOT_HTTP_PORT: port {port} on 127.0.0.1 is in use; stop the program that "
+                                     "holds it or set STUDYBOT_HTTP_PORT to a free port")
+        with pytest.raises(SetupError, match=f"STUDYBOT_METRICS_PORT: {port} is also STUDYBOT_HTTP_PORT"):
+            check_ports({SLACK: slack}, port)
+        with pytest.raises(SetupError, match=f"STUDYBOT_METRICS_PORT: port {port} on 0.0.0.0 is in use"):
+            check_ports({}, port)
