@@ -113,9 +113,9 @@ async def results(ctx: Context, cmd: Command) -> list[Reply]:
         folder = learner_dir(root, cmd.actor)
         note = "Your results are attached."
     content = ("\n".join(lines) + "\n").encode()
-    write_atomically(folder, content)
+    target = write_atomically(folder, content)
     audience = Audience.PUBLIC if word == "here" else Audience.DM
-    attachment = Attachment(FILENAME, content)
+    attachment = Attachment(FILENAME, content, saved_to=target)
     replies = [Reply(note, audience, file=attachment)]
     if audience is Audience.DM:
         replies.append(Reply("Sent: check your direct messages for quiz_results.txt."))

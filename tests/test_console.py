@@ -53,6 +53,8 @@ def test_a_whole_quiz_then_teachback_then_results(tmp_path: Path) -> None:
     assert f"score: {total}/{total} (100%)" in out
     written = tmp_path / "results" / "local" / "console-learner" / "quiz_results.txt"
     assert f"score: {total}/{total} (100%)" in written.read_text()
+    assert f"quiz_results.txt was written to {written}" in out  # where it is, as the console has no DMs
+    assert "direct messages" not in out
 
 
 class Console:
