@@ -72,6 +72,7 @@ UNDELIVERABLE = {  # keyed by "was it a public post?"
            "(Privacy Settings), then try again.",
     True: "I could not post in this channel. Ask an admin to let studybot send messages and attach files here.",
 }
+NOT_OURS = "That control is not studybot's (or no longer works). Type /help to see the commands."
 FAILED_DELIVERY = "Discord did not take the message just now (HTTP {status}). Please try again in a minute."
 RAW_KEPT = 1000  # interactions whose raw role and channel ids are kept until handled
 
@@ -336,14 +337,42 @@ class StudyClient(commands.Bot):
         self.adapter.resolve_roles(guild)
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Modal submissions by custom_id; a control that is not studybot's gets a short note
+        (discord.py would drop it silently and the user see "This interaction failed")."""
+        custom_id = str(_data(interaction).get("custom_id", ""))
         if interaction.type is discord.InteractionType.modal_submit:
-            custom_id = str(_data(interaction).get("custom_id", ""))
             if custom_id.startswith(FORM_PREFIX):
                 await self.adapter.on_form(interaction, custom_id[len(FORM_PREFIX) :])
+            else:
+                await _note(interaction, NOT_OURS)
+        elif interaction.type is discord.InteractionType.component:
+            is_button = _data(interaction).get("component_type") == discord.ComponentType.button.value
+            if not (is_button and custom_id.startswith(BUTTON_PREFIX) and interaction.message is not None):
+                await _note(interaction, NOT_OURS)
 
     async def _on_tree_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
+        if isinstance(error, app_commands.CommandNotFound):
+            log.info("discord sent a command studybot does not have (%s)", clean(error.name, 40))
+            await _note(interaction, f"There is no command /{clean(error.name, 40)} here. Type /help to see the "
+                                     "commands.")
+            return
         log.error("discord command %s failed: %s", clean(interaction.command and interaction.command.name, 40),
                   type(getattr(error, "original", error)).__name__)
+
+
+async def _note(interaction: discord.Interaction, text: str) -> None:
+    """A private note as the interaction's response (empty suggestions for an autocomplete)."""
+    try:
+        if interaction.response.is_done():
+            return
+        if interaction.type is discord.InteractionType.autocomplete:
+            await interaction.response.autocomplete([])
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
+    except discord.HTTPException as exc:
+        log.warning("discord refused a note: HTTP %s code %s", exc.status, exc.code)
+    except (TypeError, AttributeError, KeyError) as exc:  # a payload without a channel or user to answer
+        log.warning("discord interaction %s cannot be answered (%s)", interaction.id, type(exc).__name__)
 
 
 def slash_command(spec: CommandSpec, adapter: DiscordAdapter) -> app_commands.Command:

@@ -850,7 +850,7 @@ class DiscordStandIn:
                 f"Invalid response type {ctype} for interaction type {it.type}",
             )
         msg: dict[str, Any] | None = None
-        channel_id = it.payload["channel_id"]
+        channel_id = self._interaction_channel(it.payload)
         if ctype == 4:
             status, msg = self._create_message(
                 channel_id, data, files, interaction=it, extra_flags=data.get("flags", 0) & FLAG_EPHEMERAL
@@ -924,7 +924,8 @@ class DiscordStandIn:
                 return err
             status, msg = self._apply_edit(original, body, files)
         else:
-            status, msg = self._create_message(it.payload["channel_id"], call.json or {}, files, interaction=it)
+            channel_id = self._interaction_channel(it.payload)
+            status, msg = self._create_message(channel_id, call.json or {}, files, interaction=it)
         if status == 200 and call.query.get("wait", "").lower() not in ("1", "true"):
             return 204, None
         return status, msg
@@ -1186,6 +1187,7 @@ class DiscordStandIn:
         if ws is None or ws.closed:
             raise RuntimeError("no bot is connected to the stand-in's gateway")
         if event == "INTERACTION_CREATE":
+            self._know_channel(data)
             it = _Interaction(data["id"], data["token"], data["type"], data, dispatched_at=time.monotonic())
             self._interactions[it.id] = self._by_token[it.token] = it
         async with self._send_lock:
@@ -1193,6 +1195,22 @@ class DiscordStandIn:
             seq = self._seq
             await ws.send_str(json.dumps({"op": 0, "t": event, "s": seq, "d": data}))
         return seq
+
+    @staticmethod
+    def _interaction_channel(payload: Mapping[str, Any]) -> str:
+        """The channel an interaction came from: its channel_id, or its channel object's id."""
+        channel = payload.get("channel") if isinstance(payload.get("channel"), Mapping) else {}
+        return str(payload.get("channel_id") or channel.get("id") or "0")
+
+    def _know_channel(self, payload: Mapping[str, Any]) -> None:
+        """Discord knows every channel an interaction comes from, also one this stand-in was not told of."""
+        cid = self._interaction_channel(payload)
+        if cid not in self._channels:
+            channel = payload.get("channel") if isinstance(payload.get("channel"), Mapping) else {}
+            kind = channel.get("type", 0 if payload.get("guild_id") else 1)
+            self._channels[cid] = {"id": cid, "type": kind, "name": channel.get("name", "channel"),
+                                   "guild_id": payload.get("guild_id"), "position": 0, "permission_overwrites": [],
+                                   "last_message_id": None, "flags": 0}
 
     async def request_reconnect(self) -> None:
         """Send op 7 (RECONNECT): discord.py reconnects to resume_gateway_url and RESUMEs."""
