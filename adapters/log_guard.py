@@ -41,9 +41,10 @@ class NoBodies(logging.Filter):
 class RefusalLog:
     """Logs refused requests at most once per `every` seconds; the next line counts the ones left out."""
 
-    def __init__(self, logger: logging.Logger, every: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, logger: logging.Logger, every: float = 60.0, clock: Callable[[], float] = time.monotonic,
+                 verb: str = "refused") -> None:
         self.logger = logger
+        self.verb = verb
         self.every = every
         self.clock = clock
         self._next = 0.0
@@ -54,6 +55,6 @@ class RefusalLog:
         if now < self._next:
             self._left_out += 1
             return
-        more = f" ({self._left_out} more refused since the last such line)" if self._left_out else ""
-        self.logger.warning("refused a request: %s%s", escape(why), more)
+        more = f" ({self._left_out} more {self.verb} since the last such line)" if self._left_out else ""
+        self.logger.warning("%s a request: %s%s", self.verb, escape(why), more)
         self._next, self._left_out = now + self.every, 0

@@ -342,12 +342,14 @@ class SlackAdapter:
         self.app.view(FORM_CALLBACK)(self._on_submit)
         self.app.error(self._on_error)
         self._refused = RefusalLog(log)
-        self._ignored = RefusalLog(log)
+        self._ignored = RefusalLog(log, verb="ignored")
         self._tasks: set[asyncio.Task[None]] = set()
         self._admins: dict[tuple[str, str], tuple[bool, float]] = {}
         self._dms: dict[str, str] = {}
         self._runner: web.AppRunner | None = None
         self._socket: AsyncSocketModeHandler | None = None
+        self._starting: asyncio.Task[Any] | None = None
+        self._closing = False
 
     # ------------------------------------------------------------ lifecycle
 
@@ -355,6 +357,7 @@ class SlackAdapter:
         """Check the bot token (auth.test), then connect over Socket Mode when an app token is set,
         else serve HTTP on /slack/events. Raises PlatformRejected (a token refused) or
         PlatformUnreachable (Slack not reached); `close()` is safe at any point, also meanwhile."""
+        self._starting = asyncio.current_task()
         try:
             who = await self._check_token()
             if self.settings.app_token is not None:
@@ -363,9 +366,17 @@ class SlackAdapter:
             else:
                 await self._serve_http()
                 mode = f"HTTP mode on {self.settings.http_host}:{self.port}{EVENTS_PATH}"
+        except asyncio.CancelledError:
+            await self._release()
+            task = asyncio.current_task()
+            if self._closing and task is not None and task.uncancel() == 0:
+                return  # close() stopped the start: not an error
+            raise
         except BaseException:
             await self._release()
             raise
+        finally:
+            self._starting = None
         log.info("slack connected as @%s in %s (%s)", clean(who.get("user")), clean(who.get("team")), mode)
 
     async def _check_token(self) -> Json:
@@ -419,8 +430,9 @@ class SlackAdapter:
         limits = self.limits
         server = web.Application(client_max_size=limits.max_body)
         server.router.add_post(EVENTS_PATH, self._http)
+        # lingering_time=0: a body left unread (too slow, too large) is not waited for after the answer
         self._runner = web.AppRunner(server, shutdown_timeout=5.0, access_log=None,
-                                     keepalive_timeout=limits.header_timeout)
+                                     keepalive_timeout=limits.header_timeout, lingering_time=0)
         await self._runner.setup()
         site = CappedSite(self._runner, self.settings.http_host, self.settings.http_port, limits.max_connections)
         try:
@@ -431,7 +443,13 @@ class SlackAdapter:
         self.port = site.port
 
     async def close(self) -> None:
-        """Stop taking requests, then finish the follow-ups already promised. Safe at any time."""
+        """Stop taking requests, then finish the follow-ups already promised. Safe at any time: a
+        `start()` still under way stops (and returns without an error)."""
+        self._closing = True
+        starting = self._starting
+        if starting is not None and starting is not asyncio.current_task() and not starting.done():
+            starting.cancel()
+            await asyncio.wait({starting})
         await self._release()
         await self.idle()
 
@@ -496,7 +514,7 @@ class SlackAdapter:
         """A payload no listener takes (a shortcut, a closed modal, an event) is acknowledged, so
         Slack does not redeliver it; one whose shape Bolt could not match on is a 400."""
         if isinstance(error, BoltUnhandledRequestError):
-            self._ignored(f"slack payload of a kind studybot does not handle ({clean(error.body.get('type'), 30)})")
+            self._ignored(f"a slack payload of a kind studybot does not handle ({clean(error.body.get('type'), 30)})")
             return BoltResponse(status=200, body="")
         log.warning("rejected a Slack request Bolt could not route: %s", type(error).__name__)
         return BoltResponse(status=400, body="malformed request")

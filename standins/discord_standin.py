@@ -230,6 +230,7 @@ class DiscordStandIn:
         self.initial_response_deadline_s = 3.0
         self.followup_window_s = 15 * 60.0
         self.dm_closed: set[str] = set()  # user ids whose DMs refuse the bot (403/50007)
+        self.garbage_before_ready = 0  # the next N connections get a frame that is not JSON instead of READY
 
         self.calls: list[Call] = []
         self.messages: dict[str, dict[str, Any]] = {}  # id -> current message object
@@ -1212,6 +1213,11 @@ class DiscordStandIn:
                                    "guild_id": payload.get("guild_id"), "position": 0, "permission_overwrites": [],
                                    "last_message_id": None, "flags": 0}
 
+    async def send_garbage(self) -> None:
+        """Send the connected bot a gateway frame that is not JSON."""
+        if self._ws is not None:
+            await self._ws.send_str("{this is not JSON")
+
     async def request_reconnect(self) -> None:
         """Send op 7 (RECONNECT): discord.py reconnects to resume_gateway_url and RESUMEs."""
         self.resumed.clear()
@@ -1240,6 +1246,9 @@ class DiscordStandIn:
                     await ws.send_str(json.dumps({"op": 11}))
                 elif op in (2, 6) and d.get("token") != self.token:
                     await ws.close(code=4004, message=b"Authentication failed.")
+                elif op == 2 and self.garbage_before_ready > 0:
+                    self.garbage_before_ready -= 1
+                    await ws.send_str("{this is not JSON")
                 elif op == 2:
                     await self._identify(ws)
                 elif op == 6 and d.get("session_id") != self.session_id:
