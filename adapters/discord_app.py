@@ -44,6 +44,7 @@ from bot.messages import (
     Actor,
     Audience,
     ChoiceMade,
+    Cohort,
     Command,
     Form,
     MessageRef,
@@ -89,11 +90,12 @@ def apply_urls(api_url: str, gateway_url: str) -> None:
 # ------------------------------------------------------------ interaction -> event
 
 
-def is_instructor(user_id: str, role_ids: frozenset[str], allowed_roles: frozenset[str],
+def is_instructor(user_id: str, cohort: str, role_ids: frozenset[str], allowed_roles: frozenset[str],
                   instructors: Instructors) -> bool:
-    """An instructor by user id, or by holding one of the allowed role ids (configured ids, and
-    the ids configured role names were resolved to in this guild). A role's name never counts."""
-    return instructors.listed(PLATFORM, user_id) or bool(role_ids & allowed_roles)
+    """An instructor by user id (listed for this guild, or everywhere), or by holding one of the
+    allowed role ids (configured ids, and the ids configured role names were resolved to in this
+    guild). A role's name never counts."""
+    return instructors.listed(Cohort(PLATFORM, cohort), user_id) or bool(role_ids & allowed_roles)
 
 
 def configured_role_ids(instructors: Instructors) -> frozenset[str]:
@@ -543,8 +545,8 @@ class DiscordAdapter:
         user = interaction.user
         instructors = self.bot.settings.instructors
         allowed = configured_role_ids(instructors) | self._roles.get(interaction.guild_id or 0, frozenset())
-        teacher = is_instructor(str(user.id), roles, allowed, instructors)
         cohort = str(interaction.guild_id) if interaction.guild_id else ""
+        teacher = is_instructor(str(user.id), cohort, roles, allowed, instructors)
         return Actor(PLATFORM, cohort, str(user.id), user.display_name, teacher), place_of(interaction, channel_id)
 
     async def resolve_choice(self, spec: CommandSpec, option: str, value: str | None) -> str | None:

@@ -55,6 +55,7 @@ from bot.messages import (
     Actor,
     Audience,
     ChoiceMade,
+    Cohort,
     Command,
     Form,
     MessageRef,
@@ -604,7 +605,7 @@ class SlackAdapter:
         it fails fast and the last known flag (or "learner") stands; a flag is trusted for
         `admin_ttl` seconds, so a demoted admin loses instructor powers within that time."""
         instructors = self.bot.settings.instructors
-        if instructors.listed(PLATFORM, user):
+        if instructors.listed(Cohort(PLATFORM, team), user):
             return True
         if not instructors.slack_admins or not user:
             return False

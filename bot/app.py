@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime
 
-from bot import forget, glossary, leaderboard, progress, quiz, results, review, rounds, teachback
+from bot import audit, forget, glossary, leaderboard, progress, quiz, results, review, rounds, teachback
 from bot.clock import Clock, SystemClock
 from bot.commands import CommandSpec, command
 from bot.config import Settings
@@ -48,6 +48,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     results.results,
     leaderboard.leaderboard,
     forget.forget,
+    audit.audit,
     help_command,
 )
 CHOICES: dict[PromptKind, ChoiceHandler] = {
@@ -64,6 +65,14 @@ TIMERS: dict[str, TimerHandler] = {
     rounds.TIMER: rounds.on_timer,
     review.REMINDER_KEY: review.on_reminders,
     leaderboard.SCHEDULE: leaderboard.on_schedule,
+}
+# Tagged replies whose delivery a feature records (any other tag is remembered, to edit later).
+DELIVERED: dict[str, Callable[[Context, str], Awaitable[None]]] = {
+    review.REMINDER_KEY: review.on_delivered,
+}
+# What a timer's feature does when its delivery is given up (a round closes and tells its starter).
+GIVEN_UP: dict[str, Callable[[Context, str, str], Awaitable[list[Reply]]]] = {
+    rounds.TIMER: rounds.on_given_up,
 }
 # Repeating timers: after delivery each is re-armed at the time these give, instead of deleted.
 REPEATS: dict[str, Repeat] = {
@@ -89,6 +98,8 @@ class StudyBot:
         bot = cls(Context(store, report.library, settings, store.clock))
         try:
             await bot.arm_schedules()
+            if repaired := await rounds.repair(bot.ctx):
+                log.warning("%d open round(s) had lost their timer; they go on now", repaired)
         except BaseException:
             await store.close()
             raise
@@ -185,12 +196,37 @@ class StudyBot:
     # ------------------------------------------------------------ timers
 
     async def message_posted(self, tag: str, ref: MessageRef) -> None:
-        """An adapter reports where a tagged reply landed, so that it can be edited later."""
-        await self.ctx.store.messages.remember(tag, ref)
+        """An adapter reports that a tagged reply was delivered: a reminder is then done, and any
+        other message is remembered, so that it can be edited later."""
+        on_delivered = DELIVERED.get(tag.split(":", 1)[0])
+        if on_delivered is not None:
+            await on_delivered(self.ctx, tag)
+        else:
+            await self.ctx.store.messages.remember(tag, ref)
 
     async def due_timers(self) -> list[TimerFired]:
         now = self.ctx.clock.now()
         return [TimerFired(key, now) for key in await self.ctx.store.timers.due(now)]
+
+    async def fire(self, event: TimerFired) -> list[Reply]:
+        """A due timer's replies. Unlike `handle`, a failure raises, for the scheduler to retry."""
+        on_timer = TIMERS.get(event.key.split(":", 1)[0])
+        return await on_timer(self.ctx, event, event.key) if on_timer else []
+
+    async def timer_failed(self, event: TimerFired, reason: str) -> int:
+        """Note a failed delivery of a timer; returns how many times it has failed in a row."""
+        return await self.ctx.store.timers.failed(event.key, reason)
+
+    async def retry_timer(self, event: TimerFired, at: datetime) -> None:
+        await self.ctx.store.timers.postpone(event.key, event.at, at)
+
+    async def give_up_timer(self, event: TimerFired, reason: str) -> list[Reply]:
+        """Stop retrying a timer, record why, and let its feature react (notices to deliver)."""
+        kind = event.key.split(":", 1)[0]
+        repeat = REPEATS.get(kind)
+        await self.ctx.store.timers.give_up(event.key, reason, repeat(self.ctx, event.key) if repeat else None)
+        on_given_up = GIVEN_UP.get(kind)
+        return await on_given_up(self.ctx, event.key, reason) if on_given_up else []
 
     async def timer_done(self, event: TimerFired) -> None:
         """Called after a timer's replies were delivered: it will not fire again for this moment.

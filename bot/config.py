@@ -19,11 +19,14 @@ import yaml
 
 from bot.errors import ConfigError
 from bot.messages import Cohort
+from bot.scoring import SelfGraded
 from bot.suggest import did_you_mean
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 VARIABLES = ("STUDYBOT_DB", "STUDYBOT_CONTENT", "STUDYBOT_RESULTS_DIR", "STUDYBOT_CONFIG", "STUDYBOT_LOG_LEVEL")
-CORE_SECTIONS = ("instructors", "rounds", "cohorts")
+CORE_SECTIONS = ("instructors", "rounds", "cohorts", "leaderboard")
+INSTRUCTOR_KEYS = ("everywhere", "slack_admins", "discord_roles", "console")
+PLATFORM_NAMES = ("slack", "discord", "console")  # the old instructors.<platform> lists
 
 
 class Secret(str):
@@ -49,19 +52,24 @@ class LeaderboardSchedule:
 class CohortSettings:
     timezone: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
     leaderboard: LeaderboardSchedule | None = None
+    instructors: frozenset[str] = frozenset()  # user ids
 
 
 @dataclass(frozen=True)
 class Instructors:
-    """Who is an instructor: user ids per platform, and each platform's own rules (flags)."""
+    """Who is an instructor: user ids listed per cohort (`cohorts.<id>.instructors`) or, only when
+    said explicitly, in every cohort (`instructors.everywhere.<platform>`); and each platform's
+    own rules (flags)."""
 
-    ids: Mapping[str, frozenset[str]] = field(default_factory=dict)  # platform -> user ids
+    per_cohort: Mapping[Cohort, frozenset[str]] = field(default_factory=dict)
+    everywhere: Mapping[str, frozenset[str]] = field(default_factory=dict)  # platform -> user ids
     slack_admins: bool = False
     discord_roles: frozenset[str] = frozenset()
     console: bool = True
 
-    def listed(self, platform: str, user_id: str) -> bool:
-        return user_id in self.ids.get(platform, frozenset())
+    def listed(self, cohort: Cohort, user_id: str) -> bool:
+        return (user_id in self.per_cohort.get(cohort, frozenset())
+                or user_id in self.everywhere.get(cohort.platform, frozenset()))
 
 
 @dataclass(frozen=True)
@@ -74,6 +82,7 @@ class Settings:
     round_seconds: int = 60
     rounds_instructors_only: bool = False
     cohorts: Mapping[Cohort, CohortSettings] = field(default_factory=dict)
+    self_graded: SelfGraded = SelfGraded.MARK  # how self-graded points enter leaderboards
     config: Mapping[str, Any] = field(default_factory=dict)  # the config file, for the platforms' sections
 
     @classmethod
@@ -110,21 +119,36 @@ class Settings:
         teach = _section(data, "instructors")
         rounds = _section(data, "rounds")
         cohorts = _section(data, "cohorts")
+        board = _section(data, "leaderboard")
+        policy = str(board.get("self_graded", SelfGraded.MARK))
+        if policy not in SelfGraded.__members__.values():
+            raise ConfigError(f"STUDYBOT_CONFIG: leaderboard.self_graded must be count, mark or exclude, "
+                              f"not {policy[:20]!r}")
         seconds = rounds.get("seconds", 60)
         if not isinstance(seconds, int) or isinstance(seconds, bool) or not 5 <= seconds <= 3600:
             raise ConfigError("STUDYBOT_CONFIG: rounds.seconds must be a whole number of seconds from 5 to 3600")
-        flags = {"slack_admins", "discord_roles", "console"}
+        for key in teach:
+            if key not in INSTRUCTOR_KEYS:
+                raise ConfigError(f"STUDYBOT_CONFIG: instructors.{str(key)[:40]} is not a setting; list instructors "
+                                  f"per cohort under cohorts.<id>.instructors, or for every cohort under "
+                                  f"instructors.everywhere.{str(key)[:40]}" if key in PLATFORM_NAMES else
+                                  f"STUDYBOT_CONFIG: unknown key instructors.{str(key)[:40]}"
+                                  f"{did_you_mean(str(key), INSTRUCTOR_KEYS)}")
+        everywhere = _section(teach, "everywhere")
+        parsed = dict(_cohort(str(k), v) for k, v in cohorts.items())
         return replace(
             self,
             instructors=Instructors(
-                ids={str(k): _ids(teach, str(k)) for k in teach if k not in flags},
+                per_cohort={c: s.instructors for c, s in parsed.items() if s.instructors},
+                everywhere={str(k): _ids(everywhere, str(k)) for k in everywhere},
                 slack_admins=_flag(teach, "slack_admins", False),
                 discord_roles=_ids(teach, "discord_roles"),
                 console=_flag(teach, "console", True),
             ),
             round_seconds=seconds,
             rounds_instructors_only=_flag(rounds, "instructors_only", False),
-            cohorts=dict(_cohort(str(k), v) for k, v in cohorts.items()),
+            self_graded=SelfGraded(policy),
+            cohorts=parsed,
             config=data,
         )
 
@@ -192,4 +216,5 @@ def _cohort(cohort_id: str, data: object) -> tuple[Cohort, CohortSettings]:
         except ValueError as exc:
             raise ConfigError(f'{where}.time must look like "09:00"') from exc
         schedule = LeaderboardSchedule(str(board["channel"]), WEEKDAYS.index(weekday), at)
-    return Cohort(platform, cohort_id), CohortSettings(timezone=zone, leaderboard=schedule)
+    return Cohort(platform, cohort_id), CohortSettings(timezone=zone, leaderboard=schedule,
+                                                       instructors=_ids(data, "instructors"))

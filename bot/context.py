@@ -4,6 +4,7 @@ the router (`bot.app`), and the router depends on them, never the other way roun
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
@@ -15,6 +16,7 @@ from bot.config import Settings
 from bot.content.glossary import Glossary
 from bot.content.model import Lesson, Library
 from bot.errors import StudyError
+from bot.grading import NO_SYNONYMS, Synonyms
 from bot.messages import Actor, Cohort
 from bot.questions.base import Question
 from bot.store import Store
@@ -28,9 +30,14 @@ class Context:
     clock: Clock
     fsrs: Scheduler = field(default_factory=Scheduler)  # tests use Scheduler(enable_fuzzing=False)
     glossary: Glossary = field(init=False)
+    _file_locks: dict[Cohort, asyncio.Lock] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.glossary = Glossary(self.library.terms)
+
+    def files_lock(self, cohort: Cohort) -> asyncio.Lock:
+        """Held while a cohort's results files are written or deleted, so the two never cross."""
+        return self._file_locks.setdefault(cohort, asyncio.Lock())
 
     def lesson(self, name: str | None) -> Lesson:
         """A lesson by id or unique prefix (the first one when no name is given)."""
@@ -39,6 +46,11 @@ class Context:
             known = ", ".join(self.library.lessons) or "none"
             raise StudyError(f"No lesson '{(name or '')[:40]}'. Lessons: {known}.")
         return lesson
+
+    def synonyms(self, lesson_id: str) -> Synonyms:
+        """The lesson's synonyms table, read the same in answers and in accepted phrasings."""
+        lesson = self.library.lessons.get(lesson_id)
+        return lesson.synonyms if lesson else NO_SYNONYMS
 
     def question(self, question_id: str | None) -> Question:
         question = self.library.questions.get(question_id or "")

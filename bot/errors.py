@@ -11,6 +11,7 @@ Callers match on the type, never on the message text:
       ContentErrors       the lesson packs (every problem, each as file:line: field: message)
       PlatformRejected    a platform refused the credentials (the message names the variable)
     PlatformUnreachable   a platform could not be reached; worth retrying with backoff
+    DeliveryFailed        a post or edit did not reach its channel (permanent: retrying cannot help)
 
 Anything else is a bug: it is logged with a reference id and the user gets a generic reply.
 """
@@ -62,6 +63,16 @@ class PlatformRejected(SetupError):
 
 class PlatformUnreachable(Exception):
     """A platform could not be reached (network, outage); starting again later may work."""
+
+
+class DeliveryFailed(Exception):
+    """A reply did not reach its channel or recipient; the message says why (never a token).
+
+    `permanent` when trying again cannot help (no access, channel gone, no such platform)."""
+
+    def __init__(self, reason: str, *, permanent: bool = False) -> None:
+        super().__init__(reason)
+        self.permanent = permanent
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,8 @@ async def forget(ctx: Context, cmd: Command) -> list[Reply]:
 async def on_confirm(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:
     if suffix != "1":
         return [Reply("Nothing was deleted.")]
-    await ctx.store.forget(event.actor)
-    results.delete_files(ctx.settings.results_dir, event.actor)
-    return [Reply("Done: everything studybot stored about you in this cohort is deleted.")]
+    async with ctx.files_lock(event.actor.in_cohort):  # a /results in flight finishes first, or starts after
+        await ctx.store.forget(event.actor)
+        results.delete_files(ctx.settings.results_dir, event.actor)
+    return [Reply("Done: everything studybot stored about you in this cohort is deleted, and so is the cohort's "
+                  "results export that listed you (your instructor can export it again).")]

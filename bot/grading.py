@@ -11,20 +11,25 @@ that the answer states voids it. How an answer (and each phrasing) is read:
   "selection"), and a word is no typo of its derivative ("insert", "insertion"). Words of three
   letters or fewer must be exact.
 - Articles, possessive and demonstrative determiners ("the", "its", "this") and fillers
-  ("basically") are ignored on both sides, and up to MAX_INSERTED other words may stand inside a
-  phrase ("splits the whole model" states "splits the model"). A phrase of two content words may
-  also be said the other way round with only function words between ("memory location" as
+  ("basically") are ignored on both sides, and up to MAX_INSERTED other content words and
+  MAX_INSERTED_FUNCTION function words may stand inside a phrase ("splits the whole model" states
+  "splits the model"; "replaces all instances of the function call" states "replaces the function
+  call"). The content words and negators of a phrase keep their order, but its other function words
+  may stand anywhere inside a window MAX_INSERTED words longer than the phrase ("used only within"
+  states "only used within"; a misconception must be said in order). A phrase of two content words
+  may also be said the other way round with only function words between ("memory location" as
   "location in memory", "store a value" as "a value can be stored"). A phrase never runs across
   a clause break: a comma, semicolon, colon, ! ?, a full stop, or an aside in parentheses.
 - Numbers are normalised: "184,320" is "184320", "16k" and "16 thousand" are "16000", "3.3M" is
   "3300000", "one" to "twelve" are digits; decimals are kept ("3.5"); "n^2" is "n2". Symbols read
   as words ("&" and, "+" plus, "<=" less than or equal to, "->" to, "w/o" without), "non-"
-  and "non " join the next word ("nonconstant"), and an identifier splits into its words
-  ("arrayName" is "array name").
+  and "non " join the next word ("nonconstant"; a "non" left alone before a function word is
+  "none"), and an identifier splits into its words ("arrayName" is "array name").
 - Negation: a negator ("no", "not", "n't", "cannot", "never", "without", "unlike", "instead of",
-  "rather than", ...) opens a scope that runs to the end of its clause: the next clause break or a
-  conjunction such as "but", "while", "whereas", "because". The scope of a contrast ("unlike DDP,
-  where each GPU has the full model, ...") also covers a relative clause that follows it. A phrase
+  "rather than", ...; "unless" reads as "if not") opens a scope that runs to the end of its
+  clause: the next clause break, a conjunction such as "but", "while", "whereas", "because", or a
+  "where". The scope of a contrast ("unlike DDP, where each GPU has the full model, ...") also
+  covers a relative clause that follows it. A phrase
   inside a scope opened by a negator that is not part of the phrase is not stated: it neither
   credits an accepted phrasing nor voids by a misconception. A phrasing that carries its own
   negator ("no backward pass") is matched like any other.
@@ -37,6 +42,10 @@ that the answer states voids it. How an answer (and each phrasing) is read:
   word for word inside one item, as a listed term does ("optimizer state" in "parameters,
   optimizer state"). A terse sentence with no function word at all ("FSDP shards model
   parameters") cannot be told from such a list.
+- Score: besides the verdict, a grade has a score from 0 to 1 for ranking answers. A matched point earns 1, a
+  voided one 0, and any other NEAR_CREDIT times the square of the share of its best phrasing's content words
+  that the answer states outside negation (all of them, said apart: 0.7). The score is NEEDED_WEIGHT times the
+  mean credit of the best `needed` points plus the rest times the mean credit of all points.
 """
 
 from __future__ import annotations
@@ -47,14 +56,16 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from itertools import chain
 
 import simplemma
 from rapidfuzz.distance import DamerauLevenshtein
 
 from bot.content.rubric import KeyPoint, Rubric
 
-MAX_INSERTED = 2  # words an answer may insert inside a phrase
+MAX_INSERTED = 2  # content words an answer may insert inside a phrase
+MAX_INSERTED_FUNCTION = 3  # and function words ("of", "that", "is")
 BREAK = ","  # the token that stands for any clause break
 
 # Articles, possessives and demonstratives: ignored on both sides, like fillers.
@@ -100,6 +111,7 @@ _CONTRACTIONS = {
     "wasnt": "was not", "werent": "were not", "hasnt": "has not", "havent": "have not", "hadnt": "had not",
     "wont": "will not", "wouldnt": "would not", "shouldnt": "should not", "couldnt": "could not",
     "cant": "can not", "cannot": "can not", "mustnt": "must not", "neednt": "need not", "aint": "is not",
+    "unless": "if not", "non": "none",  # "non" alone is what is left of a "none" typo: see _joined_non
 }
 _SYMBOLS = (
     ("<=", " less than or equal to "), (">=", " greater than or equal to "), ("!=", " not equal to "),
@@ -294,7 +306,7 @@ def _read(tokens: list[str]) -> tuple[list[Word], bool]:
         if token in FILLERS or token in DETERMINERS:
             related = related or (token in DETERMINERS and bool(words) and words[-1].item == item)
             continue
-        if token in CLAUSE_WORDS:
+        if token in CLAUSE_WORDS or (token == "where" and i and tokens[i - 1] != BREAK):  # not "unlike X, where"
             owner, contrast = -1, False
         item += token in LIST_JOINERS
         negator = _negator(tokens, i)
@@ -352,6 +364,20 @@ class Phrase:
     words: tuple[tuple[str, str], ...]
     content: int  # how many content words it has
 
+    @cached_property
+    def anchors(self) -> tuple[int, ...]:
+        """The words that keep their order in an answer: content words and negators."""
+        return tuple(n for n, (t, _) in enumerate(self.words) if _anchored(t))
+
+    @cached_property
+    def floaters(self) -> tuple[int, ...]:
+        """The other function words ("of", "only", "is"), which may stand anywhere inside the phrase's window."""
+        return tuple(n for n, (t, _) in enumerate(self.words) if not _anchored(t))
+
+
+def _anchored(word: str) -> bool:
+    return is_content(word) or word in NEGATORS or word in CONTRASTS
+
 
 @lru_cache(maxsize=20_000)
 def phrase(text: str, synonyms: Synonyms = NO_SYNONYMS) -> Phrase:
@@ -363,40 +389,73 @@ def phrase(text: str, synonyms: Synonyms = NO_SYNONYMS) -> Phrase:
 ABSENT, NEGATED, STATED = 0, 1, 2
 
 
-def _spans(answer: Answer, wanted: Phrase) -> Iterator[list[int]]:
-    """Each earliest placement of the phrase's words in the answer, within the insertion budget."""
+def _in_order(answer: Answer, lists: list[list[int]], budget: tuple[int, int]) -> Iterator[list[int]]:
+    """Each earliest placement of words in order, with at most budget[0] content words and budget[1] function
+    words between them."""
+    for start in lists[0]:
+        span, content, function = [start], 0, 0
+        for found in lists[1:]:
+            k = bisect_right(found, span[-1])
+            if k == len(found):
+                break
+            between = range(span[-1] + 1, found[k])
+            inserted = sum(is_content(answer.words[n].text) for n in between)
+            content, function = content + inserted, function + len(between) - inserted
+            if content > budget[0] or function > budget[1]:
+                break
+            span.append(found[k])
+        else:
+            yield span
+
+
+def _float(anchored: list[int], lists: list[list[int]], width: int) -> list[int] | None:
+    """The anchored positions with the nearest free position of each floating word, if all fit in `width`."""
+    taken, low, high = set(anchored), anchored[0], anchored[-1]
+    for found in lists:
+        free = [p for p in found if p not in taken and max(high, p) - min(low, p) < width]
+        if not free:
+            return None
+        best = min(free, key=lambda p: max(high, p) - min(low, p))
+        taken.add(best)
+        low, high = min(low, best), max(high, best)
+    return sorted(taken)
+
+
+def _spans(answer: Answer, wanted: Phrase, loose: bool = True) -> Iterator[list[int]]:
+    """Each placement of the phrase's words in the answer: its content words and negators in order, its other
+    function words anywhere between or beside them, within the insertion budget and one clause."""
     lists = [answer.positions(*w) for w in wanted.words]
     if not wanted.words or not all(lists):
         return
     strict = answer.bare_list and wanted.content > 1
-    budget = 0 if strict else MAX_INSERTED
-    for start in lists[0]:
-        span, used = [start], 0
-        for found in lists[1:]:
-            k = bisect_right(found, span[-1])
-            if k == len(found) or (used := used + found[k] - span[-1] - 1) > budget:
-                break
-            span.append(found[k])
-        else:
-            first, last = answer.words[start], answer.words[span[-1]]
-            if first.clause == last.clause and (not strict or first.item == last.item):
-                yield span
+    budget = (0, 0) if strict else (MAX_INSERTED, MAX_INSERTED_FUNCTION)
+    placements: Iterator[list[int]] = _in_order(answer, lists, budget)
+    if not strict and loose and wanted.anchors and wanted.floaters:
+        width = len(wanted.words) + MAX_INSERTED
+        floating = [lists[n] for n in wanted.floaters]
+        placements = chain(placements, (
+            span for anchored in _in_order(answer, [lists[n] for n in wanted.anchors], budget)
+            if (span := _float(anchored, floating, width)) is not None))
+    for span in placements:
+        first, last = answer.words[span[0]], answer.words[span[-1]]
+        if first.clause == last.clause and (not strict or first.item == last.item):
+            yield span
 
 
-def _placements(answer: Answer, wanted: Phrase) -> Iterator[list[int]]:
+def _placements(answer: Answer, wanted: Phrase, loose: bool = True) -> Iterator[list[int]]:
     """Where the phrase stands in the answer; a two-content-word phrase also the other way round with only
     function words between ("memory location" as "location in memory")."""
-    yield from _spans(answer, wanted)
+    yield from _spans(answer, wanted, loose)
     if len(wanted.words) == 2 and wanted.content == 2:
         for span in _spans(answer, Phrase(wanted.words[::-1], 2)):
             if not any(is_content(answer.words[n].text) for n in range(span[0] + 1, span[-1])):
                 yield span
 
 
-def find(answer: Answer, wanted: Phrase) -> int:
+def find(answer: Answer, wanted: Phrase, loose: bool = True) -> int:
     """STATED, NEGATED (only inside a negator's scope) or ABSENT."""
     best = ABSENT
-    for span in _placements(answer, wanted):
+    for span in _placements(answer, wanted, loose):
         if not answer.negated(span):
             return STATED
         best = NEGATED
@@ -419,36 +478,68 @@ def states(text: str, wanted: str, synonyms: Synonyms | None = None) -> bool:
 
 @dataclass(frozen=True)
 class Coverage:
-    """Which key points an answer states; `voided` ones were stated with a misconception."""
+    """Which key points an answer states; `voided` ones were stated with a misconception. `credit` holds, per key
+    point in rubric order, 1 for a matched point, 0 for a voided one, and partial credit for the others."""
 
     matched: tuple[str, ...]
     missed: tuple[str, ...]
     voided: tuple[str, ...]
+    credit: tuple[float, ...] = field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True)
 class Grade(Coverage):
+    """`correct` is the verdict; `score` (0 to 1) is a graded reading of the same coverage, for ranking answers."""
+
     correct: bool = False
+    score: float = field(default=0.0, kw_only=True)
+
+
+NEAR_CREDIT = 0.7  # the credit of a point whose phrasing's words are all stated, but not as the phrase
+NEEDED_WEIGHT = 0.6  # the share of the score from the best `needed` points; the rest is from all points
+
+
+def _partial(answer: Answer, wanted: Phrase) -> float:
+    """NEAR_CREDIT times the square of the share of the phrase's content words the answer states (anywhere,
+    outside any negation scope): some credit for the words of a key point said apart or in other words."""
+    content = [w for w in wanted.words if is_content(w[0])]
+    if not content:
+        return 0.0
+    said = sum(any(answer.words[n].negated_by < 0 for n in answer.positions(*w)) for w in content)
+    return NEAR_CREDIT * (said / len(content)) ** 2
 
 
 def cover(points: Iterable[KeyPoint], text: str, *, synonyms: Synonyms | None = None) -> Coverage:
     """The key points the text states; a stated misconception voids its point."""
     table = synonyms or NO_SYNONYMS
     answer = Answer(text, table)
-    matched, missed, voided = [], [], []
+    matched, missed, voided, credit = [], [], [], []
     for point in points:
-        if any(find(answer, phrase(m, table)) == STATED for m in point.misconceptions):
+        if any(find(answer, phrase(m, table), loose=False) == STATED for m in point.misconceptions):
             voided.append(point.id)
             missed.append(point.id)
+            credit.append(0.0)
         elif any(find(answer, phrase(a, table)) == STATED for a in point.accept):
             matched.append(point.id)
+            credit.append(1.0)
         else:
             missed.append(point.id)
-    return Coverage(tuple(matched), tuple(missed), tuple(voided))
+            credit.append(max((_partial(answer, phrase(a, table)) for a in point.accept), default=0.0))
+    return Coverage(tuple(matched), tuple(missed), tuple(voided), credit=tuple(credit))
+
+
+def score(needed: int, credit: Iterable[float]) -> float:
+    """0 to 1: NEEDED_WEIGHT of the mean credit of the best `needed` points, the rest the mean of all of them."""
+    ranked = sorted(credit, reverse=True)
+    if not ranked:
+        return 0.0
+    best = sum(ranked[: max(needed, 1)]) / max(min(needed, len(ranked)), 1)
+    return NEEDED_WEIGHT * best + (1 - NEEDED_WEIGHT) * sum(ranked) / len(ranked)
 
 
 def grade(rubric: Rubric, text: str, *, synonyms: Synonyms | None = None) -> Grade:
     """Correct when at least `rubric.needed` key points are stated (voided ones do not count)."""
     found = cover(rubric.points, text, synonyms=synonyms)
     correct = len(found.matched) >= rubric.needed
-    return Grade(found.matched, found.missed, found.voided, correct)
+    return Grade(found.matched, found.missed, found.voided, correct, credit=found.credit,
+                 score=score(rubric.needed, found.credit))

@@ -12,6 +12,8 @@ from bot.config import Settings
 from bot.context import Context
 from bot.errors import StudyError
 from bot.messages import Audience, Cohort, Command, Place, Reply, TimerFired
+from bot.scoring import SelfGraded
+from bot.store.model import Standing
 
 WEEK = re.compile(r"^\d{4}-W(0[1-9]|[1-4]\d|5[0-3])$")
 USAGE = "Use /leaderboard, /leaderboard all or /leaderboard week 2026-W48."
@@ -31,13 +33,22 @@ def parse_period(ctx: Context, cohort: Cohort, words: list[str]) -> str | None:
     raise StudyError(USAGE)
 
 
+def points_text(standing: Standing, policy: SelfGraded) -> str:
+    """A learner's points as a board shows them: "12 (3 self-graded)" when the cohort marks them."""
+    if policy is SelfGraded.MARK and standing.self_graded:
+        return f"{standing.points} ({standing.self_graded} self-graded)"
+    return str(standing.points)
+
+
 async def board_text(ctx: Context, cohort: Cohort, week: str | None) -> str:
-    standings = await ctx.store.boards.top(cohort, week)
+    policy = ctx.settings.self_graded
+    standings = await ctx.store.boards.top(cohort, week, policy)
     title = f"Leaderboard · week {week} ({ctx.zone(cohort).key})" if week else "Leaderboard · all time"
     if not standings:
         return f"{title}\nNo points yet. Answer with /quiz to get on the board."
-    rows = [f"{s.rank}. {s.display_name or s.user_id} · {s.points}" for s in standings]
-    return "\n".join([title, *rows])
+    rows = [f"{s.rank}. {s.display_name or s.user_id} · {points_text(s, policy)}" for s in standings]
+    note = ["(Self-graded points are not counted.)"] if policy is SelfGraded.EXCLUDE else []
+    return "\n".join([title, *rows, *note])
 
 
 @command(summary="The cohort leaderboard; instructors can post it in the channel",
@@ -61,8 +72,10 @@ async def leaderboard(ctx: Context, cmd: Command) -> list[Reply]:
     text = await board_text(ctx, cohort, week)
     if post:
         return [Reply(text, Audience.PUBLIC), Reply("Posted.")]
-    mine = await ctx.store.boards.standing(cmd.actor, week)
-    text += f"\nYou: rank {mine.rank} with {mine.points} points." if mine else "\nNo points for you in this period yet."
+    policy = ctx.settings.self_graded
+    mine = await ctx.store.boards.standing(cmd.actor, week, policy)
+    text += (f"\nYou: rank {mine.rank} with {points_text(mine, policy)} points." if mine
+             else "\nNo points for you in this period yet.")
     return [Reply(text)]
 
 

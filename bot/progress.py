@@ -33,7 +33,7 @@ async def progress(ctx: Context, cmd: Command) -> list[Reply]:
     lines.append(f"Review: {len(due_today)} of {len(cards)} cards due today"
                  + (f"; predicted recall now {chance:.0%}" if chance is not None else "") + " (/review)")
     week = ctx.week(cmd.actor.in_cohort)
-    mine_now = await ctx.store.boards.standing(cmd.actor, week)
+    mine_now = await ctx.store.boards.standing(cmd.actor, week, ctx.settings.self_graded)
     lines.append(f"This week ({week}): " + (f"rank {mine_now.rank}, {mine_now.points} points" if mine_now
                                              else "no points yet"))
     return [Reply("\n".join(lines))]

@@ -11,9 +11,10 @@ from bot.commands import Option, command
 from bot.content.model import Lesson
 from bot.context import Context
 from bot.errors import StoreBusy, StudyError
+from bot.honor import real_attempt
 from bot.messages import Actor, Audience, Choice, ChoiceMade, Command, Place, Reply, TextSubmitted
 from bot.questions.base import OPEN_FORM, Question, Verdict
-from bot.store.model import AnswerMode, Outcome, Prompt, PromptKind
+from bot.store.model import AnswerMode, Outcome, Prompt, PromptKind, Typed
 
 SELF_GRADES = {  # choice suffix: (label, rating for the review schedule)
     "1": ("I got it right", Rating.Good),
@@ -66,7 +67,7 @@ async def on_choice(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str
 
 async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Reply]:
     question = ctx.question(prompt.item_id)
-    verdict = question.grade_text(event.text, arrangement(question, prompt), None)
+    verdict = question.grade_text(event.text, arrangement(question, prompt), ctx.synonyms(question.lesson_id))
     if verdict is None:
         raise StudyError("That question takes a button, not text. Use /quiz for a fresh one.")
     return await _answered(ctx, event, prompt, question, verdict)
@@ -76,10 +77,11 @@ async def _answered(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Pro
                     verdict: Verdict) -> list[Reply]:
     """Record a graded answer (and rate its card) in one transaction, then give feedback."""
     rating = review.rating_for(verdict.correct, question.quick_is_easy, ctx.clock.now() - prompt.created_at)
+    typed = Typed(event.text, verdict.matched, verdict.missed) if isinstance(event, TextSubmitted) else None
     recorded = await ctx.store.answers.record(
         prompt.id, event.actor, lesson_id=question.lesson_id, question_id=question.id,
         mode=prompt.mode or AnswerMode.PRACTICE, correct=verdict.correct, week=ctx.week(event.actor.in_cohort),
-        choice=verdict.choice, rate=review.card_review(ctx, event.actor, question, rating),
+        choice=verdict.choice, rate=review.card_review(ctx, event.actor, question, rating), typed=typed,
     )
     if recorded.outcome is not Outcome.RECORDED:
         return [_not_recorded(recorded.outcome)]
@@ -87,7 +89,12 @@ async def _answered(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Pro
     if not recorded.scored:
         lines.append(PRACTICE_NOTE)
     self_grades: tuple[Choice, ...] = ()
-    if verdict.self_gradable:
+    attempted = typed is not None and real_attempt(typed.text, question.prompt, verdict.matched,
+                                                   ctx.synonyms(question.lesson_id))
+    if verdict.self_gradable and not attempted:
+        lines.append("Write your answer in a sentence or two to grade yourself: "
+                     "this one says too little to claim it was right.")
+    elif verdict.self_gradable:
         lines.append("Honor system: compare with the model answer and grade yourself.")
         grade_id = await _follow_up(ctx, PromptKind.SELF_GRADE, event, lesson_id=question.lesson_id,
                                     item_id=question.id, mode=prompt.mode,

@@ -8,6 +8,8 @@ learner and lesson: `learner:`, `name:`, `lesson:`, `title:`, `score: N/M (P%)`,
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import os
 import re
 import shutil
@@ -22,13 +24,20 @@ from bot.messages import Actor, Attachment, Audience, Cohort, Command, Reply
 from bot.store.model import ScoredAnswer
 
 FILENAME = "quiz_results.txt"
+COHORT_FOLDER = "@cohort"  # after the platform; '@' is escaped in every id, so no learner's folder is named so
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")  # and the Unicode line breaks
+LONGEST = 64  # characters of a path component
+FULL = (errno.ENOSPC, errno.EDQUOT)
 
 
 def _safe(part: str) -> str:
-    """A path component made only from an id's safe characters; never empty, never '..'."""
-    return _UNSAFE.sub("_", part)[:64] or "_"
+    """A path component that names one id only: characters outside [A-Za-z0-9_-] are written as
+    %XX of their UTF-8 bytes (so "a.b" and "a_b" stay apart), and a long id keeps a hash of itself."""
+    safe = _UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), part) or "%"
+    if len(safe) > LONGEST:
+        safe = safe[: LONGEST - 13] + "~" + hashlib.sha256(part.encode()).hexdigest()[:12]
+    return safe
 
 
 def learner_dir(root: Path, actor: Actor) -> Path:
@@ -36,7 +45,7 @@ def learner_dir(root: Path, actor: Actor) -> Path:
 
 
 def cohort_dir(root: Path, cohort: Cohort) -> Path:
-    return root / _safe(cohort.id) / f"{_safe(cohort.platform)}-cohort"
+    return root / _safe(cohort.id) / f"{_safe(cohort.platform)}{COHORT_FOLDER}"
 
 
 def write_atomically(folder: Path, content: bytes) -> Path:
@@ -56,7 +65,9 @@ def write_atomically(folder: Path, content: bytes) -> Path:
 
 
 def delete_files(root: Path, actor: Actor) -> None:
+    """A learner's results files, and the cohort's export, which lists them too."""
     shutil.rmtree(learner_dir(root, actor), ignore_errors=True)
+    shutil.rmtree(cohort_dir(root, actor.in_cohort), ignore_errors=True)
 
 
 def lesson_block(lesson: Lesson, answers: dict[str, ScoredAnswer]) -> list[str]:
@@ -102,18 +113,26 @@ async def results(ctx: Context, cmd: Command) -> list[Reply]:
     root = ctx.settings.results_dir
     if word == "cohort":
         ctx.require_instructor(cmd.actor, "export the cohort's results")
-        lines = list(header)
-        for learner in await ctx.store.learners.of_cohort(cohort):
-            lines += await learner_blocks(ctx, learner)
-        folder = cohort_dir(root, cohort)
-        note = "The cohort's results are attached."
-    else:
-        await ctx.store.learners.touch(cmd.actor)
-        lines = header + await learner_blocks(ctx, cmd.actor)
-        folder = learner_dir(root, cmd.actor)
-        note = "Your results are attached."
-    content = ("\n".join(lines) + "\n").encode()
-    target = write_atomically(folder, content)
+    async with ctx.files_lock(cohort):  # never beside a /forget me of this cohort: no file outlives one
+        if word == "cohort":
+            lines = list(header)
+            for learner in await ctx.store.learners.of_cohort(cohort):
+                lines += await learner_blocks(ctx, learner)
+            folder = cohort_dir(root, cohort)
+            note = "The cohort's results are attached."
+        else:
+            await ctx.store.learners.touch(cmd.actor)
+            lines = header + await learner_blocks(ctx, cmd.actor)
+            folder = learner_dir(root, cmd.actor)
+            note = "Your results are attached."
+        content = ("\n".join(lines) + "\n").encode()
+        try:
+            target = write_atomically(folder, content)
+        except OSError as exc:
+            if exc.errno in FULL:
+                raise StudyError("The disk is full, so your results file could not be written. Try again later; "
+                                 "tell your instructor if it keeps happening.") from exc
+            raise
     audience = Audience.PUBLIC if word == "here" else Audience.DM
     attachment = Attachment(FILENAME, content, saved_to=target)
     replies = [Reply(note, audience, file=attachment)]

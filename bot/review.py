@@ -8,6 +8,7 @@ is Hard or Good as the learner chooses.
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Sequence
 from datetime import datetime, time, timedelta
@@ -107,9 +108,19 @@ async def on_reminders(ctx: Context, event: TimerFired, key: str) -> list[Reply]
         local = now.astimezone(ctx.zone(cohort))
         return local.date().isoformat() if local.time() >= REMINDER_HOUR else None
 
-    ready = await ctx.store.learners.claim_reminders(now, local_day)
     return [
         Reply("You have review cards due. Type /review to go through them (or /review remind off to stop these).",
-              Audience.DM, to=actor)
-        for actor in ready
+              Audience.DM, to=actor, tag=reminder_tag(actor, day))
+        for actor, day in await ctx.store.learners.to_remind(now, local_day)
     ]
+
+
+def reminder_tag(actor: Actor, day: str) -> str:
+    """The tag of one learner's reminder for one local day: reported back once it is delivered."""
+    return f"{REMINDER_KEY}:" + json.dumps([actor.platform, actor.cohort, actor.user_id, day])
+
+
+async def on_delivered(ctx: Context, tag: str) -> None:
+    """A reminder reached its learner: that day is done for them (a failed one is tried again)."""
+    platform, cohort, user_id, day = json.loads(tag.split(":", 1)[1])
+    await ctx.store.learners.reminded(Actor(platform, cohort, user_id), day)

@@ -74,6 +74,12 @@ def _empty_answers(rubric: Rubric, prompt: str, synonyms: Synonyms | None) -> li
     return issues
 
 
+def _inflected(one: str, other: str) -> bool:
+    """Whether two words are forms of each other that the lemmatizer may not know (GPU, GPUs)."""
+    short, long = sorted((one, other), key=len)
+    return long.startswith(short) and long[len(short):] in ("s", "es", "d", "ed", "ing")
+
+
 def _typos_of_the_prompt(rubric: Rubric, prompt: str, synonyms: Synonyms | None) -> list[RubricIssue]:
     """One warning per accepted word that a prompt word would match as a typo, where it first occurs."""
     asked = dict.fromkeys(content_words(prompt, synonyms))
@@ -81,7 +87,8 @@ def _typos_of_the_prompt(rubric: Rubric, prompt: str, synonyms: Synonyms | None)
     for i, point in enumerate(rubric.points):
         for j, accepted in enumerate(point.accept):
             for word in dict.fromkeys(content_words(accepted, synonyms)):
-                near = next((p for p in asked if lemma(p) != lemma(word) and same_word(p, word)), None)
+                near = next((p for p in asked if lemma(p) != lemma(word) and not _inflected(p, word)
+                             and same_word(p, word)), None)
                 if near and word not in seen:
                     seen.add(word)
                     issues.append(RubricIssue(("rubric", "points", i, "accept", j),

@@ -3,15 +3,25 @@
 - A question scores once per learner: the first answer counts; later ones are practice.
 - A correct scoring answer is worth one point; a self-grade replaces the grade of that answer.
 - A teach-back earns one point the first time an attempt covers enough of its key points
-  (by default at least half of them).
+  (by default more than half of them: both of two, two of three, three of four).
 - Ranks are standard competition ranks: 1, 2, 2, 4.
+- Self-graded points count, are marked, or are left out of leaderboards, as a cohort chooses.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
 
 POINT = 1
+
+
+class SelfGraded(StrEnum):
+    """How self-graded points enter a leaderboard (`leaderboard.self_graded` in the config)."""
+
+    COUNT = "count"  # like any other point
+    MARK = "mark"  # counted, and shown as such: "12 (3 self-graded)"
+    EXCLUDE = "exclude"  # left out of the points and the ranks
 
 
 def answer_points(correct: bool, first_answer: bool) -> int:
@@ -20,8 +30,8 @@ def answer_points(correct: bool, first_answer: bool) -> int:
 
 
 def teachback_needed(key_points: int) -> int:
-    """How many key points a teach-back must cover when its prompt does not say: at least half."""
-    return max(1, (key_points + 1) // 2)
+    """How many key points a teach-back must cover when its prompt does not say: more than half."""
+    return key_points // 2 + 1
 
 
 def teachback_points(passes: bool, passed_before: bool) -> int:

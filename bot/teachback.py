@@ -30,12 +30,14 @@ async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Re
     item = ctx.library.prompts.get(prompt.item_id or "")
     if item is None:
         raise StudyError("That teach-back prompt is no longer in the lesson. Use /teachback for a fresh one.")
-    found = cover(item.key_points, event.text)
+    found = cover(item.key_points, event.text, synonyms=ctx.synonyms(item.lesson_id))
     passes = len(found.matched) >= item.rubric.needed
     points = await ctx.store.teachbacks.record(
-        event.actor, lesson_id=item.lesson_id, prompt_id=item.id, explanation=event.text,
+        event.actor, form=prompt.id, lesson_id=item.lesson_id, prompt_id=item.id, explanation=event.text,
         covered=found.matched, missed=found.missed, passes=passes, week=ctx.week(event.actor.in_cohort),
     )
+    if points is None:
+        return [Reply("You already sent this explanation; it is stored. Use /teachback for another go.")]
     texts = {k.id: k.point for k in item.key_points}
     lines = [f"You covered {len(found.matched)} of {len(texts)} key points."]
     lines += [f"✓ {texts[k]}" for k in found.matched]

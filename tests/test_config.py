@@ -17,9 +17,9 @@ SECTIONS = [s for p in PLATFORMS for s in p.sections]
 def test_from_env_reads_variables_and_hides_secrets(tmp_path) -> None:
     config = tmp_path / "studybot.yaml"
     config.write_text(
-        "instructors: {slack: [U0TEACH1], discord_roles: [Instructor]}\n"
+        "instructors: {everywhere: {discord: ['77']}, discord_roles: [Instructor]}\n"
         "rounds: {seconds: 30, instructors_only: true}\n"
-        "cohorts: {T0001: {platform: slack, timezone: Europe/Berlin,"
+        "cohorts: {T0001: {platform: slack, timezone: Europe/Berlin, instructors: [U0TEACH1],"
         " leaderboard: {channel: C0001, weekday: monday, time: '09:00'}}}\n"
         "discord: {sync_guilds: [2222]}\n"
     )
@@ -29,7 +29,9 @@ def test_from_env_reads_variables_and_hides_secrets(tmp_path) -> None:
     slack, discord = SlackSettings.from_env(env, s), DiscordSettings.from_env(env, s)
     assert [p.name for p in configured_platforms(s, env)] == ["slack"]
     assert slack.http_port == 4000 and s.round_seconds == 30
-    assert s.instructors.listed("slack", "U0TEACH1") and s.rounds_instructors_only
+    assert s.instructors.listed(Cohort("slack", "T0001"), "U0TEACH1") and s.rounds_instructors_only
+    assert not s.instructors.listed(Cohort("slack", "T0002"), "U0TEACH1")  # an instructor of one cohort only
+    assert s.instructors.listed(Cohort("discord", "123"), "77")  # listed everywhere, on purpose
     berlin = s.cohort(Cohort("slack", "T0001"))
     assert berlin.timezone.key == "Europe/Berlin" and berlin.leaderboard.weekday == 0
     assert s.cohort(Cohort("discord", "T0001")).leaderboard is None  # a cohort is named with its platform
@@ -44,6 +46,9 @@ def test_from_env_reads_variables_and_hides_secrets(tmp_path) -> None:
     ("cohorts: {T1: {timezone: UTC}}", "cohorts.T1.platform is missing: say which platform"),
     ("instructors: {console: maybe}", "console must be true or false"),
     ("instructor: {slack: [U1]}", "unknown key 'instructor' \\(did you mean 'instructors'\\?\\)"),
+    ("instructors: {slack: [U1]}", "instructors.slack is not a setting; list instructors per cohort under "
+                                   "cohorts.<id>.instructors, or for every cohort under instructors.everywhere.slack"),
+    ("instructors: {slack_admin: true}", "unknown key instructors.slack_admin \\(did you mean 'slack_admins'\\?\\)"),
 ])
 def test_bad_config_names_the_key(tmp_path, text, message) -> None:
     config = tmp_path / "c.yaml"

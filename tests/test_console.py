@@ -33,30 +33,6 @@ def test_glossary_lookups(tmp_path: Path) -> None:
     assert "FSDP (Fully Sharded Data Parallel" in out and "Did you mean: FSDP" in out and "Glossary terms (" in out
 
 
-def test_a_whole_quiz_then_teachback_then_results(tmp_path: Path) -> None:
-    lesson = next(iter(load_library(CONTENT).lessons.values()))
-    lines = ["/quiz"]
-    for q in lesson.questions:
-        # numbered choices answer multiple choice; a short answer is the next line
-        lines.append(str(q.correct_index + 1) if q.kind == "mc" else q.model_answer)
-        if q.kind == "short":
-            lines.append("1")  # self-grade: I got it right
-            lines.append("1")  # next question
-        else:
-            lines.append("1")  # next question
-    prompt = lesson.prompts[0]
-    lines += ["/teachback", ". ".join(k.accept[0] for k in prompt.key_points), "/results", "/quit"]
-    out = run_console(tmp_path, lines)
-    total = len(lesson.questions)
-    assert f"Score: {total}/{total}" in out
-    assert f"You covered {len(prompt.key_points)} of {len(prompt.key_points)} key points" in out
-    assert f"score: {total}/{total} (100%)" in out
-    written = tmp_path / "results" / "local" / "console-learner" / "quiz_results.txt"
-    assert f"score: {total}/{total} (100%)" in written.read_text()
-    assert f"quiz_results.txt was written to {written}" in out  # where it is, as the console has no DMs
-    assert "direct messages" not in out
-
-
 class Console:
     """`studybot console` in a subprocess, driven line by line as a person would."""
 
@@ -66,9 +42,10 @@ class Console:
         self.read_up_to = 0  # how much of it the test has looked at
 
     @classmethod
-    async def start(cls, tmp_path: Path, content: Path) -> "Console":
+    async def start(cls, tmp_path: Path, content: Path, config: Path | None = None) -> "Console":
         env = {**os.environ, "STUDYBOT_DB": str(tmp_path / "db" / "studybot.db"),
-               "STUDYBOT_RESULTS_DIR": str(tmp_path / "results"), "STUDYBOT_CONTENT": str(content)}
+               "STUDYBOT_RESULTS_DIR": str(tmp_path / "results"), "STUDYBOT_CONTENT": str(content),
+               "STUDYBOT_CONFIG": str(config) if config else ""}
         proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", "console", cwd=REPO, env=env,
                                                     stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
         return cls(proc)
@@ -159,3 +136,105 @@ async def test_a_console_cohort_gets_its_weekly_post(tmp_path: Path) -> None:
         await bot.close()
     post = out.getvalue().split("Leaderboard · week 2026-W48", 1)
     assert len(post) == 2 and "No points yet" in post[1]  # the week before the post had no answers
+
+
+async def test_a_whole_quiz_then_teachback_then_results(tmp_path: Path) -> None:
+    """The bundled lesson answered right, question by question, as a person reads and types; then a
+    teach-back, then the results file, whose path the console prints."""
+    lesson = next(iter(load_library(CONTENT).lessons.values()))
+    console = await Console.start(tmp_path, CONTENT)
+    try:
+        await console.expect("Type /help")
+        await console.type("/quiz")
+        for q in lesson.questions:
+            asked = await console.reply()
+            assert q.prompt in asked
+            if q.kind == "mc":
+                right = q.choices[q.correct_index].text
+                await console.type(next(line.split(".", 1)[0] for line in asked.splitlines() if line.endswith(right)))
+            elif q.kind == "order":
+                await console.type(order_numbers(q, asked))
+            else:
+                await console.type(q.model_answer)
+            feedback = await console.reply()
+            if "I got it right" in feedback:
+                await console.type(numbered(feedback, "I got it right"))
+                feedback = await console.reply()
+            await console.type(numbered(feedback, "Next question"))
+        total = len(lesson.questions)
+        assert f"Score: {total}/{total}" in await console.reply()
+        prompt = lesson.prompts[0]
+        await console.type("/teachback")
+        await console.reply()
+        await console.type(". ".join(k.accept[0] for k in prompt.key_points))
+        assert f"You covered {len(prompt.key_points)} of {len(prompt.key_points)} key points" in await console.reply()
+        await console.type("/results")
+        results = await console.reply()
+        assert f"score: {total}/{total} (100%)" in results
+        written = tmp_path / "results" / "local" / "console-learner" / "quiz_results.txt"
+        assert f"quiz_results.txt was written to {written}" in results  # the console has no DMs to point to
+        assert "direct messages" not in results
+        assert await console.quit() == 0
+    finally:
+        if console.proc.returncode is None:
+            console.proc.kill()
+    written = tmp_path / "results" / "local" / "console-learner" / "quiz_results.txt"
+    assert f"score: {total}/{total} (100%)" in written.read_text()
+
+
+async def answer_until_short(console: Console, lesson) -> tuple[str, object]:
+    """Answer (anything) and move on until the console asks a short-answer question; its text and question."""
+    for _ in range(len(lesson.questions)):
+        asked = await console.reply()
+        question = next(q for q in lesson.questions if q.prompt in asked)
+        if question.kind == "short":
+            return asked, question
+        await console.type(order_numbers(question, asked) if question.kind == "order" else "1")
+        await console.type(numbered(await console.reply(), "Next question"))
+    raise AssertionError("no short-answer question came up")
+
+
+async def test_self_grading_needs_a_real_attempt_and_instructors_can_audit_it(tmp_path: Path) -> None:
+    """`x` is not offered "I got it right"; a real attempt is; the leaderboard marks the self-graded point;
+    /audit lists it with the answer's text for an instructor, and refuses a learner."""
+    lesson = next(iter(load_library(CONTENT).lessons.values()))
+    learner_only = tmp_path / "learner.yaml"
+    learner_only.write_text("instructors: {console: false}\n")
+    attempt = "I think it mostly comes down to the hardware budget and how big the team is"
+    console = await Console.start(tmp_path, CONTENT, config=learner_only)
+    try:
+        await console.expect("Type /help")
+        await console.type("/quiz")
+        _, first = await answer_until_short(console, lesson)
+        await console.type("x")
+        feedback = await console.reply()
+        assert "I got it right" not in feedback and "Write your answer in a sentence or two" in feedback
+        await console.type(numbered(feedback, "Next question"))
+        _, second = await answer_until_short(console, lesson)
+        await console.type(attempt)
+        feedback = await console.reply()
+        assert "I got it right" in feedback and "Graded correct" not in feedback
+        await console.type(numbered(feedback, "I got it right"))
+        assert "Recorded: self-graded correct" in await console.reply()
+        await console.type("/leaderboard")
+        board = await console.reply()
+        assert "1 self-graded)" in board.split("\n", 2)[1]  # the learner's line marks the self-graded point
+        await console.type("/audit")
+        assert "Only instructors can audit" in await console.reply()
+        assert await console.quit() == 0
+    finally:
+        if console.proc.returncode is None:
+            console.proc.kill()
+
+    console = await Console.start(tmp_path, CONTENT)  # the console user is an instructor by default
+    try:
+        await console.expect("Type /help")
+        await console.type("/audit")
+        audit = await console.reply()
+        assert "Self-graded answers this week" in audit and ": 1, 1 graded right against the rubric" in audit
+        assert f"{second.id} · self-graded right · rubric: wrong" in audit and attempt in audit
+        assert first.id not in audit  # the `x` was never self-graded
+        assert await console.quit() == 0
+    finally:
+        if console.proc.returncode is None:
+            console.proc.kill()

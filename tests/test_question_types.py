@@ -74,7 +74,7 @@ from pathlib import Path
 from bot.app import StudyBot
 from bot.clock import FixedClock
 from bot.config import Settings
-from bot.messages import Actor, ChoiceMade, Command, Place
+from bot.messages import Actor, ChoiceMade, Command, MessageRef, Place, TimerFired
 from bot.render import render_quiz
 
 async def main():
@@ -93,8 +93,10 @@ async def use(bot):
     print("GRADED", graded.text.splitlines()[0])
     print("MD", "true or false" in render_quiz(bot.library.lessons["tf"]))
     [started, posted] = await bot.handle(Command("quiz", "round", who, place))
-    revealed = await bot.handle(ChoiceMade(posted.choices[-1].token, who, place))  # Next: reveal now
-    print("REVEAL", [r.text.splitlines()[3] for r in revealed if "answered," in r.text])
+    await bot.message_posted(posted.tag, MessageRef("console", "console", "1"))
+    await bot.handle(ChoiceMade(posted.choices[-1].token, who, place))  # Next: the reveal is due now
+    print("REVEAL", [r.text.splitlines()[3] for r in await bot.fire(TimerFired("round:1:0", bot.ctx.clock.now()))
+                     if "answered," in r.text])
     print("STORED", await bot.store.count("answers"))
 
 asyncio.run(main())

@@ -7,10 +7,11 @@ Messages never quote a whole value: at most a short scalar.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Any
 
-from bot.content.rubric import KeyPoint, Rubric
+from bot.content.rubric import Examples, KeyPoint, Rubric
+from bot.rubric_audit import RubricIssue
 from bot.suggest import did_you_mean
 
 FieldPath = tuple[str | int, ...]  # a location inside one YAML document
@@ -42,9 +43,18 @@ class Checker:
 
     def __init__(self) -> None:
         self.problems: list[tuple[FieldPath, str]] = []
+        self.warnings: list[tuple[FieldPath, str]] = []
 
     def fail(self, path: FieldPath, message: str) -> None:
         self.problems.append((path, message))
+
+    def warn(self, path: FieldPath, message: str) -> None:
+        self.warnings.append((path, message))
+
+    def audited(self, path: FieldPath, issues: Iterable[RubricIssue]) -> None:
+        """Report a rubric's self-check below `path`: mismatched examples fail, the rest warn."""
+        for issue in issues:
+            (self.warn if issue.warning else self.fail)(path + issue.where, issue.message)
 
     def mapping(self, value: Any, path: FieldPath, allowed: Collection[str] | None = None) -> dict | None:
         """The value as a mapping, reporting unknown keys when `allowed` is given."""
@@ -139,4 +149,32 @@ class Checker:
         return Rubric(needed, points)
 
 
+    def examples(self, data: Mapping, path: FieldPath) -> Examples:
+        """The optional `examples: {correct: [...], wrong: [...]}` of a rubric's question or prompt."""
+        if "examples" not in data:
+            return Examples()
+        found = self.mapping(data["examples"], path + ("examples",), EXAMPLE_KEYS)
+        if found is None:
+            return Examples()
+        where = path + ("examples",)
+        return Examples(self.texts(found, "correct", where), self.texts(found, "wrong", where))
+
+    def synonyms(self, data: Mapping, key: str, path: FieldPath) -> dict[str, str]:
+        """A mapping of words to what they stand for (`DP: data parallelism`), text on both sides."""
+        value = data.get(key)
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.fail(path + (key,), f"expected a mapping such as 'DP: data parallelism', got {describe(value)}")
+            return {}
+        table = {}
+        for said, meant in value.items():
+            if isinstance(said, str) and isinstance(meant, str) and said.strip() and meant.strip():
+                table[said.strip()] = meant.strip()
+            else:
+                self.fail(path + (key, str(said)), "each synonym maps a word to text; quote both sides")
+        return table
+
+
 KEY_POINT_KEYS = frozenset({"id", "point", "accept", "misconceptions"})
+EXAMPLE_KEYS = frozenset({"correct", "wrong"})

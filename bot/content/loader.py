@@ -19,9 +19,11 @@ import yaml
 from bot.content.checker import Checker, FieldPath, field_name
 from bot.content.model import Goal, Lesson, Library, TeachbackPrompt, Term
 from bot.errors import ContentError, ContentErrors
+from bot.grading import Synonyms
 from bot.questions.base import Question
 from bot.questions.registry import TYPES
 from bot.render import render_quiz
+from bot.rubric_audit import audit_rubric
 from bot.scoring import teachback_needed
 from bot.suggest import did_you_mean
 
@@ -31,11 +33,11 @@ LESSON_FILE, QUIZ_FILE, GLOSSARY_FILE, TEACHBACK_FILE = "lesson.yaml", "quiz.yam
 NOTES_FILE, QUIZ_MD = "notes.md", "quiz.md"
 PACK_FILES = (LESSON_FILE, QUIZ_FILE, GLOSSARY_FILE, TEACHBACK_FILE)
 
-LESSON_KEYS = frozenset({"id", "title", "summary", "goals"})
+LESSON_KEYS = frozenset({"id", "title", "summary", "goals", "synonyms"})
 GOAL_KEYS = frozenset({"id", "text"})
 QUESTION_KEYS = frozenset({"id", "type", "goal", "prompt", "explanation", "sources"})
 TERM_KEYS = frozenset({"term", "definition", "aliases", "related", "sources"})
-PROMPT_KEYS = frozenset({"id", "goal", "prompt", "key_points", "needed", "sources"})
+PROMPT_KEYS = frozenset({"id", "goal", "prompt", "key_points", "needed", "sources", "examples"})
 _SOURCE_HEADING = re.compile(r"^##\s+([A-Za-z][A-Za-z0-9_.-]*)\b", re.MULTILINE)
 
 
@@ -55,7 +57,7 @@ def _read_lesson(c: Checker, data: dict, folder: Path) -> Lesson:
     c.known_keys(data, (), LESSON_KEYS)
     goals = tuple(Goal(c.text(g, "id", p), c.text(g, "text", p)) for p, g in c.items(data, "goals", (), GOAL_KEYS))
     return Lesson(id=c.text(data, "id", ()), title=c.text(data, "title", ()), summary=c.text(data, "summary", ()),
-                  goals=goals, path=folder)
+                  goals=goals, path=folder, synonyms=Synonyms(c.synonyms(data, "synonyms", ())))
 
 
 def _read_questions(c: Checker, data: dict, lesson: Lesson) -> list[tuple[FieldPath, Question]]:
@@ -74,7 +76,9 @@ def _read_questions(c: Checker, data: dict, lesson: Lesson) -> list[tuple[FieldP
                       explanation=c.text(q, "explanation", path), sources=c.texts(q, "sources", path))
         if question_type is not None:  # without a type, its own keys are unknown: check the common ones only
             c.known_keys(q, path, QUESTION_KEYS | question_type.keys)
-            out.append((path, question_type.read(c, q, path, common)))
+            question = question_type.read(c, q, path, common)
+            c.audited(path, question.audit(lesson.synonyms))
+            out.append((path, question))
     return out
 
 
@@ -94,11 +98,21 @@ def _read_prompts(c: Checker, data: dict, lesson: Lesson) -> list[tuple[FieldPat
     for path, p in c.items(data, "prompts", (), PROMPT_KEYS):
         size = len(p["key_points"]) if isinstance(p.get("key_points"), list) else 0
         rubric = c.rubric(p, "key_points", path, default_needed=teachback_needed(size))
-        out.append((path, TeachbackPrompt(id=c.text(p, "id", path), lesson_id=lesson.id,
-                                          prompt=c.text(p, "prompt", path), rubric=rubric,
-                                          goal=c.text(p, "goal", path, required=False),
-                                          sources=c.texts(p, "sources", path))))
+        item = TeachbackPrompt(id=c.text(p, "id", path), lesson_id=lesson.id, prompt=c.text(p, "prompt", path),
+                               rubric=rubric, goal=c.text(p, "goal", path, required=False),
+                               sources=c.texts(p, "sources", path), examples=c.examples(p, path))
+        examples = item.examples
+        issues = audit_rubric(rubric, item.prompt, examples.correct, examples.wrong, lesson.synonyms)
+        c.audited(path, [replace(i, where=_in_prompt(i.where)) for i in issues])
+        out.append((path, item))
     return out
+
+
+def _in_prompt(where: FieldPath) -> FieldPath:
+    """A rubric path as a teach-back prompt writes it: its key points are `key_points`, not `rubric.points`."""
+    if where[:2] == ("rubric", "points"):
+        return ("key_points", *where[2:])
+    return ("key_points",) if where[:1] == ("rubric",) else where
 
 
 @dataclass(frozen=True)
@@ -164,12 +178,15 @@ class _Loading:
         return data
 
     def check(self, file: Path, checker: Checker) -> None:
-        """Turn a checker's problems into located ContentErrors."""
-        if not checker.problems:
+        """Turn a checker's problems and warnings into located ContentErrors."""
+        if not checker.problems and not checker.warnings:
             return
         lines = self.lines(file)
         for path, message in checker.problems:
             self.problem(file, lines.line(path), field_name(path), message)
+        for path, message in checker.warnings:
+            self.report.warnings.append(ContentError(self.name(file), lines.line(path), field_name(path),
+                                                     f"warning: {message}"))
 
     def load_pack(self, folder: Path) -> None:
         lesson_file = folder / LESSON_FILE
@@ -278,15 +295,17 @@ class _LineFinder:
             return 1
         line = node.start_mark.line + 1
         for part in path:
-            child = None
             if isinstance(node, yaml.MappingNode) and isinstance(part, str):
-                child = next((v for k, v in node.value if k.value == part), None)
+                pair = next(((k, v) for k, v in node.value if k.value == part), None)
+                if pair is None:
+                    break
+                key, node = pair
+                line = key.start_mark.line + 1  # the key's line, also when its value starts below it
             elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-                child = node.value[part]
-            if child is None:
+                node = node.value[part]
+                line = node.start_mark.line + 1
+            else:
                 break
-            node = child
-            line = node.start_mark.line + 1
         return line
 
     @cached_property

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.content.rubric import KeyPoint, Rubric
+from bot.content.rubric import Examples, KeyPoint, Rubric
+from bot.grading import NO_SYNONYMS, Synonyms
 from bot.questions.base import Question
 
 
@@ -33,6 +34,7 @@ class TeachbackPrompt:
     rubric: Rubric
     goal: str = ""
     sources: tuple[str, ...] = ()
+    examples: Examples = Examples()
 
     @property
     def key_points(self) -> tuple[KeyPoint, ...]:
@@ -46,6 +48,7 @@ class Lesson:
     summary: str
     goals: tuple[Goal, ...]
     path: Path
+    synonyms: Synonyms = NO_SYNONYMS  # read the same in answers and in accepted phrasings
     questions: tuple[Question, ...] = ()
     prompts: tuple[TeachbackPrompt, ...] = ()
     terms: tuple[Term, ...] = ()

@@ -22,3 +22,12 @@ class Rubric:
 
     needed: int
     points: tuple[KeyPoint, ...]
+
+
+@dataclass(frozen=True)
+class Examples:
+    """Answers an author lists with a rubric, as learners would type them, to test the rubric:
+    `studybot validate` grades each and reports every one graded otherwise than listed."""
+
+    correct: tuple[str, ...] = ()
+    wrong: tuple[str, ...] = ()

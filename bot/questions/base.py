@@ -22,6 +22,7 @@ from bot.messages import Audience, Choice, Form, Place, Reply
 if TYPE_CHECKING:
     from bot.content.checker import Checker, FieldPath
     from bot.grading import Synonyms
+    from bot.rubric_audit import RubricIssue
 
 OPEN_FORM = "f"  # a choice suffix: open the answer form of a text-answered question (rounds)
 
@@ -31,12 +32,15 @@ class Verdict:
     """How one answer was graded: what to store and what to tell the learner.
 
     `choice` is the picked choice by identity (its index in the pack), for the answers table;
-    `lines` is the type's own feedback, shown before the explanation."""
+    `lines` is the type's own feedback, shown before the explanation; `self_gradable` offers the
+    honor system's buttons."""
 
     correct: bool
     lines: tuple[str, ...]
     choice: int | None = None
     self_gradable: bool = False
+    matched: tuple[str, ...] = ()  # the key points a typed answer stated
+    missed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -100,14 +104,23 @@ class Question(ABC):
         """The items a learner arranges or picks from; none by default."""
         return ()
 
+    def key_points(self) -> Mapping[str, str]:
+        """The key points a typed answer is graded on, id -> plain-language point; none by default."""
+        return {}
+
     def arrange(self, seed: str) -> Arrangement:
-        """How the items are shown to the audience named by `seed` (the same seed, the same order)."""
+        """How the items are shown to the audience named by `seed` (the same seed, the same order);
+        in authoring order unless the type says otherwise."""
         return Arrangement.identity(len(self.items()))
 
     @abstractmethod
     def ask(self, prompt_id: str, header: str, audience: Audience, arrangement: Arrangement, *,
             extra: tuple[Choice, ...] = (), tag: str | None = None, place: Place | None = None) -> Reply:
         """The question as a reply: choices to press, or a form (an Answer button in public)."""
+
+    def audit(self, synonyms: Synonyms) -> list[RubricIssue]:
+        """How the question's own checks fail (a rubric against its examples); none by default."""
+        return []
 
     def grade_choice(self, suffix: str, arrangement: Arrangement) -> Verdict | None:
         """The verdict on a pressed choice; None when `suffix` is not one this question issued."""

@@ -51,6 +51,10 @@ class MultipleChoice(Question):
     def items(self) -> Sequence[str]:
         return [option.text for option in self.choices]
 
+    def arrange(self, seed: str) -> Arrangement:
+        """Choices in an order of their own for each audience, so that position teaches nothing."""
+        return Arrangement.shuffled(len(self.choices), seed)
+
     def ask(self, prompt_id: str, header: str, audience: Audience, arrangement: Arrangement, *,
             extra: tuple[Choice, ...] = (), tag: str | None = None, place: Place | None = None) -> Reply:
         buttons = tuple(Choice(f"{LETTERS[n]}. {self.choices[i].text}", f"{prompt_id}.{i}")

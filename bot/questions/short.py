@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from bot.content.checker import Checker, FieldPath
-from bot.content.rubric import Rubric
+from bot.content.rubric import Examples, Rubric
 from bot.grading import Synonyms, grade
 from bot.questions.base import Arrangement, Tally, TextAnswered, Verdict
+from bot.rubric_audit import RubricIssue, audit_rubric
 
 RUBRIC_KEYS = frozenset({"needed", "points"})
 
@@ -19,12 +20,13 @@ RUBRIC_KEYS = frozenset({"needed", "points"})
 class ShortAnswer(TextAnswered):
     kind: ClassVar[str] = "short"
     label: ClassVar[str] = "short answer"
-    keys: ClassVar[frozenset[str]] = frozenset({"model_answer", "rubric"})
+    keys: ClassVar[frozenset[str]] = frozenset({"model_answer", "rubric", "examples"})
     form_title: ClassVar[str] = "Short answer"
     public_hint: ClassVar[str] = "(short answer: press Answer)"
 
     model_answer: str
     rubric: Rubric
+    examples: Examples = Examples()
 
     @classmethod
     def read(cls, c: Checker, data: Mapping[str, Any], path: FieldPath, common: dict[str, Any]) -> ShortAnswer:
@@ -36,18 +38,32 @@ class ShortAnswer(TextAnswered):
             rubric = Rubric(1, ())
         else:
             rubric = c.rubric(r, "points", path + ("rubric",))
-        return cls(model_answer=model_answer, rubric=rubric, **common)
+        return cls(model_answer=model_answer, rubric=rubric, examples=c.examples(data, path), **common)
+
+    def key_points(self) -> Mapping[str, str]:
+        return {p.id: p.point for p in self.rubric.points}
+
+    def audit(self, synonyms: Synonyms) -> list[RubricIssue]:
+        return audit_rubric(self.rubric, self.prompt, self.examples.correct, self.examples.wrong, synonyms)
 
     def grade_text(self, text: str, arrangement: Arrangement, synonyms: Synonyms | None) -> Verdict:
-        result = grade(self.rubric, text)
-        points = {p.id: p.point for p in self.rubric.points}
-        verdict = "✅ Graded correct" if result.correct else "❌ Not yet"
-        lines = [f"{verdict}: {len(result.matched)} of {len(points)} key points (needed {self.rubric.needed})."]
-        lines += [f"✓ {points[k]}" for k in result.matched]
-        lines += [f"✗ {points[k]}" + (" (stated as a misconception)" if k in result.voided else "")
-                  for k in result.missed]
+        result = grade(self.rubric, text, synonyms=synonyms)
+        points = self.key_points()
+        found, total, needed = len(result.matched), len(points), self.rubric.needed
+        if result.correct:
+            lines = [f"✅ Graded correct: {found} of {total} key points."]
+        elif found:
+            lines = [f"◑ Partly right: {found} of {total} key points ({needed} make it correct)."]
+        else:
+            lines = [f"❌ Not yet: 0 of {total} key points ({needed} make it correct)."]
+        if result.matched:
+            lines += ["You covered:", *(f"✓ {points[k]}" for k in result.matched)]
+        if result.missed:
+            lines += ["You missed:", *(f"✗ {points[k]}" + (" (you stated it as a misconception)"
+                                                          if k in result.voided else "") for k in result.missed)]
         lines.append(f"Model answer: {self.model_answer}")
-        return Verdict(result.correct, tuple(lines), self_gradable=True)
+        return Verdict(result.correct, tuple(lines), self_gradable=True, matched=result.matched,
+                       missed=result.missed)
 
     def reveal(self, tally: Tally, arrangement: Arrangement) -> list[str]:
         return [f"Model answer: {self.model_answer}"]

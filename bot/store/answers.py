@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from datetime import datetime
 
-from bot.messages import Actor
+from bot.messages import Actor, Cohort
 from bot.questions.base import Tally
 from bot.scoring import answer_points
 from bot.store import boards, cards, learners, prompts
 from bot.store.engine import Engine
 from bot.store.learners import LEARNER_ID, key
-from bot.store.model import AnswerMode, CardReview, Outcome, Recorded, ScoredAnswer
+from bot.store.model import AnswerMode, CardReview, Outcome, Recorded, ScoredAnswer, SelfGradedAnswer, Typed
 
 
 def _record(c: sqlite3.Connection, prompt_id: str, actor: Actor, lesson_id: str, question_id: str,
             mode: AnswerMode, correct: bool, week: str, choice: int | None, now: str,
-            rate: CardReview | None) -> Recorded:
+            rate: CardReview | None, typed: Typed | None) -> Recorded:
     prompt = c.execute("SELECT closed_at FROM prompts WHERE id = ?", (prompt_id,)).fetchone()
     if prompt is None or prompt["closed_at"] is not None:
         return Recorded(Outcome.CLOSED)
@@ -27,8 +29,10 @@ def _record(c: sqlite3.Connection, prompt_id: str, actor: Actor, lesson_id: str,
     points = answer_points(correct, first)
     answer_id = c.execute(
         "INSERT INTO answers (learner_id, prompt_id, lesson_id, question_id, mode, choice, correct, scored,"
-        " points, week, answered_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-        (learner, prompt_id, lesson_id, question_id, mode, choice, int(correct), int(first), points, week, now),
+        " points, week, answered_at, text, rubric_correct, matched, missed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (learner, prompt_id, lesson_id, question_id, mode, choice, int(correct), int(first), points, week, now,
+         typed.text if typed else None, int(correct), json.dumps(typed.matched) if typed else None,
+         json.dumps(typed.missed) if typed else None),
     ).lastrowid
     if first:
         boards.add_points(c, learner, actor.in_cohort, week, points)
@@ -49,8 +53,8 @@ def _self_grade(c: sqlite3.Connection, answer_id: int, correct: bool, prompt_id:
     points = answer_points(correct, bool(row["scored"]))
     c.execute("UPDATE answers SET correct = ?, points = ?, self_graded = 1 WHERE id = ?",
               (int(correct), points, answer_id))
-    if points != row["points"]:
-        boards.add_points(c, learner, actor.in_cohort, row["week"], points - row["points"])
+    was_self_graded = row["points"] if row["self_graded"] else 0
+    boards.add_points(c, learner, actor.in_cohort, row["week"], points - row["points"], points - was_self_graded)
     cards.review(c, learner, question_id, lesson_id, rate, card_before or "")
     return Outcome.RECORDED
 
@@ -60,12 +64,14 @@ class Answers:
         self._engine = engine
 
     async def record(self, prompt_id: str, actor: Actor, *, lesson_id: str, question_id: str, mode: AnswerMode,
-                     correct: bool, week: str, choice: int | None = None, rate: CardReview | None = None) -> Recorded:
+                     correct: bool, week: str, choice: int | None = None, rate: CardReview | None = None,
+                     typed: Typed | None = None) -> Recorded:
         """Record an answer, spend the prompt for this learner and rate their card, in one transaction.
 
-        The first answer a learner gives to a question scores; later ones are practice."""
+        The first answer a learner gives to a question scores; later ones are practice. A typed
+        answer keeps its text and the key points the rubric found (for instructors' audits)."""
         return await self._engine.write(_record, prompt_id, actor, lesson_id, question_id, mode, correct, week,
-                                        choice, self._engine.now(), rate)
+                                        choice, self._engine.now(), rate, typed)
 
     async def self_grade(self, answer_id: int, correct: bool, *, prompt_id: str, actor: Actor, question_id: str,
                          lesson_id: str, rate: CardReview, card_before: str | None) -> Outcome:
@@ -89,6 +95,22 @@ class Answers:
             params += (lesson_id,)
         rows = await self._engine.read(sql, params)
         return [ScoredAnswer(r["question_id"], bool(r["correct"]), bool(r["self_graded"])) for r in rows]
+
+    async def self_graded(self, cohort: Cohort, week: str, who: str | None = None) -> list[SelfGradedAnswer]:
+        """A cohort's self-graded answers in a week, oldest first; with `who`, one learner's (their user
+        id or display name, ignoring case)."""
+        sql = ("SELECT l.user_id, l.display_name, a.question_id, a.text, a.correct, a.rubric_correct, a.matched,"
+               " a.missed, a.answered_at FROM answers a JOIN learners l ON l.id = a.learner_id"
+               " WHERE a.self_graded = 1 AND a.week = ? AND l.platform = ? AND l.cohort = ?")
+        params: tuple = (week, cohort.platform, cohort.id)
+        if who:
+            sql += " AND (l.user_id = ? OR lower(l.display_name) = lower(?))"
+            params += (who, who)
+        rows = await self._engine.read(sql + " ORDER BY a.answered_at, a.id", params)
+        return [SelfGradedAnswer(r["user_id"], r["display_name"], r["question_id"], r["text"] or "",
+                                 bool(r["correct"]), bool(r["rubric_correct"]),
+                                 tuple(json.loads(r["matched"] or "[]")), tuple(json.loads(r["missed"] or "[]")),
+                                 datetime.fromisoformat(r["answered_at"])) for r in rows]
 
     async def tally(self, prompt_id: str) -> Tally:
         """How one posted question was answered: in all, correct, and per choice."""

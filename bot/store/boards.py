@@ -1,69 +1,100 @@
-"""Leaderboards: points per learner and week, kept up to date with each scoring event, so a
-board never scans the answers; ranks are competition ranks (`bot.scoring`)."""
+"""Leaderboards: points per learner and week (and how many of them were self-graded), kept up to
+date with each scoring event, so a board never scans the answers; ranks are competition ranks
+(`bot.scoring`), over all points or over the points not self-graded, as the cohort chooses."""
 
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass
 
 from bot.messages import Actor, Cohort
-from bot.scoring import competition_rank, competition_ranks
+from bot.scoring import SelfGraded, competition_rank, competition_ranks
 from bot.store.engine import Engine
 from bot.store.learners import LEARNER_KEY, key
 from bot.store.model import Standing
 
 
-def add_points(c: sqlite3.Connection, learner: int, cohort: Cohort, week: str, points: int) -> None:
-    """Add (or, negative, take back) points for a week and for all time; zero still puts the
-    learner on the week's board."""
+@dataclass(frozen=True)
+class _Queries:
+    """A board's queries, ranking by one column expression (fixed text, never user input)."""
+
+    top_week: str
+    top_all: str
+    mine_week: str
+    better_week: str
+    mine_all: str
+    better_all: str
+
+    @classmethod
+    def ranking_by(cls, ranked: str) -> _Queries:
+        return cls(
+            top_week=f"SELECT l.user_id, l.display_name, w.self_graded, w.{ranked} AS ranked FROM weekly_scores w"
+                     " JOIN learners l ON l.id = w.learner_id WHERE w.platform = ? AND w.cohort = ? AND w.week = ?"
+                     f" AND w.{ranked} > 0 ORDER BY w.{ranked} DESC, l.display_name LIMIT ?",
+            top_all=f"SELECT user_id, display_name, self_graded, {ranked} AS ranked FROM learners"
+                    f" WHERE platform = ? AND cohort = ? AND {ranked} > 0 ORDER BY {ranked} DESC, display_name LIMIT ?",
+            mine_week=f"SELECT w.{ranked} AS ranked, w.self_graded FROM weekly_scores w"
+                      " JOIN learners l ON l.id = w.learner_id"
+                      " WHERE l.platform = ? AND l.cohort = ? AND l.user_id = ? AND w.week = ?",
+            better_week=f"SELECT COUNT(*) FROM weekly_scores WHERE platform = ? AND cohort = ? AND week = ?"
+                        f" AND {ranked} > ?",
+            mine_all=f"SELECT {ranked} AS ranked, self_graded FROM learners WHERE " + LEARNER_KEY,
+            better_all=f"SELECT COUNT(*) FROM learners WHERE platform = ? AND cohort = ? AND {ranked} > ?",
+        )
+
+
+QUERIES = {policy: _Queries.ranking_by("points - self_graded" if policy is SelfGraded.EXCLUDE else "points")
+           for policy in SelfGraded}
+
+
+def add_points(c: sqlite3.Connection, learner: int, cohort: Cohort, week: str, points: int,
+               self_graded: int = 0) -> None:
+    """Add (or, negative, take back) points for a week and for all time, `self_graded` of them by
+    the learner's own grade; zero still puts the learner on the week's board."""
     c.execute(
-        "INSERT INTO weekly_scores (learner_id, week, platform, cohort, points) VALUES (?,?,?,?,?)"
-        " ON CONFLICT (learner_id, week) DO UPDATE SET points = points + excluded.points",
-        (learner, week, cohort.platform, cohort.id, points),
+        "INSERT INTO weekly_scores (learner_id, week, platform, cohort, points, self_graded) VALUES (?,?,?,?,?,?)"
+        " ON CONFLICT (learner_id, week) DO UPDATE SET points = points + excluded.points,"
+        " self_graded = self_graded + excluded.self_graded",
+        (learner, week, cohort.platform, cohort.id, points, self_graded),
     )
-    if points:
-        c.execute("UPDATE learners SET points = points + ? WHERE id = ?", (points, learner))
+    if points or self_graded:
+        c.execute("UPDATE learners SET points = points + ?, self_graded = self_graded + ? WHERE id = ?",
+                  (points, self_graded, learner))
 
 
 class Boards:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
 
-    async def top(self, cohort: Cohort, week: str | None, limit: int = 10) -> list[Standing]:
+    async def top(self, cohort: Cohort, week: str | None, policy: SelfGraded = SelfGraded.COUNT,
+                  limit: int = 10) -> list[Standing]:
         """The top of a cohort's board, for one week or (week None) all time."""
+        queries = QUERIES[policy]
         if week:
-            sql = ("SELECT l.user_id, l.display_name, w.points FROM weekly_scores w"
-                   " JOIN learners l ON l.id = w.learner_id"
-                   " WHERE w.platform = ? AND w.cohort = ? AND w.week = ? AND w.points > 0"
-                   " ORDER BY w.points DESC, l.display_name LIMIT ?")
-            params: tuple = (cohort.platform, cohort.id, week, limit)
+            rows = await self._engine.read(queries.top_week, (cohort.platform, cohort.id, week, limit))
         else:
-            sql = ("SELECT user_id, display_name, points FROM learners"
-                   " WHERE platform = ? AND cohort = ? AND points > 0 ORDER BY points DESC, display_name LIMIT ?")
-            params = (cohort.platform, cohort.id, limit)
-        rows = await self._engine.read(sql, params)
-        ranks = competition_ranks([r["points"] for r in rows])
-        return [Standing(rank, r["user_id"], r["display_name"], r["points"])
+            rows = await self._engine.read(queries.top_all, (cohort.platform, cohort.id, limit))
+        ranks = competition_ranks([r["ranked"] for r in rows])
+        return [Standing(rank, r["user_id"], r["display_name"], r["ranked"], r["self_graded"])
                 for rank, r in zip(ranks, rows, strict=True)]
 
-    async def standing(self, actor: Actor, week: str | None) -> Standing | None:
+    async def standing(self, actor: Actor, week: str | None,
+                       policy: SelfGraded = SelfGraded.COUNT) -> Standing | None:
         """One learner's rank (None without points): how many have more points, plus one."""
+        queries = QUERIES[policy]
 
         def run(c: sqlite3.Connection) -> Standing | None:
             if week:
-                row = c.execute(
-                    "SELECT w.points FROM weekly_scores w JOIN learners l ON l.id = w.learner_id"
-                    " WHERE l.platform = ? AND l.cohort = ? AND l.user_id = ? AND w.week = ?",
-                    (*key(actor), week)).fetchone()
-                if not row or row["points"] <= 0:
+                row = c.execute(queries.mine_week, (*key(actor), week)).fetchone()
+                if not row or row["ranked"] <= 0:
                     return None
-                better = c.execute("SELECT COUNT(*) FROM weekly_scores WHERE platform = ? AND cohort = ? AND week = ?"
-                                   " AND points > ?", (actor.platform, actor.cohort, week, row["points"])).fetchone()[0]
+                better = c.execute(queries.better_week, (actor.platform, actor.cohort, week, row["ranked"]))
             else:
-                row = c.execute("SELECT points FROM learners WHERE " + LEARNER_KEY, key(actor)).fetchone()
-                if not row or row["points"] <= 0:
+                row = c.execute(queries.mine_all, key(actor)).fetchone()
+                if not row or row["ranked"] <= 0:
                     return None
-                better = c.execute("SELECT COUNT(*) FROM learners WHERE platform = ? AND cohort = ? AND points > ?",
-                                   (actor.platform, actor.cohort, row["points"])).fetchone()[0]
-            return Standing(competition_rank(better), actor.user_id, actor.display_name, row["points"])
+                better = c.execute(queries.better_all, (actor.platform, actor.cohort, row["ranked"]))
+            return Standing(competition_rank(better.fetchone()[0]), actor.user_id, actor.display_name,
+                            row["ranked"], row["self_graded"])
 
         return await self._engine.run(run)

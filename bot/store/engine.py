@@ -156,6 +156,28 @@ MIGRATIONS: tuple[str, ...] = (
     DELETE FROM timers WHERE key GLOB 'leaderboard:*' AND key NOT GLOB 'leaderboard:*:*';
     ALTER TABLE timers DROP COLUMN data
     """,
+    # 4: what a typed answer said and how the rubric read it (for self-grade audits); self-graded points
+    """
+    ALTER TABLE answers ADD COLUMN text TEXT;
+    ALTER TABLE answers ADD COLUMN rubric_correct INTEGER;
+    ALTER TABLE answers ADD COLUMN matched TEXT;
+    ALTER TABLE answers ADD COLUMN missed TEXT;
+    ALTER TABLE weekly_scores ADD COLUMN self_graded INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE learners ADD COLUMN self_graded INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX answers_self_graded ON answers (week) WHERE self_graded = 1
+    """,
+    # 5: failed deliveries are retried with backoff, then given up with their reason recorded
+    """
+    ALTER TABLE timers ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE timers ADD COLUMN last_error TEXT;
+    CREATE TABLE failed_deliveries (
+        id INTEGER PRIMARY KEY,
+        timer TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        failed_at TEXT NOT NULL
+    );
+    CREATE INDEX failed_deliveries_at ON failed_deliveries (failed_at)
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -71,22 +71,21 @@ class Learners:
         now = self._engine.now()
         await self._engine.write(run)
 
-    async def claim_reminders(self, until: datetime, local_day: Callable[[Cohort], str | None]) -> list[Actor]:
-        """Opted-in learners with cards due and no reminder yet on their local day; marks them reminded."""
+    async def to_remind(self, until: datetime, local_day: Callable[[Cohort], str | None]) -> list[tuple[Actor, str]]:
+        """Opted-in learners with cards due by `until` and no reminder yet on their local day, with
+        that day. Nothing is marked: a reminder counts as sent once it was delivered (`reminded`)."""
+        rows = await self._engine.read(
+            "SELECT l.* FROM learners l WHERE l.remind = 1"
+            " AND EXISTS (SELECT 1 FROM cards WHERE learner_id = l.id AND due <= ?)", (iso(until),))
+        found = []
+        for r in rows:
+            today = local_day(Cohort(r["platform"], r["cohort"]))
+            if today is not None and r["reminded_on"] != today:
+                found.append((_actor(r), today))
+        return found
 
-        def run(c: sqlite3.Connection) -> list[Actor]:
-            rows = c.execute(
-                "SELECT l.* FROM learners l WHERE l.remind = 1"
-                " AND EXISTS (SELECT 1 FROM cards WHERE learner_id = l.id AND due <= ?)",
-                (iso(until),),
-            ).fetchall()
-            claimed = []
-            for r in rows:
-                today = local_day(Cohort(r["platform"], r["cohort"]))
-                if today is not None and r["reminded_on"] != today:
-                    c.execute("UPDATE learners SET reminded_on = ? WHERE id = ?", (today, r["id"]))
-                    claimed.append(_actor(r))
-            return claimed
-
-        return await self._engine.write(run)
+    async def reminded(self, actor: Actor, day: str) -> None:
+        """A learner's reminder for their local `day` was delivered."""
+        await self._engine.write(lambda c: c.execute("UPDATE learners SET reminded_on = ? WHERE " + LEARNER_KEY,
+                                                     (day, *key(actor))))
 

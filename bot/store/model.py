@@ -101,10 +101,37 @@ class RoundScore:
 
 @dataclass(frozen=True)
 class Standing:
+    """A place on a board; `points` are those ranked (all, or those not self-graded)."""
+
     rank: int
     user_id: str
     display_name: str
     points: int
+    self_graded: int = 0
+
+
+@dataclass(frozen=True)
+class Typed:
+    """What a typed answer said, and which key points the rubric found in it."""
+
+    text: str
+    matched: tuple[str, ...] = ()
+    missed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SelfGradedAnswer:
+    """An answer its learner graded themselves, beside the rubric's own verdict."""
+
+    user_id: str
+    display_name: str
+    question_id: str
+    text: str
+    correct: bool  # the learner's grade
+    rubric_correct: bool
+    matched: tuple[str, ...]
+    missed: tuple[str, ...]
+    answered_at: datetime
 
 
 @dataclass(frozen=True)
@@ -131,3 +158,12 @@ class TeachbackCount:
     attempts: int = 0
     points: int = 0
 
+
+
+@dataclass(frozen=True)
+class GivenUp:
+    """A timer whose delivery failed until it was given up, and why."""
+
+    timer: str
+    reason: str
+    at: datetime

@@ -32,6 +32,24 @@ def spend(c: sqlite3.Connection, prompt_id: str, learner: int, now: str) -> bool
                      (prompt_id, learner, now)).rowcount == 1
 
 
+def make(kind: PromptKind, place: Place, owner: Actor | None, created_at: datetime, *, lesson_id: str | None = None,
+         item_id: str | None = None, mode: AnswerMode | None = None, round_id: int | None = None,
+         data: dict[str, Any] | None = None) -> Prompt:
+    """A new prompt with a fresh token, not yet stored."""
+    return Prompt(new_token(), kind, place.platform, place.cohort, owner.user_id if owner else None, lesson_id,
+                  item_id, mode, round_id, data or {}, False, created_at)
+
+
+def insert(c: sqlite3.Connection, prompt: Prompt, owner: Actor | None) -> None:
+    """Store a prompt (inside the caller's transaction)."""
+    stamp = iso(prompt.created_at)
+    owner_id = learners.upsert(c, owner, stamp) if owner else None
+    c.execute("INSERT INTO prompts (id, kind, platform, cohort, owner_id, lesson_id, item_id, mode, round_id, data,"
+              " created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+              (prompt.id, prompt.kind, prompt.platform, prompt.cohort, owner_id, prompt.lesson_id, prompt.item_id,
+               prompt.mode, prompt.round_id, json.dumps(prompt.data), stamp))
+
+
 def close(c: sqlite3.Connection, prompt_id: str, now: str) -> None:
     c.execute("UPDATE prompts SET closed_at = ? WHERE id = ? AND closed_at IS NULL", (now, prompt_id))
 
@@ -51,22 +69,10 @@ class Prompts:
                   item_id: str | None = None, mode: AnswerMode | None = None, round_id: int | None = None,
                   data: dict[str, Any] | None = None) -> Prompt:
         """A fresh prompt; with an owner, only that learner may use it."""
-        now = self._engine.clock.now()
-        stamp = iso(now)
-        prompt = Prompt(new_token(), kind, place.platform, place.cohort, owner.user_id if owner else None,
-                        lesson_id, item_id, mode, round_id, data or {}, False, now)
-
-        def run(c: sqlite3.Connection) -> None:
-            owner_id = learners.upsert(c, owner, stamp) if owner else None
-            c.execute(
-                "INSERT INTO prompts (id, kind, platform, cohort, owner_id, lesson_id, item_id, mode,"
-                " round_id, data, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (prompt.id, kind, place.platform, place.cohort, owner_id, lesson_id, item_id, mode,
-                 round_id, json.dumps(prompt.data), stamp),
-            )
-
-        await self._engine.write(run)
-        self._remember(prompt)
+        prompt = make(kind, place, owner, self._engine.clock.now(), lesson_id=lesson_id, item_id=item_id, mode=mode,
+                      round_id=round_id, data=data)
+        await self._engine.write(insert, prompt, owner)
+        self.remember(prompt)
         return prompt
 
     async def get(self, prompt_id: str) -> Prompt | None:
@@ -78,7 +84,7 @@ class Prompts:
             " WHERE p.id = ?", (prompt_id,)).fetchone())
         if row is None:
             return None
-        self._remember(prompt := _prompt(row))
+        self.remember(prompt := _prompt(row))
         return prompt
 
     async def spend(self, prompt_id: str, actor: Actor) -> bool:
@@ -95,7 +101,8 @@ class Prompts:
         """Drop what is held in memory (after a learner's rows were deleted)."""
         self._known.clear()
 
-    def _remember(self, prompt: Prompt) -> None:
+    def remember(self, prompt: Prompt) -> None:
+        """Hold a prompt this process stored, so that its token resolves without a read."""
         self._known[prompt.id] = prompt
         if len(self._known) > PROMPT_MEMORY:
             del self._known[next(iter(self._known))]  # the oldest

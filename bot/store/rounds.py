@@ -1,16 +1,33 @@
-"""Public rounds: which questions, how far along, who started them."""
+"""Public rounds: which questions, how far along, who started them.
+
+Each step of a round is one transaction, so a kill at any moment leaves it whole: opening stores
+the round, its first question's prompt and that question's timer together; advancing closes a
+question and stores the next one's prompt and timer together (or ends the round)."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import datetime
 
 from bot.errors import RoundAlreadyOpen
 from bot.messages import Actor, Place
 from bot.store import learners, prompts
-from bot.store.engine import Engine
-from bot.store.model import Prompt, PromptKind, Round, RoundScore, RoundState
+from bot.store.engine import Engine, iso
+from bot.store.model import AnswerMode, Prompt, PromptKind, Round, RoundScore, RoundState
+
+TimerKey = Callable[[int, int], str]  # (round id, position) -> the key of that question's timer
+
+
+def _question_prompt(c: sqlite3.Connection, round_id: int, place: Place, lesson_id: str, question_id: str,
+                     position: int, at: datetime, timer_key: TimerKey, due: datetime) -> Prompt:
+    """Store the prompt of a round's question and the timer that reveals it."""
+    prompt = prompts.make(PromptKind.QUESTION, place, None, at, lesson_id=lesson_id, item_id=question_id,
+                          mode=AnswerMode.ROUND, round_id=round_id, data={"position": position})
+    prompts.insert(c, prompt, None)
+    c.execute("INSERT OR REPLACE INTO timers (key, due_at) VALUES (?, ?)", (timer_key(round_id, position), iso(due)))
+    return prompt
 
 
 class Rounds:
@@ -18,24 +35,29 @@ class Rounds:
         self._engine = engine
         self._prompts = prompt_cache
 
-    async def open(self, place: Place, starter: Actor, lesson_id: str, question_ids: Sequence[str]) -> int:
-        """A new round in a channel; RoundAlreadyOpen when one is running there."""
+    async def open(self, place: Place, starter: Actor, lesson_id: str, question_ids: Sequence[str],
+                   timer_key: TimerKey, due: datetime) -> tuple[int, Prompt]:
+        """A new round in a channel with its first question's prompt and timer, in one transaction;
+        RoundAlreadyOpen when one is running there."""
+        now = self._engine.clock.now()
 
-        def run(c: sqlite3.Connection) -> int:
+        def run(c: sqlite3.Connection) -> tuple[int, Prompt]:
             busy = c.execute("SELECT 1 FROM rounds WHERE platform = ? AND cohort = ? AND channel_id = ?"
                              " AND state = ?", (place.platform, place.cohort, place.channel_id, RoundState.OPEN))
             if busy.fetchone():
                 raise RoundAlreadyOpen()
-            starter_id = learners.upsert(c, starter, now)
+            starter_id = learners.upsert(c, starter, iso(now))
             cur = c.execute(
                 "INSERT INTO rounds (platform, cohort, channel_id, lesson_id, starter_id, question_ids, state,"
                 " started_at) VALUES (?,?,?,?,?,?,?,?)",
                 (place.platform, place.cohort, place.channel_id, lesson_id, starter_id, json.dumps(list(question_ids)),
-                 RoundState.OPEN, now))
-            return int(cur.lastrowid or 0)
+                 RoundState.OPEN, iso(now)))
+            round_id = int(cur.lastrowid or 0)
+            return round_id, _question_prompt(c, round_id, place, lesson_id, question_ids[0], 0, now, timer_key, due)
 
-        now = self._engine.now()
-        return await self._engine.write(run)
+        round_id, first = await self._engine.write(run)
+        self._prompts.remember(first)
+        return round_id, first
 
     async def get(self, round_id: int) -> Round | None:
         rows = await self._engine.read(
@@ -47,26 +69,67 @@ class Rounds:
         return Round(r["id"], r["platform"], r["cohort"], r["channel_id"], r["lesson_id"], r["starter"],
                      tuple(json.loads(r["question_ids"])), r["position"], RoundState(r["state"]))
 
-    async def advance(self, round_id: int, position: int, prompt_id: str) -> bool:
-        """Close question `position` and move on, once: False if it was already closed."""
+    async def advance(self, round_: Round, prompt_id: str, timer_key: TimerKey, due: datetime) -> bool:
+        """Close the question at the round's position and move on, once, in one transaction: the next
+        question's prompt and timer are stored with it (or the round ends). False if already done."""
+        now = self._engine.clock.now()
+        position = round_.position
 
-        def run(c: sqlite3.Connection) -> bool:
-            row = c.execute("SELECT position, question_ids, state FROM rounds WHERE id = ?", (round_id,)).fetchone()
+        def run(c: sqlite3.Connection) -> Prompt | None:
+            row = c.execute("SELECT position, state FROM rounds WHERE id = ?", (round_.id,)).fetchone()
             if row is None or row["state"] != RoundState.OPEN or row["position"] != position:
-                return False
-            last = position + 1 >= len(json.loads(row["question_ids"]))
+                raise _AlreadyAdvanced()
+            last = position + 1 >= len(round_.question_ids)
             c.execute("UPDATE rounds SET position = ?, state = ?, ended_at = ? WHERE id = ?",
-                      (position + 1, RoundState.DONE if last else RoundState.OPEN, now if last else None, round_id))
-            prompts.close(c, prompt_id, now)
-            return True
+                      (position + 1, RoundState.DONE if last else RoundState.OPEN, iso(now) if last else None,
+                       round_.id))
+            prompts.close(c, prompt_id, iso(now))
+            if last:
+                return None
+            return _question_prompt(c, round_.id, round_.place, round_.lesson_id, round_.question_ids[position + 1],
+                                    position + 1, now, timer_key, due)
 
-        now = self._engine.now()
-        advanced = await self._engine.write(run)
+        try:
+            following = await self._engine.write(run)
+        except _AlreadyAdvanced:
+            return False
         self._prompts.closed(prompt_id)
-        return advanced
+        if following is not None:
+            self._prompts.remember(following)
+        return True
+
+    async def close(self, round_id: int) -> Round | None:
+        """End a round where it stands (its open question's prompt closes too); None if it was not open."""
+        now = iso(self._engine.clock.now())
+
+        def run(c: sqlite3.Connection) -> list[str]:
+            done = c.execute("UPDATE rounds SET state = ?, ended_at = ? WHERE id = ? AND state = ?",
+                             (RoundState.DONE, now, round_id, RoundState.OPEN)).rowcount
+            if not done:
+                return []
+            ids = [r["id"] for r in c.execute("SELECT id FROM prompts WHERE round_id = ? AND closed_at IS NULL",
+                                              (round_id,))]
+            for prompt_id in ids:
+                prompts.close(c, prompt_id, now)
+            return ids
+
+        closed = await self._engine.write(run)
+        for prompt_id in closed:
+            self._prompts.closed(prompt_id)
+        return await self.get(round_id) if closed else None
+
+    async def stranded(self, timer_key: TimerKey) -> list[Round]:
+        """Open rounds whose current question has no timer (what a kill between steps once left)."""
+        rows = await self._engine.read("SELECT id, position FROM rounds WHERE state = ?", (RoundState.OPEN,))
+        found = []
+        for r in rows:
+            timer = await self._engine.read("SELECT 1 FROM timers WHERE key = ?", (timer_key(r["id"], r["position"]),))
+            if not timer and (round_ := await self.get(r["id"])) is not None:
+                found.append(round_)
+        return found
 
     async def prompt_at(self, round_id: int, position: int) -> Prompt | None:
-        """The prompt of the round's question at `position`, once it was posted."""
+        """The prompt of the round's question at `position`, once it was stored."""
         rows = await self._engine.read(
             "SELECT id FROM prompts WHERE round_id = ? AND kind = ? AND json_extract(data, '$.position') = ?",
             (round_id, PromptKind.QUESTION, position))
@@ -79,3 +142,7 @@ class Rounds:
             " FROM answers a JOIN prompts p ON p.id = a.prompt_id JOIN learners l ON l.id = a.learner_id"
             " WHERE p.round_id = ? GROUP BY a.learner_id ORDER BY right DESC, l.display_name", (round_id,))
         return [RoundScore(r["display_name"] or r["user_id"], r["right"], r["n"]) for r in rows]
+
+
+class _AlreadyAdvanced(Exception):
+    """Inside a transaction: the round had moved on already (nothing to write)."""

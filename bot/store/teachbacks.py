@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from bot.messages import Actor
 from bot.scoring import teachback_points
-from bot.store import boards, learners
+from bot.store import boards, learners, prompts
 from bot.store.engine import Engine
 from bot.store.learners import LEARNER_ID, key
 from bot.store.model import TeachbackCount
@@ -20,12 +20,15 @@ class Teachbacks:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
 
-    async def record(self, actor: Actor, *, lesson_id: str, prompt_id: str, explanation: str,
-                     covered: Iterable[str], missed: Iterable[str], passes: bool, week: str) -> int:
-        """Store an attempt; it scores a point only the first time the prompt is passed."""
+    async def record(self, actor: Actor, *, form: str, lesson_id: str, prompt_id: str, explanation: str,
+                     covered: Iterable[str], missed: Iterable[str], passes: bool, week: str) -> int | None:
+        """Store an attempt and spend its form, in one transaction; it scores a point only the first
+        time the prompt is passed. None when the form was already used (a repeat is not stored)."""
 
-        def run(c: sqlite3.Connection) -> int:
+        def run(c: sqlite3.Connection) -> int | None:
             learner = learners.upsert(c, actor, now)
+            if not prompts.spend(c, form, learner, now):
+                return None
             passed_before = c.execute(
                 "SELECT 1 FROM teachbacks WHERE learner_id = ? AND prompt_id = ? AND points > 0",
                 (learner, prompt_id)).fetchone() is not None

@@ -3,10 +3,14 @@ a later reply edits; both survive a restart."""
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime
 
 from bot.messages import MessageRef
 from bot.store.engine import Engine, iso
+from bot.store.model import GivenUp
+
+MISSING = 0  # failures counted for a timer that no longer exists
 
 
 class Timers:
@@ -14,6 +18,7 @@ class Timers:
         self._engine = engine
 
     async def set(self, key: str, due: datetime) -> None:
+        """Set a timer to `due`, as new: its failures so far are forgotten."""
         await self._engine.write(lambda c: c.execute("INSERT OR REPLACE INTO timers (key, due_at) VALUES (?,?)",
                                                      (key, iso(due))))
 
@@ -36,10 +41,54 @@ class Timers:
             "INSERT INTO timers (key, due_at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET due_at = excluded.due_at"
             " WHERE timers.due_at > ?", (key, iso(due), now)))
 
+    async def hurry(self, key: str, due: datetime) -> bool:
+        """Bring a timer forward to `due` (never later); False if there is no such timer."""
+
+        def run(c: sqlite3.Connection) -> bool:
+            return c.execute("UPDATE timers SET due_at = min(due_at, ?) WHERE key = ?", (iso(due), key)).rowcount > 0
+
+        return await self._engine.write(run)
+
     async def ensure(self, key: str, due: datetime) -> None:
         """Create a timer unless one with that key exists."""
         await self._engine.write(lambda c: c.execute("INSERT OR IGNORE INTO timers (key, due_at) VALUES (?, ?)",
                                                      (key, iso(due))))
+
+
+    async def failed(self, key: str, reason: str) -> int:
+        """Count a failed delivery of a timer and keep its reason; returns the failures in a row."""
+
+        def run(c: sqlite3.Connection) -> int:
+            row = c.execute("UPDATE timers SET attempts = attempts + 1, last_error = ? WHERE key = ?"
+                            " RETURNING attempts", (reason, key)).fetchone()
+            return int(row[0]) if row else MISSING
+
+        return await self._engine.write(run)
+
+    async def postpone(self, key: str, fired_at: datetime, due: datetime) -> None:
+        """Move a failed timer to its next try (unless it was re-armed for later meanwhile)."""
+        await self._engine.write(lambda c: c.execute("UPDATE timers SET due_at = ? WHERE key = ? AND due_at <= ?",
+                                                     (iso(due), key, iso(fired_at))))
+
+    async def give_up(self, key: str, reason: str, next_due: datetime | None = None) -> None:
+        """Record a timer as given up; delete it, or re-arm it at `next_due` when it repeats."""
+
+        def run(c: sqlite3.Connection) -> None:
+            c.execute("INSERT INTO failed_deliveries (timer, reason, failed_at) VALUES (?, ?, ?)", (key, reason, now))
+            if next_due is None:
+                c.execute("DELETE FROM timers WHERE key = ?", (key,))
+            else:
+                c.execute("UPDATE timers SET due_at = ?, attempts = 0, last_error = NULL WHERE key = ?",
+                          (iso(next_due), key))
+
+        now = self._engine.now()
+        await self._engine.write(run)
+
+    async def given_up(self, since: datetime) -> list[GivenUp]:
+        """The timers given up since a moment, latest first (for `studybot health`)."""
+        rows = await self._engine.read("SELECT timer, reason, failed_at FROM failed_deliveries WHERE failed_at >= ?"
+                                       " ORDER BY failed_at DESC, id DESC", (iso(since),))
+        return [GivenUp(r["timer"], r["reason"], datetime.fromisoformat(r["failed_at"])) for r in rows]
 
 
 class Messages:

@@ -18,6 +18,7 @@ from adapters.slack_settings import SlackSettings
 from bot.app import StudyBot
 from bot.clock import FixedClock
 from bot.config import Instructors, Secret, Settings
+from bot.messages import Cohort
 from bot.scheduler import fire_due
 from standins.slack_standin import (
     SlackStandIn,
@@ -46,7 +47,7 @@ def clock() -> FixedClock:
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return Settings(db_path=tmp_path / "bot.db", content_dir=CORE_PACK, results_dir=tmp_path / "results",
-                    instructors=Instructors(ids={"slack": frozenset({TEACHER})}))
+                    instructors=Instructors(everywhere={"slack": frozenset({TEACHER})}))
 
 
 @pytest.fixture
@@ -397,3 +398,22 @@ async def test_an_order_question_is_a_modal_answered_with_the_shown_numbers(
     feedback = fake.calls_to("chat.postEphemeral")[-1].params["text"]
     assert feedback.startswith("✅ Right order.") and f"The right order: {numbers}" in feedback
     assert [r["correct"] for r in answers(settings) if r["question_id"] == order.id] == [1]
+
+
+async def test_an_instructor_of_one_workspace_is_a_learner_in_another(
+    fake: SlackStandIn, bot: StudyBot, settings: Settings, slack: SlackSettings
+) -> None:
+    """Instructors are listed per cohort: one workspace's instructor cannot export another's results."""
+    only_t1 = Instructors(per_cohort={Cohort("slack", "T0001"): frozenset({"U0T"})})
+    bot.ctx.settings = replace(settings, instructors=only_t1)
+    adapter = SlackAdapter(bot, slack)
+    await adapter.start()
+    try:
+        status, text = await post(adapter, slash_command("/results", "cohort", user_id="U0T", team_id="T0002"))
+        assert (status, json.loads(text)["text"]) == (
+            200, "Only instructors can export the cohort's results. Ask your instructor if you need it.")
+        status, text = await post(adapter, slash_command("/results", "cohort", user_id="U0T", team_id="T0001",
+                                                         response_url=fake.response_url("own")))
+        assert status == 200 and "check your direct messages" in json.loads(text)["text"]
+    finally:
+        await adapter.close()

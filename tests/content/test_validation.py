@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import CONTENT, REPO
+from support import CONTENT, CORE_PACK, REPO
 
 from bot.content.loader import check_library, load_library
 
@@ -139,7 +139,7 @@ def test_related_terms_must_exist(tmp_path: Path) -> None:
 
 
 def test_validate_command_exit_codes(tmp_path: Path) -> None:
-    good = subprocess.run([sys.executable, "-m", "adapters.cli", "validate", str(CONTENT)], cwd=REPO,
+    good = subprocess.run([sys.executable, "-m", "adapters.cli", "validate", str(CORE_PACK)], cwd=REPO,
                           capture_output=True, text=True)
     assert good.returncode == 0 and good.stdout.startswith("OK: ")
     bad_root = pack(tmp_path, quiz=QUIZ.replace("    type: mc", "    type: yes"))
@@ -221,3 +221,79 @@ def test_a_stale_quiz_md_is_a_warning_that_says_to_render(tmp_path: Path) -> Non
     done = subprocess.run([sys.executable, "-m", "adapters.cli", "render", str(root)], cwd=REPO,
                           capture_output=True, text=True)
     assert done.returncode == 0 and check_library(root).warnings == []
+
+
+# ---------------------------------------------------------------- rubrics that test themselves
+
+EXAMPLES = """\
+    examples:
+      correct: ["It copies the model to each GPU."]
+      wrong: ["Well, it shards, I think."]
+"""
+
+
+def warnings(root: Path) -> list[str]:
+    return [str(w) for w in check_library(root).warnings]
+
+
+def test_examples_graded_otherwise_than_listed_are_problems_with_their_line(tmp_path: Path) -> None:
+    quiz = QUIZ + SHORT.replace('    explanation: "Why"\n', '    explanation: "Why"\n' + EXAMPLES, 1)
+    assert problems(pack(tmp_path, quiz=quiz)) == [
+        'content/l1/quiz.yaml:27: questions[1].examples.correct[0]: graded wrong but listed as correct: '
+        '"It copies the model to each GPU." (matched: none; missed: p1; voided: p1)',
+        'content/l1/quiz.yaml:28: questions[1].examples.wrong[0]: graded correct but listed as wrong: '
+        '"Well, it shards, I think." (matched: p1)',
+    ]
+
+
+def test_a_teachback_prompt_checks_its_examples_too(tmp_path: Path) -> None:
+    prompts = PROMPTS + '    examples:\n      correct: ["It copies."]\n'
+    assert problems(pack(tmp_path, teachback=prompts)) == [
+        'content/l1/teachback.yaml:10: prompts[0].examples.correct[0]: graded wrong but listed as correct: '
+        '"It copies." (matched: none; missed: k1)'
+    ]
+
+
+def test_examples_that_agree_with_the_rubric_pass(tmp_path: Path) -> None:
+    good = EXAMPLES.replace("It copies the model to each GPU.", "Each GPU only holds a slice: it shards.")
+    good = good.replace("Well, it shards, I think.", "It copies the model.")
+    quiz = QUIZ + SHORT.replace('    explanation: "Why"\n', '    explanation: "Why"\n' + good, 1)
+    assert problems(pack(tmp_path, quiz=quiz)) == [] and warnings(tmp_path / "content") == []
+
+
+@pytest.mark.parametrize("change, expected", [
+    (('    prompt: "Say why"', '    prompt: "Why do we say it shards?"'),
+     "content/l1/quiz.yaml:16: questions[1].prompt: warning: the question's own prompt is graded correct "
+     "(matched: p1)"),
+    (('          accept: ["it shards"]', '          accept: ["shards"]'),
+     "content/l1/quiz.yaml:18: questions[1].rubric: warning: a bare list of the accepted words is graded "
+     'correct: "shards" (matched: p1)'),
+    (('    prompt: "Say why"', '    prompt: "Say why a model shards"'),
+     None),  # a prompt word that is an accepted word is no typo of it
+    (('          accept: ["it shards"]', '          accept: ["it shards", "splits the modle weights"]'),
+     'content/l1/quiz.yaml:23: questions[1].rubric.points[0].accept[1]: warning: accepted word "modle" is '
+     'one typo away from "model" in the prompt'),
+], ids=["prompt", "bare list", "no warning", "typo of the prompt"])
+def test_a_rubric_that_leaks_is_warned_about_with_its_line(tmp_path: Path, change, expected) -> None:
+    short = SHORT.replace(*change)
+    if "modle" in short:
+        short = short.replace('    prompt: "Say why"', '    prompt: "Say why a model grows"')
+    root = pack(tmp_path, quiz=QUIZ + short)
+    assert problems(root) == []
+    assert warnings(root) == ([expected] if expected else [])
+
+
+def test_an_empty_answer_graded_correct_is_warned_about(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No rubric of today's matcher credits an empty answer; should a matcher ever do so, validate says."""
+    import bot.rubric_audit as audit
+    from bot.grading import Grade
+    from bot.grading import grade as real_grade
+
+    def lenient(rubric, text, *, synonyms=None):
+        found = real_grade(rubric, text, synonyms=synonyms)
+        return found if text else Grade((rubric.points[0].id,), (), (), True)  # credits an empty answer
+
+    monkeypatch.setattr(audit, "grade", lenient)
+    root = pack(tmp_path, quiz=QUIZ + SHORT)
+    assert "content/l1/quiz.yaml:18: questions[1].rubric: warning: an empty answer is graded correct (matched: p1)" \
+        in warnings(root)

@@ -61,11 +61,12 @@ def test_scoring_against_the_human_grades(tmp_path: Path) -> None:
     questions = bench.load_dataset(write_dataset(tmp_path))
     rubrics, synonyms = bench.load_rubrics(tmp_path / "rubrics.yaml")
     scored = bench.grade_all(questions, rubrics, synonyms)
-    assert [(s.correct, s.fraction) for s in scored] == [(True, 0.5), (False, 0.0), (True, 1.0), (True, 1.0),
-                                                         (False, 0.0)]  # "not sat": negated
+    # the fraction is the grade's score: 0.6 x the best `needed` points + 0.4 x all points ("yellow" alone: 0.8)
+    assert [(s.correct, s.fraction) for s in scored] == [(True, pytest.approx(0.8)), (False, 0.0), (True, 1.0),
+                                                         (True, 1.0), (False, 0.0)]  # "not sat": negated
     f = bench.figures(scored)
     assert (f.n, f.accuracy, f.false_accepts, f.clearly_wrong, f.false_rejects, f.clearly_right) == (5, 1.0, 0, 2, 0, 3)
-    assert f.r == pytest.approx(bench.pearson([0.5, 0, 1, 1, 0], [5, 0, 4.5, 5, 1]))
+    assert f.r == pytest.approx(bench.pearson([0.8, 0, 1, 1, 0], [5, 0, 4.5, 5, 1]))
     wrong_way = bench.figures([bench.Scored("q", 5, False, 0), bench.Scored("q", 1, True, 1)])
     assert (wrong_way.accuracy, wrong_way.false_accept, wrong_way.false_reject) == (0, 1, 1)
 
@@ -96,3 +97,29 @@ async def test_without_the_data_it_says_why_it_skipped(monkeypatch: pytest.Monke
     monkeypatch.setenv(bench.ENV, str(tmp_path / "missing"))
     (line,) = await bench.main()
     assert line.startswith("grading vs human graders: skipped:") and "missing" in line
+
+
+def test_errors_are_counted_by_category(tmp_path: Path) -> None:
+    rubric = bench.Rubric(2, (bench.KeyPoint("y", "yellow", ("yellow",), ("blue",)),
+                              bench.KeyPoint("s", "sweet", ("sweet soft fruit",), ()),
+                              bench.KeyPoint("c", "curved", ("curved",), ())))
+    answers = (("yellow, blue", 5.0), ("yellow only", 4.0), ("it is not a sweet soft fruit", 4.5),
+               ("a fruit so soft and sweet", 4.0), ("a tropical thing", 5.0), ("yellow and curved", 1.0),
+               ("yellow", 3.0))
+    question = bench.Question("1.1", "What is a banana like?", "Yellow, sweet and curved.", answers)
+    assert bench.error_categories([question], {"1.1": rubric}, bench.Synonyms()) == {
+        "false reject: voided by a misconception": 1,
+        "false reject: fewer key points than needed": 1,
+        "false reject: a phrasing stated only under a negation": 1,
+        "false reject: a phrasing's words all in one clause, out of order or too far apart": 1,
+        "false reject: said in words the rubric does not list": 1,
+        "false accept: carried by one-word phrasings": 1,
+    }
+
+
+def test_the_halves_and_the_categories_are_reported_on_request(tmp_path: Path) -> None:
+    lines = bench.report(write_dataset(tmp_path), tmp_path / "rubrics.yaml", halves=True, errors=True)
+    assert any(line.startswith("  assignments 1-3 (2 questions)") for line in lines)
+    assert any(line.startswith("  assignments 4-6 (0 questions)") for line in lines)
+    assert "  errors by category, assignments 1-6:" in lines
+    assert not any("assignments" in line for line in bench.report(write_dataset(tmp_path), tmp_path / "rubrics.yaml"))

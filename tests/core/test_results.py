@@ -61,3 +61,80 @@ async def test_forget_me_asks_then_deletes_every_row(bot, settings) -> None:
     for table in ("answers", "learners", "weekly_scores", "prompt_uses"):
         assert await bot.store.count(table) == 0, table
     assert not (settings.results_dir / "T1" / "slack-U1").exists()
+
+
+def test_folder_names_are_one_to_one_with_ids(tmp_path) -> None:
+    from bot import results
+    from bot.messages import Actor, Cohort
+
+    learners = [Actor("slack", c, u) for c, u in (("a.b", "U1"), ("a_b", "U1"), ("T1", "x.y"), ("T1", "x_y"),
+                                                  ("T1", "cohort"), ("T1", "@cohort"), ("T1", "u" * 200),
+                                                  ("T1", "u" * 199 + "v"), ("T1", ".."), ("T1", ""))]
+    folders = [results.learner_dir(tmp_path, who) for who in learners]
+    exports = [results.cohort_dir(tmp_path, Cohort("slack", c)) for c in ("T1", "a.b", "a_b")]
+    everything = folders + exports
+    assert len(set(everything)) == len(everything)
+    assert all(tmp_path in f.parents and ".." not in f.relative_to(tmp_path).parts for f in everything)
+    assert all(len(part) <= results.LONGEST + 10 for f in everything for part in f.relative_to(tmp_path).parts)
+
+
+async def test_line_breaks_in_a_name_do_not_break_the_file(bot) -> None:
+    who = learner("U1")
+    named = type(who)(who.platform, who.cohort, who.user_id, "Eve\u2028learner: slack:UEVIL\u2029\x85x")
+    replies = await bot.handle(Command("results", "", named, channel()))
+    text = next(r for r in replies if r.file).file.content.decode()
+    lines = text.splitlines()
+    assert sum(line.startswith("learner: ") for line in lines) == len(bot.library.lessons)  # no forged block
+    assert [line for line in lines if line.startswith("name: ")] == ["name: Eve learner: slack:UEVIL  x"]
+    assert not any(ch in text for ch in "\u2028\u2029\x85")
+
+
+async def test_a_full_disk_says_so_and_what_to_do(bot, monkeypatch) -> None:
+    import errno
+    import os
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    [reply] = await bot.handle(Command("results", "", learner("U1"), channel()))
+    assert reply.text.startswith("The disk is full, so your results file could not be written. Try again later")
+
+
+async def test_forget_removes_the_cohort_export_that_listed_the_learner(bot, settings) -> None:
+    from bot import results
+
+    await answer_first(bot, learner("U1"))
+    await bot.handle(Command("results", "cohort", learner("U9", teacher=True), channel()))
+    export = results.cohort_dir(settings.results_dir, learner("U1").in_cohort) / "quiz_results.txt"
+    assert "learner: slack:U1" in export.read_text()
+    [ask] = await bot.handle(Command("forget", "me", learner("U1"), channel()))
+    await bot.handle(ChoiceMade(ask.choices[0].token, learner("U1"), channel()))
+    assert not export.exists()
+
+
+async def test_results_racing_forget_leaves_no_file_of_a_forgotten_learner(bot, settings, monkeypatch) -> None:
+    """/results reads the answers, then /forget me runs to its end, then /results would write: the
+    file must not bring the forgotten answers back (the two are ordered)."""
+    import asyncio
+
+    from bot import results
+
+    real = bot.store.answers.scored
+
+    async def slow(*args, **kwargs):  # the answers are read; the file is not written yet
+        found = await real(*args, **kwargs)
+        await asyncio.sleep(0.05)
+        return found
+
+    monkeypatch.setattr(bot.store.answers, "scored", slow)
+    who = learner("U1")
+    await answer_first(bot, who)
+    [ask] = await bot.handle(Command("forget", "me", who, channel()))
+    wrote = asyncio.create_task(bot.handle(Command("results", "", who, channel())))
+    await asyncio.sleep(0.01)  # /results has read the answers
+    [done] = await bot.handle(ChoiceMade(ask.choices[0].token, who, channel()))
+    await wrote
+    assert done.text.startswith("Done")
+    path = results.learner_dir(settings.results_dir, who) / "quiz_results.txt"
+    assert not path.exists() or "\tcorrect" not in path.read_text()

@@ -7,7 +7,7 @@ from support import answer as answer_event
 from support import channel, learner
 
 from bot.app import StudyBot
-from bot.messages import Audience, Command
+from bot.messages import Audience, Command, MessageRef
 from bot.scheduler import fire_due
 
 
@@ -80,6 +80,7 @@ class Outbox:
 
     async def send(self, reply):
         self.sent.append(reply)
+        return MessageRef("slack", f"D{reply.to.user_id}", str(len(self.sent)))  # a DM, as platforms answer
 
     async def edit(self, ref, reply):
         raise AssertionError("reminders never edit")

@@ -72,10 +72,16 @@ async def test_next_is_for_the_starter_and_reveals_now(bot) -> None:
     next_button = question.choices[-1]
     [refusal] = await bot.handle(ChoiceMade(next_button.token, learner("U5"), channel()))
     assert "Only the person who started" in refusal.text
-    replies = await bot.handle(ChoiceMade(next_button.token, learner("U0"), channel()))
-    edits = [r for r in replies if r.edit]
-    assert edits and edits[0].edit.message_id == "q1-message"
-    assert any("question 2 of" in r.text for r in replies if r.audience is Audience.PUBLIC and not r.edit)
+    outbox = RecordingOutbox()
+    assert await fire_due(bot, {"slack": outbox}) == 0  # nothing is due before Next
+    [now] = await bot.handle(ChoiceMade(next_button.token, learner("U0"), channel()))
+    assert now.text == "Revealing it now."
+    assert await fire_due(bot, {"slack": outbox}) == 1  # at once, by the question's own timer
+    [(ref, _)] = outbox.edits
+    assert ref.message_id == "q1-message"
+    assert any("question 2 of" in r.text for r in outbox.sent)
+    [again] = await bot.handle(ChoiceMade(next_button.token, learner("U0"), channel()))
+    assert again.text == "That question was already revealed."
 
 
 async def test_round_runs_to_its_summary(bot, clock) -> None:

@@ -84,3 +84,11 @@ def test_warns_when_an_accepted_word_is_one_typo_from_a_prompt_word() -> None:
 def test_errors_come_before_warnings() -> None:
     issues = audit_rubric(Rubric(0, RUBRIC.points), PROMPT, ["nothing here"], ["x", "It shards the parameters."])
     assert [i.warning for i in issues] == [False, False, True, True, True] and len(errors(issues)) == 2
+
+
+def test_a_plural_of_a_prompt_word_is_no_typo_of_it() -> None:
+    rubric = Rubric(1, (KeyPoint("p", "p", ("thousands of gpus",), ()),))
+    assert audit_rubric(rubric, "Why does one GPU not suffice?") == []
+    near = Rubric(1, (KeyPoint("p", "p", ("a modle",), ()),))
+    assert [i.message for i in audit_rubric(near, "Which model is it?") if "typo" in i.message] == [
+        'accepted word "modle" is one typo away from "model" in the prompt']

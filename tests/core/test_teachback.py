@@ -30,3 +30,20 @@ async def test_empty_or_too_long_explanation_is_refused_and_not_stored(bot) -> N
         [refusal] = await bot.handle(TextSubmitted(reply.form.token, text, who, channel()))
         assert "empty" in refusal.text or "4,000" in refusal.text
     assert await bot.store.count("teachbacks") == 0
+
+
+async def test_a_form_submitted_twice_stores_one_attempt(bot) -> None:
+    """A redelivered or double-submitted teach-back form is spent like a button."""
+    import asyncio
+
+    who = learner()
+    [reply] = await bot.handle(Command("teachback", "", who, channel()))
+    prompt = next(p for p in bot.library.prompts.values() if p.prompt in reply.text)
+    good = ". ".join(k.accept[0] for k in prompt.key_points)
+    first, second = await asyncio.gather(*(bot.handle(TextSubmitted(reply.form.token, good, who, channel()))
+                                           for _ in range(2)))
+    texts = sorted(r.text for r in (*first, *second))
+    assert texts[0].startswith("You already sent this explanation") and "earns 1 point" in texts[1]
+    assert await bot.store.count("teachbacks") == 1
+    [standing] = [await bot.store.boards.standing(who, None)]
+    assert standing.points == 1

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-from support import REPO, channel, learner
+from support import REPO, channel, choice_for, learner
 
 from bot import results
 from bot.app import StudyBot
@@ -108,7 +108,7 @@ async def test_injected_display_names_appear_verbatim_on_the_leaderboard(bot: St
         [question] = await bot.handle(Command("quiz", "", actor, channel()))
         prompt = await bot.store.prompts.get(question.choices[0].token.partition(".")[0])
         right = bot.library.questions[prompt.item_id].correct_index
-        [feedback] = await bot.handle(ChoiceMade(question.choices[right].token, actor, channel()))
+        [feedback] = await bot.handle(ChoiceMade(choice_for(question, right).token, actor, channel()))
         assert feedback.text.startswith("✅")
     [board] = await bot.handle(Command("leaderboard", "all", learner("U0"), channel()))
     for name in names:

@@ -1,0 +1,122 @@
+"""The scheduler: each timer on its own, so one broken channel never stops or delays the others;
+a failing delivery is retried with backoff, then given up with its reason, and a round's starter told."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.app import StudyBot
+from bot.errors import DeliveryFailed
+from bot.messages import Actor, Audience, Command, MessageRef, Place, Reply
+from bot.scheduler import MAX_ATTEMPTS, Scheduler, fire_due, retry_at
+from bot.store.model import RoundState
+
+
+class Outbox:
+    """A platform's Outbox that records what it delivered; channels in `broken` fail, `hanging` never answer."""
+
+    def __init__(self, platform: str, broken: frozenset[str] = frozenset(), permanent: bool = False,
+                 hanging: frozenset[str] = frozenset()) -> None:
+        self.platform, self.broken, self.permanent, self.hanging = platform, broken, permanent, hanging
+        self.sent: list[Reply] = []
+        self.edits: list[tuple[MessageRef, Reply]] = []
+        self.release = asyncio.Event()
+
+    async def _channel(self, channel: str | None) -> None:
+        if channel in self.hanging:
+            await self.release.wait()
+        if channel in self.broken:
+            raise DeliveryFailed(f"channel {channel} is archived", permanent=self.permanent)
+
+    async def send(self, reply: Reply) -> MessageRef:
+        await self._channel(reply.place.channel_id if reply.place and reply.audience is Audience.PUBLIC else None)
+        self.sent.append(reply)
+        return MessageRef(self.platform, (reply.place.channel_id if reply.place else None) or "dm", str(len(self.sent)))
+
+    async def edit(self, ref: MessageRef, reply: Reply) -> None:
+        await self._channel(ref.channel_id)
+        self.edits.append((ref, reply))
+
+
+COHORTS = (("slack", "T1", "C1"), ("slack", "T2", "C-BAD"), ("discord", "300", "400"))
+
+
+async def start_rounds(bot: StudyBot) -> None:
+    """A round in each cohort, each question posted as if its platform had delivered it."""
+    for platform, cohort, channel in COHORTS:
+        starter = Actor(platform, cohort, f"starter-{cohort}")
+        replies = await bot.handle(Command("quiz", "round", starter, Place(platform, cohort, channel)))
+        [question] = [r for r in replies if r.audience is Audience.PUBLIC]
+        await bot.message_posted(question.tag, MessageRef(platform, channel, f"{cohort}-q1"))
+
+
+def reveals(outbox: Outbox, channel: str) -> int:
+    return sum(1 for ref, _ in outbox.edits if ref.channel_id == channel)
+
+
+async def test_one_channel_failing_for_good_stops_neither_other_cohort(bot, clock, settings) -> None:
+    await start_rounds(bot)
+    slack, discord = Outbox("slack", broken=frozenset({"C-BAD"})), Outbox("discord")
+    outboxes = {"slack": slack, "discord": discord}
+    questions = len(next(iter(bot.library.lessons.values())).questions)
+    for step in range(1, questions + 1):  # the broken channel's retries come and go meanwhile
+        clock.advance(settings.round_seconds + 1)
+        await fire_due(bot, outboxes)
+        assert (reveals(slack, "C1"), reveals(discord, "400")) == (step, step)  # on time, every question
+    assert any("Round over" in r.text for r in slack.sent) and any("Round over" in r.text for r in discord.sent)
+    for _ in range(MAX_ATTEMPTS):  # the broken channel's timer keeps failing until it is given up
+        clock.advance(600)
+        await fire_due(bot, outboxes)
+    bad = next(r for r in await bot.store.engine.read("SELECT id FROM rounds WHERE channel_id = 'C-BAD'"))
+    assert (await bot.store.rounds.get(bad["id"])).state is RoundState.DONE  # closed, not left open
+    [given_up] = await bot.store.timers.given_up(clock.now().replace(year=2000))
+    assert given_up.timer.startswith(f"round:{bad['id']}:") and "archived" in given_up.reason
+    [notice] = [r for r in slack.sent if r.audience is Audience.DM]
+    assert notice.to.user_id == "starter-T2" and "was stopped" in notice.text and "archived" in notice.text
+    assert await bot.store.count("timers") == 0  # nothing left to fire for any round
+    assert reveals(slack, "C-BAD") == 0
+
+
+async def test_a_permanent_failure_is_given_up_at_once(bot, clock, settings) -> None:
+    await start_rounds(bot)
+    outboxes = {"slack": Outbox("slack", broken=frozenset({"C-BAD"}), permanent=True), "discord": Outbox("discord")}
+    clock.advance(settings.round_seconds + 1)
+    await fire_due(bot, outboxes)
+    [given_up] = await bot.store.timers.given_up(clock.now().replace(year=2000))
+    assert "archived" in given_up.reason
+
+
+async def test_a_hanging_channel_does_not_delay_the_others(bot, clock, settings) -> None:
+    await start_rounds(bot)
+    slack, discord = Outbox("slack", hanging=frozenset({"C-BAD"})), Outbox("discord")
+    scheduler = Scheduler(bot, {"slack": slack, "discord": discord})
+    clock.advance(settings.round_seconds + 1)
+    tasks = await scheduler.tick()
+    assert len(tasks) == 3
+    for _ in range(50):
+        if reveals(slack, "C1") and reveals(discord, "400"):
+            break
+        await asyncio.sleep(0.01)
+    assert (reveals(slack, "C1"), reveals(discord, "400"), reveals(slack, "C-BAD")) == (1, 1, 0)
+    assert len(scheduler.in_flight) == 1 and await scheduler.tick() == []  # the hung one is not fired twice
+    slack.release.set()
+    await asyncio.gather(*tasks)
+    assert reveals(slack, "C-BAD") == 1
+
+
+def test_retries_back_off_then_give_up(clock) -> None:
+    now = clock.now()
+    delays = [(retry_at(now, n) - now).total_seconds() for n in range(1, MAX_ATTEMPTS)]
+    assert delays == sorted(delays) and delays[0] == 10 and delays[-1] <= 300
+    assert retry_at(now, MAX_ATTEMPTS) is None
+
+
+@pytest.mark.parametrize("missing", ["discord"])
+async def test_a_post_for_a_platform_not_running_is_given_up_and_recorded(bot, clock, settings, missing) -> None:
+    await start_rounds(bot)
+    clock.advance(settings.round_seconds + 1)
+    await fire_due(bot, {"slack": Outbox("slack")})  # no discord connection
+    [given_up] = await bot.store.timers.given_up(clock.now().replace(year=2000))
+    assert given_up.reason == f"no {missing} connection serves this post"
