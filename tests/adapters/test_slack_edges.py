@@ -48,7 +48,7 @@ def slack(fake: SlackStandIn) -> SlackSettings:
 @pytest.fixture
 async def bot(tmp_path: Path) -> AsyncIterator[StudyBot]:
     settings = Settings(db_path=tmp_path / "bot.db", content_dir=CORE_PACK, results_dir=tmp_path / "results",
-                        instructors=Instructors(ids={"slack": frozenset({TEACHER})}))
+                        instructors=Instructors(everywhere={"slack": frozenset({TEACHER})}))
     bot = await StudyBot.start(settings, FixedClock("2026-11-30T09:00:00+00:00"))
     yield bot
     await bot.close()
