@@ -262,3 +262,17 @@ async def test_an_unanswered_start_gives_up_within_its_timeout(fake: SlackStandI
     with pytest.raises(PlatformUnreachable, match="^cannot reach Slack at "):
         await adapter.start()
     gate.set()
+
+
+def test_slack_bolts_own_lines_quote_no_request(bot: StudyBot, slack: SlackSettings,
+                                                caplog: pytest.LogCaptureFixture) -> None:
+    """slack-bolt logs bodies in some lines (a failed signature at INFO, an unhandled request): the
+    adapter's Bolt logger withholds them and keeps each record on one line."""
+    adapter = SlackAdapter(bot, slack)
+    caplog.set_level(logging.DEBUG)
+    adapter.app.logger.info("Invalid request signature detected (signature: v0=1, timestamp: 1, body: "
+                            "payload=Zebrafish\nFORGED)")
+    adapter.app.logger.warning("Unhandled request ({'type': 'shortcut', 'note': 'Zebrafish'})\n---\n[Suggestion]")
+    [signature, unhandled] = [r.getMessage() for r in caplog.records if r.name == adapter.app.logger.name]
+    assert signature == "Invalid request signature detected [request details withheld]"
+    assert unhandled == "Unhandled request [request details withheld]"
