@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from bot.asking import arrangement
 from bot.context import Context
-from bot.errors import DeliveryFailed, StudyError
+from bot.errors import StudyError
 from bot.messages import Actor, Audience, Choice, ChoiceMade, Command, Reply, TimerFired
 from bot.store.model import Prompt, Round, RoundState
 
@@ -97,8 +97,9 @@ async def reveal(ctx: Context, round_id: int, position: int) -> list[Reply]:
         return []  # the round was stopped before this question was revealed
     if round_.position == position:
         if await ctx.store.messages.get(timer_key(round_id, position)) is None:
-            # the question never reached the channel: the round waits (the step before retries its post)
-            raise DeliveryFailed("the question was never posted in its channel")
+            # the question never reached the channel (a crash, a failed post): post it now, reveal it later
+            await ctx.store.timers.move(timer_key(round_id, position), _due(ctx))
+            return [_question(ctx, round_, prompt)]
         await ctx.store.rounds.advance(round_, prompt.id, timer_key, _due(ctx))
         round_ = await _round(ctx, round_id)
     replies = [await _reveal_edit(ctx, round_, position, prompt)]

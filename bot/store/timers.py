@@ -41,6 +41,10 @@ class Timers:
             "INSERT INTO timers (key, due_at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET due_at = excluded.due_at"
             " WHERE timers.due_at > ?", (key, iso(due), now)))
 
+    async def move(self, key: str, due: datetime) -> None:
+        """Move a timer to `due`, keeping its count of failures (a step that failed and repeats)."""
+        await self._engine.write(lambda c: c.execute("UPDATE timers SET due_at = ? WHERE key = ?", (iso(due), key)))
+
     async def hurry(self, key: str, due: datetime) -> bool:
         """Bring a timer forward to `due` (never later); False if there is no such timer."""
 

@@ -120,3 +120,26 @@ async def test_a_post_for_a_platform_not_running_is_given_up_and_recorded(bot, c
     await fire_due(bot, {"slack": Outbox("slack")})  # no discord connection
     [given_up] = await bot.store.timers.given_up(clock.now().replace(year=2000))
     assert given_up.reason == f"no {missing} connection serves this post"
+
+
+async def test_a_question_whose_post_failed_is_posted_again_then_given_up(bot, clock, settings) -> None:
+    """The first question never reached the channel: its reveal posts it instead (learners see it), and
+    while that keeps failing, the round is given up after MAX_ATTEMPTS and its starter told."""
+    starter = Actor("slack", "T2", "starter-T2")
+    await bot.handle(Command("quiz", "round", starter, Place("slack", "T2", "C-BAD")))  # the post is lost
+    slack = Outbox("slack", broken=frozenset({"C-BAD"}))
+    for _ in range(MAX_ATTEMPTS):
+        clock.advance(settings.round_seconds + 1)
+        assert await fire_due(bot, {"slack": slack}) == 1
+    [given_up] = await bot.store.timers.given_up(clock.now().replace(year=2000))
+    assert "archived" in given_up.reason and await bot.store.count("timers") == 0
+    assert [r.to.user_id for r in slack.sent if r.audience is Audience.DM] == ["starter-T2"]
+
+    ok = Outbox("slack")
+    await bot.handle(Command("quiz", "round", starter, Place("slack", "T2", "C-OK")))  # lost once, then fine
+    clock.advance(settings.round_seconds + 1)
+    await fire_due(bot, {"slack": ok})
+    assert [r.text.split("\n", 1)[0] for r in ok.sent] == ["Round · question 1 of 4 · 60 s"]  # posted again
+    clock.advance(settings.round_seconds + 1)
+    await fire_due(bot, {"slack": ok})
+    assert len(ok.edits) == 1 and "question 2 of 4" in ok.sent[-1].text  # then revealed, and on it goes
