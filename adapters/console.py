@@ -1,22 +1,44 @@
 """The console chat: the same command lines as the platforms, in a terminal, with no network.
 
-Choices are shown as numbered lines and answered by their number; a form's answer is
-the next line typed. Timers (a round's reveal) fire in the background.
+Choices are shown as numbered lines, numbered afresh in each message, and a number answers
+only the message just above it: once another message was shown it is refused, and at a form's
+prompt (a short answer, an order) it is part of the answer. A form's answer is the next line
+typed. In a terminal, lines are read with the standard `readline` (arrow keys edit the line,
+up and down walk the history); Ctrl-D or Ctrl-C end the chat at any prompt. Timers (a round's
+reveal) fire in the background.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import TextIO
 
 from bot.app import StudyBot
-from bot.messages import Actor, ChoiceMade, Command, Event, Form, MessageRef, Place, Reply, TextSubmitted
+from bot.messages import (
+    Actor,
+    Audience,
+    ChoiceMade,
+    Command,
+    Event,
+    Form,
+    MessageRef,
+    Place,
+    Reply,
+    TextSubmitted,
+)
 from bot.scheduler import deliver, run_scheduler
 
 PLATFORM, COHORT, CHANNEL = "console", "local", "console"
-BANNER = "studybot console. Type /help for the commands, /quit to leave."
+BANNER = "studybot console. Type /help for the commands, /quit (or Ctrl-D) to leave."
+PROMPT, ANSWER_PROMPT = "> ", "answer> "
+FORM_HINT = "(type it on the next line; a number typed here is part of your answer, not a choice)"
+QUIT = ("/quit", "/exit")
 
 
 class ConsoleChat:
@@ -25,9 +47,13 @@ class ConsoleChat:
         self.out = out
         self.actor = Actor(PLATFORM, COHORT, user, user, bot.settings.instructors.console)
         self.place = Place(PLATFORM, COHORT, CHANNEL)
-        self.choices: list[str] = []
-        self.form: Form | None = None
+        self.choices: list[str] = []  # the choice tokens of the last message shown, by number - 1
+        self.form: Form | None = None  # the form waiting for the next line
         self._posted = 0
+
+    @property
+    def prompt(self) -> str:
+        return ANSWER_PROMPT if self.form is not None and not self.choices else PROMPT
 
     async def line(self, text: str) -> None:
         """Handle one typed line."""
@@ -38,34 +64,47 @@ class ConsoleChat:
         if text.startswith("/"):
             name, _, args = text[1:].partition(" ")
             event = Command(name, args, self.actor, self.place)
-        elif text.isdigit() and self.choices and 1 <= int(text) <= len(self.choices):
+        elif text.isdigit() and self.choices:
+            if not 1 <= int(text) <= len(self.choices):
+                self.say(f"Choose a number from 1 to {len(self.choices)}.")
+                return
             event = ChoiceMade(self.choices[int(text) - 1], self.actor, self.place)
         elif self.form is not None:
             event = TextSubmitted(self.form.token, text, self.actor, self.place)
+        elif text.isdigit():
+            self.say(f"{text[:9]} is not a choice here: a number answers the message just above it, and "
+                     "that one offers none. Nothing was recorded; use /quiz for a fresh question.")
+            return
         else:
             self.say("Type a command such as /quiz or /help" + (", or a choice number." if self.choices else "."))
             return
         await self.show(await self.bot.handle(event))
 
     async def show(self, replies: list[Reply]) -> None:
-        """Print replies; new choices or a new form replace the old ones, and a refusal (with
-        neither) leaves them, so the learner can answer again."""
-        if any(r.choices or r.form for r in replies):
-            self.choices, self.form = [], None
+        """Print replies. The console has no direct messages: a file sent by DM is shown inline with
+        where it was written, in place of the private reply that would point to the DM."""
+        files = [r for r in replies if r.audience is Audience.DM and r.file is not None]
         for reply in replies:
+            if files and reply.audience is Audience.PRIVATE and not (reply.choices or reply.form or reply.file):
+                continue
             await deliver(self.bot, self, reply)
 
     async def send(self, reply: Reply) -> MessageRef:
-        """The console's Outbox: print the reply; numbered choices; a form asks for the next line."""
+        """The console's Outbox: print the reply; its numbered choices or its form are what the
+        next line answers (a message with neither leaves a waiting form, never old numbers)."""
         self.say(reply.text.replace("**", ""))  # the core's bold markers mean nothing in a terminal
-        for choice in reply.choices:
-            self.choices.append(choice.token)
-            self.say(f"{len(self.choices)}. {choice.label}")
+        self.choices = [choice.token for choice in reply.choices]
+        for number, choice in enumerate(reply.choices, start=1):
+            self.say(f"{number}. {choice.label}")
+        if reply.choices:
+            self.form = None
         if reply.form:
             self.form = reply.form
-            self.say(f"{reply.form.label} (type it on the next line):")
+            self.say(f"{reply.form.label} {FORM_HINT}:")
         if reply.file:
             self.say(f"--- {reply.file.filename} ---\n{reply.file.content.decode()}--- end ---")
+            if reply.file.saved_to is not None:
+                self.say(f"{reply.file.filename} was written to {reply.file.saved_to}")
         self._posted += 1
         return MessageRef(PLATFORM, CHANNEL, str(self._posted))
 
@@ -76,17 +115,97 @@ class ConsoleChat:
         print(text, file=self.out, flush=True)
 
 
+class LineReader:
+    """Typed lines, read in a thread (input() blocks) and handed to the event loop one at a time:
+    the next prompt is shown only once the last line was answered. None means the chat ends
+    (end of input, Ctrl-D or Ctrl-C)."""
+
+    def __init__(self, stdin: TextIO, out: TextIO) -> None:
+        self.stdin, self.out = stdin, out
+        self.tty = _isatty(stdin) and _isatty(out)
+        self.lines: asyncio.Queue[str | None] = asyncio.Queue()
+        self._loop = asyncio.get_running_loop()
+        self._next = threading.Event()
+        self._prompt = PROMPT
+        if self.tty:
+            import readline  # noqa: F401  (input() now edits lines and keeps a history)
+        threading.Thread(target=self._read, name="console-input", daemon=True).start()
+
+    def ask(self, prompt: str) -> None:
+        """Read the next line, showing `prompt` in a terminal."""
+        self._prompt = prompt
+        self._next.set()
+
+    def stop(self) -> None:
+        self.lines.put_nowait(None)
+
+    def _read(self) -> None:
+        while True:
+            self._next.wait()
+            self._next.clear()
+            try:
+                text: str | None = input(self._prompt) if self.tty else (self.stdin.readline() or None)
+            except (EOFError, OSError, ValueError):
+                text = None
+            self._loop.call_soon_threadsafe(self.lines.put_nowait, text)
+            if text is None:
+                return
+
+
 async def run_console(bot: StudyBot, stdin: TextIO = sys.stdin, out: TextIO = sys.stdout) -> None:
     chat = ConsoleChat(bot, out)
     chat.say(BANNER)
     loop = asyncio.get_running_loop()
-
+    reader = LineReader(stdin, out)
     ticker = asyncio.create_task(run_scheduler(bot, {PLATFORM: chat}))
+    text: str | None = ""
+    with _terminal_kept(stdin if reader.tty else None), _interrupt_ends(loop, reader):
+        try:
+            while True:
+                reader.ask(chat.prompt)
+                text = await reader.lines.get()
+                if text is None or text.strip() in QUIT:
+                    break
+                await chat.line(text)
+        finally:
+            ticker.cancel()
+            if text is None and reader.tty:
+                chat.say("")  # end the prompt's line
+            chat.say("Bye.")
+
+
+@contextlib.contextmanager
+def _interrupt_ends(loop: asyncio.AbstractEventLoop, reader: LineReader) -> Iterator[None]:
+    """Ctrl-C ends the chat like Ctrl-D (after the line being handled), without a traceback."""
     try:
-        while True:
-            text = await loop.run_in_executor(None, stdin.readline)
-            if not text or text.strip() in ("/quit", "/exit"):
-                break
-            await chat.line(text)
+        loop.add_signal_handler(signal.SIGINT, reader.stop)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+        yield
+        return
+    try:
+        yield
     finally:
-        ticker.cancel()
+        loop.remove_signal_handler(signal.SIGINT)
+
+
+@contextlib.contextmanager
+def _terminal_kept(stdin: TextIO | None) -> Iterator[None]:
+    """Put the terminal back as it was: the reading thread may be left inside readline."""
+    if stdin is None:
+        yield
+        return
+    import termios
+
+    fd = stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False

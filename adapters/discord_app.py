@@ -4,20 +4,30 @@ Every button's custom_id is ``sb:<choice token>`` and is dispatched through one 
 DynamicItem, and every modal's custom_id is ``sbform:<form token>`` and is handled from
 ``on_interaction``; neither needs state in memory, so both keep working after a restart.
 An interaction is answered after ``StudyBot.handle`` has committed: the first private reply
-(or the form's modal) is the interaction response; public posts, DMs, files and edits follow.
+(or the form's modal) is the interaction response; public posts, DMs, files and edits follow,
+and a private reply that comes with them (it may confirm them: "Sent", "Posted.") is said only
+once they were delivered, else what failed is. Every message goes out with mentions disabled.
+
+Each INTERACTION_CREATE is read before discord.py parses it (`RawInteractions`): the fields
+Discord's own examples leave out are filled in, and the member's role ids and the channel id
+are kept, so that neither an uncached guild nor a payload without a channel object loses them;
+any dispatch discord.py cannot parse is logged and skipped instead of ending the gateway.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import inspect
 import io
 import logging
 import re
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Literal, Optional, TypeVar, cast
 
+import aiohttp
 import discord
 import yarl
 from discord import app_commands
@@ -25,9 +35,11 @@ from discord.ext import commands
 from discord.ui.view import BaseView
 
 from adapters.discord_settings import DiscordSettings
+from adapters.log_guard import clean
 from bot.app import StudyBot
 from bot.commands import CommandSpec
 from bot.config import Instructors
+from bot.errors import PlatformRejected, PlatformUnreachable
 from bot.messages import (
     Actor,
     Audience,
@@ -54,11 +66,16 @@ MAX_CUSTOM_ID = 100
 MAX_CONTENT = 2000
 UNKNOWN_INTERACTION = 10062
 MAX_AUTOCOMPLETE = 25  # Discord shows at most 25 suggestions
+MAX_CHOICE_VALUE = 100  # an autocomplete choice's name and value
+HASHED = re.compile(r"(?P<prefix>.+)…#(?P<digest>[0-9a-f]{12})", re.DOTALL)
 UNDELIVERABLE = {  # keyed by "was it a public post?"
     False: "I could not send you a direct message. Allow direct messages from server members "
            "(Privacy Settings), then try again.",
     True: "I could not post in this channel. Ask an admin to let studybot send messages and attach files here.",
 }
+NOT_OURS = "That control is not studybot's (or no longer works). Type /help to see the commands."
+FAILED_DELIVERY = "Discord did not take the message just now (HTTP {status}). Please try again in a minute."
+RAW_KEPT = 1000  # interactions whose raw role and channel ids are kept until handled
 
 
 def apply_urls(api_url: str, gateway_url: str) -> None:
@@ -73,27 +90,62 @@ def apply_urls(api_url: str, gateway_url: str) -> None:
 # ------------------------------------------------------------ interaction -> event
 
 
-def is_instructor(user: discord.abc.User, cohort: str, instructors: Instructors) -> bool:
-    """An instructor by user id (listed for this guild, or everywhere), or by any configured guild role."""
-    if instructors.listed(Cohort(PLATFORM, cohort), str(user.id)):
-        return True
-    roles = getattr(user, "roles", ())  # a Member in a guild, a User in a DM
-    return any(r.name in instructors.discord_roles or str(r.id) in instructors.discord_roles for r in roles)
+def is_instructor(user_id: str, cohort: str, role_ids: frozenset[str], allowed_roles: frozenset[str],
+                  instructors: Instructors) -> bool:
+    """An instructor by user id (listed for this guild, or everywhere), or by holding one of the
+    allowed role ids (configured ids, and the ids configured role names were resolved to in this
+    guild). A role's name never counts."""
+    return instructors.listed(Cohort(PLATFORM, cohort), user_id) or bool(role_ids & allowed_roles)
 
 
-def actor_of(interaction: discord.Interaction, instructors: Instructors) -> Actor:
-    """Who acted: the guild is the cohort ("" in a DM, where the core uses the last cohort)."""
-    user = interaction.user
-    cohort = str(interaction.guild_id) if interaction.guild_id else ""
-    return Actor(PLATFORM, cohort, str(user.id), user.display_name, is_instructor(user, cohort, instructors))
+def configured_role_ids(instructors: Instructors) -> frozenset[str]:
+    return frozenset(r for r in instructors.discord_roles if r.isdigit())
 
 
-def place_of(interaction: discord.Interaction) -> Place:
-    """Where: the guild and channel, or no channel in a DM."""
+def configured_role_names(instructors: Instructors) -> frozenset[str]:
+    return frozenset(r for r in instructors.discord_roles if not r.isdigit())
+
+
+def resolve_role_names(names: frozenset[str], roles: list[tuple[str, str]]) -> tuple[frozenset[str], list[str]]:
+    """The ids of the guild roles (id, name) named in `names`, and a warning per name that two or
+    more roles share: such a name resolves to none of them (configure the role's id instead)."""
+    found: set[str] = set()
+    warnings = []
+    for name in sorted(names):
+        ids = sorted(role_id for role_id, role_name in roles if role_name == name)
+        if len(ids) > 1:
+            warnings.append(f"{len(ids)} roles are named {clean(name, 40)!r} ({', '.join(ids)}); none of them "
+                            "counts as an instructor role: list the right one's id under instructors.discord_roles")
+        elif ids:
+            found.update(ids)
+    return frozenset(found), warnings
+
+
+def place_of(interaction: discord.Interaction, channel_id: str | None = None) -> Place:
+    """Where: the guild and channel (from the payload's channel object or its bare channel_id),
+    or no channel in a DM."""
     if not interaction.guild_id:
         return Place(PLATFORM, "", None)
-    channel = str(interaction.channel_id) if interaction.channel_id else None
+    channel = str(interaction.channel_id) if interaction.channel_id else channel_id
     return Place(PLATFORM, str(interaction.guild_id), channel)
+
+
+def choice_value(name: str) -> str:
+    """An autocomplete value for `name` that resolves back to it: the name itself when it fits,
+    else its start and a digest of the whole (see `resolve_choice`)."""
+    if len(name) <= MAX_CHOICE_VALUE:
+        return name
+    return f"{name[:MAX_CHOICE_VALUE - 14]}…#{_digest(name)}"
+
+
+def _digest(name: str) -> str:
+    return hashlib.sha256(name.encode()).hexdigest()[:12]
+
+
+def cut_value(value: str) -> tuple[str, str] | None:
+    """(the start of the name, its digest) when `value` was made by `choice_value` from a long name."""
+    match = HASHED.fullmatch(value)
+    return (match["prefix"], match["digest"]) if match else None
 
 
 def submitted_text(components: object) -> str:
@@ -107,6 +159,56 @@ def submitted_text(components: object) -> str:
             if isinstance(item, Mapping) and item.get("type") == 4 and item.get("custom_id") == ANSWER_INPUT:
                 return str(item.get("value") or "")
     return ""
+
+
+class RawInteractions:
+    """Reads every INTERACTION_CREATE before discord.py parses it, and keeps every parser from
+    ending the gateway.
+
+    Fills in what Discord's documented examples leave out but discord.py requires (`member.flags`;
+    a `member` for a guild interaction that names only its `user`), and keeps each interaction's
+    role ids and bare `channel_id`, which discord.py drops for guilds it has not cached."""
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[int, tuple[frozenset[str], str | None]] = OrderedDict()
+
+    def install(self, parsers: dict[str, Callable[[Any], Any]]) -> None:
+        for event, parse in list(parsers.items()):
+            if getattr(parse, "studybot_guarded", False):
+                continue
+            parsers[event] = self._guarded(event, parse)
+
+    def _guarded(self, event: str, parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        def guarded(data: Any) -> Any:
+            try:
+                if event == "INTERACTION_CREATE" and isinstance(data, dict):
+                    self._read(data)
+                return parse(data)
+            except Exception as exc:
+                log.warning("discord sent a %s dispatch that discord.py cannot read (%s: %s); it was skipped",
+                            event, type(exc).__name__, clean(exc, 60))
+                return None
+
+        guarded.studybot_guarded = True  # type: ignore[attr-defined]
+        return guarded
+
+    def _read(self, data: dict[str, Any]) -> None:
+        member = data.get("member")
+        if data.get("guild_id") and not isinstance(member, dict) and isinstance(data.get("user"), dict):
+            member = data["member"] = {"user": data["user"], "roles": []}
+        if isinstance(member, dict):
+            member.setdefault("flags", 0)
+            member.setdefault("roles", [])
+        roles = member.get("roles") if isinstance(member, dict) else []
+        channel = data.get("channel_id")
+        key = int(data["id"])
+        self._kept[key] = (frozenset(str(r) for r in roles or ()), str(channel) if channel else None)
+        while len(self._kept) > RAW_KEPT:
+            self._kept.popitem(last=False)
+
+    def take(self, interaction_id: int) -> tuple[frozenset[str], str | None]:
+        """The role ids and channel id of an interaction (once; empty when never seen)."""
+        return self._kept.pop(interaction_id, (frozenset(), None))
 
 
 # ------------------------------------------------------------ reply -> Discord
@@ -205,6 +307,7 @@ class StudyClient(commands.Bot):
             intents=discord.Intents.default(),
             guild_ready_timeout=guild_ready_timeout,
             chunk_guilds_at_startup=False,
+            allowed_mentions=discord.AllowedMentions.none(),
         )
         self.adapter = adapter
         for spec in adapter.bot.commands.values():
@@ -212,6 +315,7 @@ class StudyClient(commands.Bot):
         self.tree.error(self._on_tree_error)
 
     async def setup_hook(self) -> None:
+        self.adapter.raw.install(self._connection.parsers)
         self.add_dynamic_items(ChoiceButton)
         guilds = self.adapter.settings.sync_guilds
         if not guilds:
@@ -222,15 +326,55 @@ class StudyClient(commands.Bot):
             self.tree.copy_global_to(guild=guild)
             await self.tree.sync(guild=guild)
 
+    async def on_ready(self) -> None:
+        self.adapter.healthy = True
+
+    async def on_resumed(self) -> None:
+        self.adapter.healthy = True
+
+    async def on_guild_available(self, guild: discord.Guild) -> None:
+        self.adapter.resolve_roles(guild)
+
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        self.adapter.resolve_roles(guild)
+
     async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Modal submissions by custom_id; a control that is not studybot's gets a short note
+        (discord.py would drop it silently and the user see "This interaction failed")."""
+        custom_id = str(_data(interaction).get("custom_id", ""))
         if interaction.type is discord.InteractionType.modal_submit:
-            custom_id = str(_data(interaction).get("custom_id", ""))
             if custom_id.startswith(FORM_PREFIX):
                 await self.adapter.on_form(interaction, custom_id[len(FORM_PREFIX) :])
+            else:
+                await _note(interaction, NOT_OURS)
+        elif interaction.type is discord.InteractionType.component:
+            is_button = _data(interaction).get("component_type") == discord.ComponentType.button.value
+            if not (is_button and custom_id.startswith(BUTTON_PREFIX) and interaction.message is not None):
+                await _note(interaction, NOT_OURS)
 
     async def _on_tree_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
-        log.error("discord command %s failed: %s", interaction.command and interaction.command.name,
+        if isinstance(error, app_commands.CommandNotFound):
+            log.info("discord sent a command studybot does not have (%s)", clean(error.name, 40))
+            await _note(interaction, f"There is no command /{clean(error.name, 40)} here. Type /help to see the "
+                                     "commands.")
+            return
+        log.error("discord command %s failed: %s", clean(interaction.command and interaction.command.name, 40),
                   type(getattr(error, "original", error)).__name__)
+
+
+async def _note(interaction: discord.Interaction, text: str) -> None:
+    """A private note as the interaction's response (empty suggestions for an autocomplete)."""
+    try:
+        if interaction.response.is_done():
+            return
+        if interaction.type is discord.InteractionType.autocomplete:
+            await interaction.response.autocomplete([])
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
+    except discord.HTTPException as exc:
+        log.warning("discord refused a note: HTTP %s code %s", exc.status, exc.code)
+    except (TypeError, AttributeError, KeyError) as exc:  # a payload without a channel or user to answer
+        log.warning("discord interaction %s cannot be answered (%s)", interaction.id, type(exc).__name__)
 
 
 def slash_command(spec: CommandSpec, adapter: DiscordAdapter) -> app_commands.Command:
@@ -238,7 +382,8 @@ def slash_command(spec: CommandSpec, adapter: DiscordAdapter) -> app_commands.Co
     choices as a fixed list, its suggestions as autocomplete), turned back into the typed form."""
 
     async def callback(interaction: discord.Interaction, **options: str | None) -> None:
-        await adapter.on_command(interaction, spec.name, spec.args(options))
+        resolved = {name: await adapter.resolve_choice(spec, name, value) for name, value in options.items()}
+        await adapter.on_command(interaction, spec.name, spec.args(resolved))
 
     params = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD,
                                 annotation=discord.Interaction)]
@@ -261,7 +406,7 @@ def slash_command(spec: CommandSpec, adapter: DiscordAdapter) -> app_commands.Co
 def _autocomplete(adapter: DiscordAdapter, command: str, option: str) -> Any:
     async def complete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
         names = (await adapter.bot.suggest(command, option, current))[:MAX_AUTOCOMPLETE]
-        return [app_commands.Choice(name=fit(n, 100), value=fit(n, 100)) for n in names]
+        return [app_commands.Choice(name=fit(n, MAX_CHOICE_VALUE), value=choice_value(n)) for n in names]
 
     return complete
 
@@ -270,83 +415,166 @@ def _autocomplete(adapter: DiscordAdapter, command: str, option: str) -> Any:
 
 
 class DiscordAdapter:
-    """studybot on Discord: `start()` logs in, syncs the commands and returns once ready."""
+    """studybot on Discord: `start()` logs in, syncs the commands and returns once the gateway is READY.
+
+    Raises PlatformRejected when Discord refuses DISCORD_TOKEN and PlatformUnreachable when the
+    REST API or the gateway cannot be reached in time; `close()` is safe at any moment, also
+    while `start()` runs (which then returns). A connection that ends with an error discord.py
+    does not handle itself is opened again after `reconnect_delay`, doubling up to a minute
+    while connections fail before READY, and back to the start after a healthy one."""
 
     platform = PLATFORM
 
     def __init__(self, bot: StudyBot, settings: DiscordSettings, *, guild_ready_timeout: float = 2.0,
-                 ready_timeout: float = 30.0) -> None:
+                 ready_timeout: float = 30.0, reconnect_delay: float = 1.0) -> None:
         self.bot = bot
         self.settings = settings
         self.ready_timeout = ready_timeout
+        self.reconnect_delay = reconnect_delay
+        self.reconnect_delays: list[float] = []  # each wait before a reconnect, for the log and tests
+        self.healthy = False  # set once a connection reached READY (or RESUMED)
+        self.raw = RawInteractions()
         self.client = StudyClient(self, guild_ready_timeout=guild_ready_timeout)
-        self._connection: asyncio.Task[None] | None = None
+        self._roles: dict[int, frozenset[str]] = {}  # guild id -> resolved role ids of configured names
+        self._closing = False
+        self._fatal: BaseException | None = None
         self._supervisor: asyncio.Task[None] | None = None
+
+    # -------------------------------------------------------- lifecycle
 
     async def start(self) -> None:
         if self.settings.token is None:
-            raise RuntimeError("DISCORD_TOKEN is not set")
+            raise PlatformRejected("DISCORD_TOKEN is not set: copy the bot token from the Developer Portal")
         apply_urls(self.settings.api_url, self.settings.gateway_url)
         try:
-            await self.client.login(self.settings.token.reveal())
-        except discord.LoginFailure as exc:
-            await self.client.close()
-            raise RuntimeError("Discord refused DISCORD_TOKEN (401 at login): copy the bot token again") from exc
-        self._connection = asyncio.create_task(self.client.connect(), name="discord-gateway")
+            async with asyncio.timeout(self.ready_timeout):
+                await self.client.login(self.settings.token.reveal())
+        except discord.LoginFailure:
+            await self.close()
+            raise PlatformRejected("DISCORD_TOKEN was refused by Discord (401 Unauthorized): "
+                                   "copy the bot token again (Developer Portal, Bot, Reset Token)") from None
+        except (OSError, TimeoutError, aiohttp.ClientError, discord.HTTPException, RuntimeError) as exc:
+            closing = self._closing
+            await self.close()
+            if closing:
+                return
+            raise PlatformUnreachable(f"cannot reach Discord at {self.settings.api_url} ({_why(exc)}): "
+                                      "check the network or DISCORD_API_URL") from None
+        if self._closing:
+            return
+        self._supervisor = asyncio.create_task(self._stay_connected(), name="discord-gateway")
         ready = asyncio.create_task(self.client.wait_until_ready())
-        done, _ = await asyncio.wait({self._connection, ready}, timeout=self.ready_timeout,
+        done, _ = await asyncio.wait({self._supervisor, ready}, timeout=self.ready_timeout,
                                      return_when=asyncio.FIRST_COMPLETED)
-        if ready in done:
-            self._supervisor = asyncio.create_task(self._stay_connected(), name="discord-supervisor")
+        if ready in done and not self._closing:
+            user = self.client.user
+            log.info("discord connected as @%s in %d server(s)", clean(user.name if user else "?"),
+                     len(self.client.guilds))
             return
         ready.cancel()
-        failure = self._connection.exception() if self._connection in done else None
+        fatal, closing = self._fatal, self._closing
         await self.close()
-        raise RuntimeError(f"Discord gateway at {self.settings.gateway_url} did not become ready within "
-                           f"{self.ready_timeout:g} s; check DISCORD_TOKEN and DISCORD_GATEWAY_URL") from failure
+        if closing:
+            return
+        refused = isinstance(fatal, discord.ConnectionClosed) and fatal.code == 4004
+        if refused or isinstance(fatal, discord.LoginFailure):
+            raise PlatformRejected("DISCORD_TOKEN was refused by the Discord gateway (4004 Authentication "
+                                   "failed): copy the bot token again") from None
+        if fatal is not None:
+            raise PlatformRejected(f"Discord ended the gateway connection ({_why(fatal)}): check the bot's "
+                                   "settings in the Developer Portal") from None
+        raise PlatformUnreachable(f"the Discord gateway at {self.settings.gateway_url} did not become ready within "
+                                  f"{self.ready_timeout:g} s: check the network or DISCORD_GATEWAY_URL")
 
     async def _stay_connected(self) -> None:
-        """discord.py reconnects after network trouble itself, but an exception escaping
-        `connect()` (a payload its parser cannot read) would end the gateway for good: connect again."""
-        delay = 0.1
-        while self._connection is not None:
+        """Keep the gateway open. discord.py reconnects after network trouble itself; what escapes
+        `connect()` is either fatal (a refused token, a close code it will not resume from: the
+        client is then closed) or something it could not read, after which a fresh connection is
+        opened."""
+        delay = self.reconnect_delay
+        while not self.client.is_closed():
+            self.healthy = False
             try:
-                await asyncio.shield(self._connection)  # close() cancels this watcher, not the connection
+                await self.client.connect()
                 return  # connect() returns only once the client is closed
-            except Exception:
+            except (discord.LoginFailure, discord.PrivilegedIntentsRequired, discord.ConnectionClosed) as exc:
+                self._fatal = exc
+                log.error("the Discord gateway refused the connection (%s); not reconnecting", _why(exc))
+                await self.client.close()
+                return
+            except Exception as exc:
                 if self.client.is_closed():
                     return
-                log.exception("the Discord gateway connection failed; reconnecting in %.1f s", delay)
+                if self.healthy:
+                    delay = self.reconnect_delay
+                log.warning("the Discord gateway connection failed (%s: %s); reconnecting in %.1f s",
+                            type(exc).__name__, clean(exc, 60), delay)
+            ws = self.client.ws
+            if ws is not None:
+                await ws.close(code=4000)
+            self.reconnect_delays.append(delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 60.0)
-            self._connection = asyncio.create_task(self.client.connect(), name="discord-gateway")
 
     async def close(self) -> None:
-        if self._supervisor is not None:
-            self._supervisor.cancel()
-            self._supervisor = None
+        """Close the gateway and the HTTP session; safe at any moment, and more than once."""
+        self._closing = True
         await self.client.close()
-        if self._connection is not None:
+        supervisor, self._supervisor = self._supervisor, None
+        if supervisor is not None and supervisor is not asyncio.current_task():
             try:
-                await asyncio.wait_for(self._connection, 10)
-            except Exception:  # the connection's own failure was logged by discord.py
+                await asyncio.wait_for(supervisor, 10)
+            except Exception:  # the connection's own failure was logged
                 log.debug("discord connection ended with an error", exc_info=True)
-            self._connection = None
+
+    # -------------------------------------------------------- who, and where
+
+    def resolve_roles(self, guild: discord.Guild) -> None:
+        """Resolve the configured role names to this guild's role ids, once per guild (when it
+        first becomes available): a role created or renamed later does not become one."""
+        if guild.id in self._roles:
+            return
+        names = configured_role_names(self.bot.settings.instructors)
+        found, warnings = resolve_role_names(names, [(str(r.id), r.name) for r in guild.roles])
+        for warning in warnings:
+            log.warning("discord server %s: %s", guild.id, warning)
+        self._roles[guild.id] = found
+
+    def _actor(self, interaction: discord.Interaction) -> tuple[Actor, Place]:
+        """Who acted, with the role ids the payload itself carries, and where."""
+        roles, channel_id = self.raw.take(interaction.id)
+        user = interaction.user
+        instructors = self.bot.settings.instructors
+        allowed = configured_role_ids(instructors) | self._roles.get(interaction.guild_id or 0, frozenset())
+        cohort = str(interaction.guild_id) if interaction.guild_id else ""
+        teacher = is_instructor(str(user.id), cohort, roles, allowed, instructors)
+        return Actor(PLATFORM, cohort, str(user.id), user.display_name, teacher), place_of(interaction, channel_id)
+
+    async def resolve_choice(self, spec: CommandSpec, option: str, value: str | None) -> str | None:
+        """An autocomplete value back to the name it stands for (see `choice_value`)."""
+        cut = cut_value(value) if isinstance(value, str) else None
+        if cut is None:
+            return value
+        prefix, digest = cut
+        for name in await self.bot.suggest(spec.name, option, prefix):
+            if _digest(name) == digest:
+                return name
+        return prefix
 
     # -------------------------------------------------------- inbound
 
     async def on_command(self, interaction: discord.Interaction, name: str, args: str) -> None:
-        event = Command(name, args, actor_of(interaction, self.bot.settings.instructors), place_of(interaction))
-        await self._handle(interaction, event)
+        actor, place = self._actor(interaction)
+        await self._handle(interaction, Command(name, args, actor, place))
 
     async def on_choice(self, interaction: discord.Interaction, token: str) -> None:
-        event = ChoiceMade(token, actor_of(interaction, self.bot.settings.instructors), place_of(interaction))
-        await self._handle(interaction, event)
+        actor, place = self._actor(interaction)
+        await self._handle(interaction, ChoiceMade(token, actor, place))
 
     async def on_form(self, interaction: discord.Interaction, token: str) -> None:
         text = submitted_text(_data(interaction).get("components"))
-        event = TextSubmitted(token, text, actor_of(interaction, self.bot.settings.instructors), place_of(interaction))
-        await self._handle(interaction, event)
+        actor, place = self._actor(interaction)
+        await self._handle(interaction, TextSubmitted(token, text, actor, place))
 
     async def _handle(self, interaction: discord.Interaction, event: Command | ChoiceMade | TextSubmitted) -> None:
         """Record first (handle commits), then answer; never raise into discord.py."""
@@ -362,18 +590,40 @@ class DiscordAdapter:
         return replace(reply, place=reply.place or event.place, to=reply.to or event.actor)
 
     async def _respond(self, interaction: discord.Interaction, replies: list[Reply]) -> None:
-        """The first response within the 3 s window, then everything that may take longer."""
+        """The first response within the 3 s window, then everything that may take longer. When
+        posts or files go with private replies, the first response is a deferral and the private
+        replies follow the deliveries (or what failed instead)."""
         first, rest = self._first(interaction, replies)
-        acked = await self._send_first(interaction, first)
+        confirming = first is not None and first.form is None and _private(first) and any(
+            not _private(r) for r in rest)
+        if confirming:
+            rest = [first, *rest] if first is not None else rest
+            acked = await self._defer(interaction)
+        else:
+            acked = await self._send_first(interaction, first)
+        private = [r for r in rest if _private(r)]
         for reply in rest:
+            if _private(reply):
+                continue
+            failure = await self._deliver(reply)
+            if failure is not None:
+                private = [Reply(failure)]
+                break
+        for reply in private if acked else ():
             try:
-                if _private(reply):
-                    if acked:
-                        await interaction.followup.send(ephemeral=True, **message_kwargs(reply))
-                elif await deliver(self.bot, self, reply) is None and acked:
-                    await interaction.followup.send(UNDELIVERABLE[reply.audience is Audience.PUBLIC], ephemeral=True)
+                await interaction.followup.send(ephemeral=True, **message_kwargs(reply))
             except discord.HTTPException as exc:
                 log.warning("discord refused a reply: HTTP %s code %s", exc.status, exc.code)
+
+    async def _deliver(self, reply: Reply) -> str | None:
+        """Deliver a post, DM, file or edit; what to tell the learner when it failed, else None."""
+        try:
+            if await deliver(self.bot, self, reply) is None and reply.edit is None:
+                return UNDELIVERABLE[reply.audience is Audience.PUBLIC]
+        except discord.HTTPException as exc:
+            log.warning("discord refused a %s reply: HTTP %s code %s", reply.audience, exc.status, exc.code)
+            return FAILED_DELIVERY.format(status=exc.status)
+        return None
 
     @staticmethod
     def _first(interaction: discord.Interaction, replies: list[Reply]) -> tuple[Reply | None, list[Reply]]:
@@ -385,6 +635,14 @@ class DiscordAdapter:
         if pick is None and interaction.type is discord.InteractionType.application_command:
             pick = next((r for r in replies if r.audience is Audience.PUBLIC and r.edit is None), None)
         return pick, [r for r in replies if r is not pick]
+
+    async def _defer(self, interaction: discord.Interaction) -> bool:
+        try:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            return True
+        except discord.HTTPException as exc:
+            self._log_refused_response(interaction, exc)
+            return False
 
     async def _send_first(self, interaction: discord.Interaction, reply: Reply | None) -> bool:
         """Send the interaction response; False when the interaction expired (logged, not raised)."""
@@ -400,18 +658,22 @@ class DiscordAdapter:
                 await interaction.response.send_message(ephemeral=True, **message_kwargs(reply))
             else:
                 sent = await interaction.response.send_message(**message_kwargs(reply))
-                if reply.tag and sent.message_id and interaction.channel_id:
-                    ref = MessageRef(PLATFORM, str(interaction.channel_id), str(sent.message_id))
-                    await self.bot.message_posted(reply.tag, ref)
+                channel_id = reply.place.channel_id if reply.place else None
+                if reply.tag and sent.message_id and channel_id:
+                    await self.bot.message_posted(reply.tag, MessageRef(PLATFORM, channel_id, str(sent.message_id)))
             return True
         except discord.HTTPException as exc:
-            if exc.code == UNKNOWN_INTERACTION:
-                log.warning("discord interaction %s expired before the bot answered (code 10062); "
-                            "what was recorded stays recorded", interaction.id)
-            else:
-                log.warning("discord refused the response to interaction %s: HTTP %s code %s",
-                            interaction.id, exc.status, exc.code)
+            self._log_refused_response(interaction, exc)
             return False
+
+    @staticmethod
+    def _log_refused_response(interaction: discord.Interaction, exc: discord.HTTPException) -> None:
+        if exc.code == UNKNOWN_INTERACTION:
+            log.warning("discord interaction %s expired before the bot answered (code 10062); "
+                        "what was recorded stays recorded", interaction.id)
+        else:
+            log.warning("discord refused the response to interaction %s: HTTP %s code %s",
+                        interaction.id, exc.status, exc.code)
 
     # -------------------------------------------------------- Outbox
 
@@ -445,3 +707,12 @@ class DiscordAdapter:
             await message.edit(content=content, view=view)
         except discord.NotFound as exc:  # deleted meanwhile: nothing left to update
             log.warning("discord message to edit is gone: HTTP %s code %s", exc.status, exc.code)
+
+
+def _why(exc: BaseException) -> str:
+    """A failure as a short log token."""
+    if isinstance(exc, discord.ConnectionClosed):
+        return f"close code {exc.code}"
+    if isinstance(exc, discord.HTTPException):
+        return f"HTTP {exc.status}"
+    return type(exc).__name__

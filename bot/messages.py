@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from pathlib import Path
 
 MAX_TEXT = 1900
 MAX_CHOICES_PER_ROW = 5
@@ -145,6 +146,7 @@ class Form:
 class Attachment:
     filename: str
     content: bytes
+    saved_to: Path | None = None  # where the core also wrote it (the console shows this)
 
 
 @dataclass(frozen=True)

@@ -127,14 +127,14 @@ async def results(ctx: Context, cmd: Command) -> list[Reply]:
             note = "Your results are attached."
         content = ("\n".join(lines) + "\n").encode()
         try:
-            write_atomically(folder, content)
+            target = write_atomically(folder, content)
         except OSError as exc:
             if exc.errno in FULL:
                 raise StudyError("The disk is full, so your results file could not be written. Try again later; "
                                  "tell your instructor if it keeps happening.") from exc
             raise
     audience = Audience.PUBLIC if word == "here" else Audience.DM
-    attachment = Attachment(FILENAME, content)
+    attachment = Attachment(FILENAME, content, saved_to=target)
     replies = [Reply(note, audience, file=attachment)]
     if audience is Audience.DM:
         replies.append(Reply("Sent: check your direct messages for quiz_results.txt."))

@@ -230,6 +230,7 @@ class DiscordStandIn:
         self.initial_response_deadline_s = 3.0
         self.followup_window_s = 15 * 60.0
         self.dm_closed: set[str] = set()  # user ids whose DMs refuse the bot (403/50007)
+        self.garbage_before_ready = 0  # the next N connections get a frame that is not JSON instead of READY
 
         self.calls: list[Call] = []
         self.messages: dict[str, dict[str, Any]] = {}  # id -> current message object
@@ -850,7 +851,7 @@ class DiscordStandIn:
                 f"Invalid response type {ctype} for interaction type {it.type}",
             )
         msg: dict[str, Any] | None = None
-        channel_id = it.payload["channel_id"]
+        channel_id = self._interaction_channel(it.payload)
         if ctype == 4:
             status, msg = self._create_message(
                 channel_id, data, files, interaction=it, extra_flags=data.get("flags", 0) & FLAG_EPHEMERAL
@@ -924,7 +925,8 @@ class DiscordStandIn:
                 return err
             status, msg = self._apply_edit(original, body, files)
         else:
-            status, msg = self._create_message(it.payload["channel_id"], call.json or {}, files, interaction=it)
+            channel_id = self._interaction_channel(it.payload)
+            status, msg = self._create_message(channel_id, call.json or {}, files, interaction=it)
         if status == 200 and call.query.get("wait", "").lower() not in ("1", "true"):
             return 204, None
         return status, msg
@@ -1186,6 +1188,7 @@ class DiscordStandIn:
         if ws is None or ws.closed:
             raise RuntimeError("no bot is connected to the stand-in's gateway")
         if event == "INTERACTION_CREATE":
+            self._know_channel(data)
             it = _Interaction(data["id"], data["token"], data["type"], data, dispatched_at=time.monotonic())
             self._interactions[it.id] = self._by_token[it.token] = it
         async with self._send_lock:
@@ -1193,6 +1196,27 @@ class DiscordStandIn:
             seq = self._seq
             await ws.send_str(json.dumps({"op": 0, "t": event, "s": seq, "d": data}))
         return seq
+
+    @staticmethod
+    def _interaction_channel(payload: Mapping[str, Any]) -> str:
+        """The channel an interaction came from: its channel_id, or its channel object's id."""
+        channel = payload.get("channel") if isinstance(payload.get("channel"), Mapping) else {}
+        return str(payload.get("channel_id") or channel.get("id") or "0")
+
+    def _know_channel(self, payload: Mapping[str, Any]) -> None:
+        """Discord knows every channel an interaction comes from, also one this stand-in was not told of."""
+        cid = self._interaction_channel(payload)
+        if cid not in self._channels:
+            channel = payload.get("channel") if isinstance(payload.get("channel"), Mapping) else {}
+            kind = channel.get("type", 0 if payload.get("guild_id") else 1)
+            self._channels[cid] = {"id": cid, "type": kind, "name": channel.get("name", "channel"),
+                                   "guild_id": payload.get("guild_id"), "position": 0, "permission_overwrites": [],
+                                   "last_message_id": None, "flags": 0}
+
+    async def send_garbage(self) -> None:
+        """Send the connected bot a gateway frame that is not JSON."""
+        if self._ws is not None:
+            await self._ws.send_str("{this is not JSON")
 
     async def request_reconnect(self) -> None:
         """Send op 7 (RECONNECT): discord.py reconnects to resume_gateway_url and RESUMEs."""
@@ -1222,6 +1246,9 @@ class DiscordStandIn:
                     await ws.send_str(json.dumps({"op": 11}))
                 elif op in (2, 6) and d.get("token") != self.token:
                     await ws.close(code=4004, message=b"Authentication failed.")
+                elif op == 2 and self.garbage_before_ready > 0:
+                    self.garbage_before_ready -= 1
+                    await ws.send_str("{this is not JSON")
                 elif op == 2:
                     await self._identify(ws)
                 elif op == 6 and d.get("session_id") != self.session_id:

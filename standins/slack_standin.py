@@ -120,6 +120,8 @@ class SlackStandIn:
         self._connected = asyncio.Event()
         self._acks: dict[str, asyncio.Future[Json]] = {}
         self._runner: web.AppRunner | None = None
+        self.response_gate: asyncio.Event | None = None  # when set, response_url posts wait for it
+        self._held: dict[str, asyncio.Event] = {}
         self._methods: dict[str, Handler] = {
             "auth.test": self._auth_test,
             "chat.postMessage": self._chat_post_message,
@@ -204,6 +206,10 @@ class SlackStandIn:
         queue = self._injected.setdefault(method, deque())
         queue.extend(_Injected(status, body, dict(headers or {})) for _ in range(times))
 
+    def hold(self, method: str) -> asyncio.Event:
+        """Make calls to `method` wait (recorded, unanswered) until the returned event is set."""
+        return self._held.setdefault(method, asyncio.Event())
+
     def _next_ts(self) -> str:
         seq = next(self._ts_seq)
         return f"{self._epoch + seq // 1_000_000}.{seq % 1_000_000:06d}"
@@ -220,6 +226,8 @@ class SlackStandIn:
         elif request.content_type in (FORM, "multipart/form-data"):
             params.update((await request.post()).items())
         self.calls.append(Call(method, params, CIMultiDict(request.headers)))
+        if method in self._held:
+            await self._held[method].wait()
 
         queue = self._injected.get(method)
         if queue:
@@ -465,6 +473,8 @@ class SlackStandIn:
             body = await request.json()
         except ValueError:
             return web.Response(status=400, text="invalid_payload")
+        if self.response_gate is not None:
+            await self.response_gate.wait()
         self.responses.append((request.match_info["id"], body))
         return web.Response(text="ok")
 

@@ -169,7 +169,11 @@ async def test_a_whole_quiz_then_teachback_then_results(tmp_path: Path) -> None:
         await console.type(". ".join(k.accept[0] for k in prompt.key_points))
         assert f"You covered {len(prompt.key_points)} of {len(prompt.key_points)} key points" in await console.reply()
         await console.type("/results")
-        assert f"score: {total}/{total} (100%)" in await console.reply()
+        results = await console.reply()
+        assert f"score: {total}/{total} (100%)" in results
+        written = tmp_path / "results" / "local" / "console-learner" / "quiz_results.txt"
+        assert f"quiz_results.txt was written to {written}" in results  # the console has no DMs to point to
+        assert "direct messages" not in results
         assert await console.quit() == 0
     finally:
         if console.proc.returncode is None:

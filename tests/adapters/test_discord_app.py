@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from support import CORE_PACK, order_numbers
+from test_slack_crash import free_port
 
 from adapters.discord_app import DiscordAdapter
 from adapters.discord_settings import DiscordSettings
@@ -18,6 +19,7 @@ from bot.app import COMMANDS as DECLARED
 from bot.app import StudyBot
 from bot.clock import FixedClock
 from bot.config import Instructors, Secret, Settings
+from bot.errors import PlatformRejected, PlatformUnreachable
 from bot.scheduler import fire_due
 from standins.discord_standin import DiscordStandIn
 
@@ -86,6 +88,15 @@ async def public_posts(fake: DiscordStandIn, count: int) -> list[dict[str, Any]]
     """The bot's channel posts (not interaction responses), once `count` were made."""
     await fake.wait_for_call("POST", rf"/channels/{fake.channel_id}/messages", count=count)
     return [m for m in fake.channel_messages(fake.channel_id) if "interaction_metadata" not in m]
+
+
+async def private_reply(fake: DiscordStandIn, result: Any) -> dict[str, Any]:
+    """The private reply to an interaction: its response, or, when the response was a deferral (the
+    reply confirms a post or a file, so it follows them), the follow-up message."""
+    if result.type != 5:
+        return result.data
+    followup = await fake.wait_for_call("POST", rf"/webhooks/{fake.app_id}/[^/]+")
+    return followup.json
 
 
 async def eventually(predicate: Callable[[], object], timeout: float = 2.0) -> None:
@@ -222,7 +233,7 @@ async def test_round_with_three_members_is_revealed_by_editing(running, discord_
     studybot, adapter = running
     fake = discord_fake
     started = await fake.interact(fake.slash("quiz", {"mode": "round"}))
-    assert started.data["flags"] == 64 and "Round started" in started.data["content"]
+    assert started.data["flags"] == 64 and "Round started" in (await private_reply(fake, started))["content"]
     [question] = await public_posts(fake, 1)
     assert "question 1 of" in question["content"] and not question["flags"] & 64
     picks = {ALICE: right(studybot, question), BOB: right(studybot, question), CAROL: right(studybot, question, False)}
@@ -247,7 +258,7 @@ async def test_results_file_is_sent_by_dm(running, discord_fake: DiscordStandIn)
     quiz = await fake.interact(fake.slash("quiz"))
     await fake.interact(fake.component(right(studybot, quiz.message), quiz.message))
     sent = await fake.interact(fake.slash("results"))
-    assert sent.data["flags"] == 64 and "direct messages" in sent.data["content"]
+    assert sent.data["flags"] == 64 and "direct messages" in (await private_reply(fake, sent))["content"]
     opened = await fake.wait_for_call("POST", r"/users/@me/channels")
     assert opened.json == {"recipient_id": int(ALICE)}
     dm_id = opened.response["id"]
@@ -302,7 +313,7 @@ async def test_only_instructors_post_the_leaderboard(running, discord_fake: Disc
     assert refused.data["flags"] == 64 and "Only instructors" in refused.data["content"]
     assert not fake.calls_matching("POST", rf"/channels/{fake.channel_id}/messages")
     posted = await fake.interact(fake.slash("leaderboard", {"action": "post", "period": "all"}, user_id=CAROL))
-    assert posted.data["flags"] == 64 and posted.data["content"] == "Posted."
+    assert posted.data["flags"] == 64 and (await private_reply(fake, posted))["content"] == "Posted."
     [board] = await public_posts(fake, 1)
     assert board["content"].startswith("Leaderboard · all time")
 
@@ -333,7 +344,7 @@ async def test_rate_limited_post_is_retried(running, discord_fake: DiscordStandI
     path = rf"/channels/{fake.channel_id}/messages"
     fake.rate_limit("POST", path, retry_after=0.2)
     started = await fake.interact(fake.slash("quiz", {"mode": "round"}))
-    assert "Round started" in started.data["content"]
+    assert "Round started" in (await private_reply(fake, started))["content"]
     await fake.wait_for_call("POST", path, count=2)
     assert [c.status for c in fake.calls_matching("POST", path)] == [429, 200]
     [question] = await public_posts(fake, 1)
@@ -373,12 +384,16 @@ async def test_wrong_token_and_unreachable_gateway_fail_clearly(discord_settings
     studybot = await StudyBot.start(discord_settings, fixed_clock)
     try:
         wrong = DiscordAdapter(studybot, replace(discord_only, token=Secret("wrong")), ready_timeout=2)
-        with pytest.raises(RuntimeError, match="DISCORD_TOKEN"):
+        with pytest.raises(PlatformRejected, match=r"^DISCORD_TOKEN was refused by Discord \(401 Unauthorized\)"):
             await wrong.start()
         nowhere = replace(discord_only, gateway_url="ws://127.0.0.1:9/gateway")
         adapter = DiscordAdapter(studybot, nowhere, guild_ready_timeout=0.05, ready_timeout=0.5)
-        with pytest.raises(RuntimeError, match="did not become ready"):
+        with pytest.raises(PlatformUnreachable, match="did not become ready") as raised:
             await adapter.start()
+        assert "\n" not in str(raised.value)
+        no_api = DiscordAdapter(studybot, replace(discord_only, api_url=f"http://127.0.0.1:{free_port()}/api/v10"))
+        with pytest.raises(PlatformUnreachable, match="^cannot reach Discord at .*DISCORD_API_URL$"):
+            await no_api.start()
     finally:
         await studybot.close()
 

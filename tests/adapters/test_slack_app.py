@@ -72,7 +72,21 @@ async def adapter(bot: StudyBot, slack: SlackSettings) -> AsyncIterator[SlackAda
 
 
 async def post(adapter: SlackAdapter, built: tuple[str, dict[str, str]]) -> tuple[int, str]:
-    return await post_signed(f"http://127.0.0.1:{adapter.port}/slack/events", *built)
+    """Post a signed request, then wait for what the adapter does after the ack."""
+    answered = await post_signed(f"http://127.0.0.1:{adapter.port}/slack/events", *built)
+    await adapter.idle()
+    return answered
+
+
+async def command(adapter: SlackAdapter, fake: SlackStandIn, name: str, text: str = "", **fields) -> str:
+    """A slash command's private reply: in the ack, or (when it came with a post or a file, which it
+    may confirm) through its response_url once they were delivered."""
+    url_id = f"cmd-{len(fake.responses)}-{name.lstrip('/')}"
+    status, body = await post(adapter, slash_command(name, text, response_url=fake.response_url(url_id), **fields))
+    assert status == 200
+    if body:
+        return json.loads(body)["text"]
+    return "\n".join(r[1]["text"] for r in fake.responses if r[0] == url_id)
 
 
 def answers(settings: Settings, user_id: str | None = None) -> list[sqlite3.Row]:
@@ -225,9 +239,7 @@ async def test_an_expired_trigger_leaves_a_note_instead_of_a_modal(adapter: Slac
 async def test_round_is_posted_answered_and_revealed_by_an_edit(
     adapter: SlackAdapter, fake: SlackStandIn, bot: StudyBot, settings: Settings, clock: FixedClock
 ) -> None:
-    status, text = await post(adapter, slash_command("/quiz", "round", response_url=fake.response_url("r")))
-    assert status == 200 and json.loads(text)["text"].startswith("Round started")
-    await adapter.idle()
+    assert (await command(adapter, fake, "/quiz", "round")).startswith("Round started")
     [posted] = fake.calls_to("chat.postMessage")
     assert posted.params["channel"] == "C0001"
     [message] = [(key, m) for key, m in fake.messages.items()]
@@ -254,9 +266,7 @@ async def test_results_file_is_uploaded_to_the_dm(
 ) -> None:
     body = await quiz(adapter, fake)
     assert await click(adapter, fake, correct_button(bot, body["blocks"])) == 200
-    status, text = await post(adapter, slash_command("/results", response_url=fake.response_url("res")))
-    assert status == 200 and "check your direct messages" in json.loads(text)["text"]
-    await adapter.idle()
+    assert "check your direct messages" in await command(adapter, fake, "/results")
 
     methods = [c.method for c in fake.calls]
     start = methods.index("files.getUploadURLExternal")
@@ -285,15 +295,11 @@ async def test_forged_and_stale_requests_get_401_and_change_nothing(
 
 
 async def test_only_instructors_post_the_leaderboard(adapter: SlackAdapter, fake: SlackStandIn) -> None:
-    status, text = await post(adapter, slash_command("/leaderboard", "post"))
-    assert (status, json.loads(text)["text"]) == (
-        200, "Only instructors can post the leaderboard. Ask your instructor if you need it.")
-    await adapter.idle()
+    assert await command(adapter, fake, "/leaderboard", "post") == (
+        "Only instructors can post the leaderboard. Ask your instructor if you need it.")
     assert not fake.calls_to("chat.postMessage")
 
-    status, text = await post(adapter, slash_command("/leaderboard", "post", user_id=TEACHER))
-    assert (status, json.loads(text)["text"]) == (200, "Posted.")
-    await adapter.idle()
+    assert await command(adapter, fake, "/leaderboard", "post", user_id=TEACHER) == "Posted."
     [posted] = fake.calls_to("chat.postMessage")
     assert posted.params["channel"] == "C0001" and posted.params["text"].startswith("Leaderboard · week")
 
@@ -307,10 +313,8 @@ async def test_workspace_admins_count_as_instructors_when_configured(
     await adapter.start()
     try:
         for _ in range(2):
-            status, text = await post(adapter, slash_command("/leaderboard", "post", user_id="U0ADMIN"))
-            assert (status, json.loads(text)["text"]) == (200, "Posted.")
-        status, text = await post(adapter, slash_command("/leaderboard", "post", user_id="U0002"))
-        assert status == 200 and json.loads(text)["text"].startswith("Only instructors")
+            assert await command(adapter, fake, "/leaderboard", "post", user_id="U0ADMIN") == "Posted."
+        assert (await command(adapter, fake, "/leaderboard", "post", user_id="U0002")).startswith("Only instructors")
     finally:
         await adapter.close()
     assert [c.params["user"] for c in fake.calls_to("users.info")] == ["U0ADMIN", "U0002"]  # cached
@@ -408,8 +412,7 @@ async def test_an_instructor_of_one_workspace_is_a_learner_in_another(
         status, text = await post(adapter, slash_command("/results", "cohort", user_id="U0T", team_id="T0002"))
         assert (status, json.loads(text)["text"]) == (
             200, "Only instructors can export the cohort's results. Ask your instructor if you need it.")
-        status, text = await post(adapter, slash_command("/results", "cohort", user_id="U0T", team_id="T0001",
-                                                         response_url=fake.response_url("own")))
-        assert status == 200 and "check your direct messages" in json.loads(text)["text"]
+        assert "check your direct messages" in await command(adapter, fake, "/results", "cohort", user_id="U0T",
+                                                             team_id="T0001")
     finally:
         await adapter.close()

@@ -216,7 +216,7 @@ def _command(fake: DiscordStandIn, name: str = "glossary", options: Any = None, 
 # (case id, what happens: "private" a polite private reply (a refusal, or the command's default answer),
 # "ignored" no callback at all: discord.py or the adapter drops it and logs why where noted).
 DISCORD_CASES: list[tuple[str, str]] = [
-    ("unknown custom_id", "ignored"),  # no DynamicItem matches
+    ("unknown custom_id", "private"),  # not studybot's: a note (discord.py alone would drop it)
     ("sb: + garbage, shown in the message", "private"),  # "That button is no longer valid"
     ("sb: + garbage, not in the message", "ignored"),  # discord.py finds no such button in the message
     ("sb: and nothing", "ignored"),  # the template needs a token
@@ -224,15 +224,15 @@ DISCORD_CASES: list[tuple[str, str]] = [
     ("sb: + a real prompt + superscript digit", "private"),  # was a bug reply before bot/quiz.py's fix
     ("sb: + a real prompt + 5,000 digits", "private"),  # ditto (int()'s 4,300-digit limit)
     ("sb: + 300 characters", "private"),
-    ("click without message", "ignored"),
-    ("modal submit without components", "ignored"),  # discord.py's parser raises; the adapter reconnects
+    ("click without message", "private"),  # no message to find the button in: a note
+    ("modal submit without components", "ignored"),  # discord.py's parser raises; the dispatch is skipped
     ("modal submit with empty components", "private"),  # "Your answer is empty"
     ("modal submit with an input without value", "private"),  # ditto
     ("modal submit with components a string", "private"),  # no answer input found: "Your answer is empty"
     ("modal submit with components of numbers", "private"),  # ditto
-    ("modal submit with an unknown custom_id", "ignored"),
+    ("modal submit with an unknown custom_id", "private"),  # a note
     ("modal submit sbform: + garbage", "private"),
-    ("unknown command name", "ignored"),  # CommandNotFound, logged by the adapter's tree error handler
+    ("unknown command name", "private"),  # CommandNotFound: the tree error handler says there is no such command
     ("glossary term an integer", "private"),  # read as text: "No term '5'…"
     ("glossary term a list", "private"),  # ditto
     ("quiz mode not one of its choices", "private"),  # taken as practice: question 1

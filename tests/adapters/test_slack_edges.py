@@ -1,0 +1,278 @@
+"""The Slack adapter at its edges: the 3-second acknowledgement, admin lookups under rate limits,
+mentions, deliveries that fail, slow and oversized requests, deep JSON, logs, and start-up."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from support import CORE_PACK
+from test_slack_crash import free_port
+
+from adapters.http_guard import Limits
+from adapters.slack_app import SlackAdapter
+from adapters.slack_settings import SlackSettings
+from bot.app import StudyBot
+from bot.clock import FixedClock
+from bot.config import Instructors, Secret, Settings
+from bot.errors import PlatformRejected, PlatformUnreachable
+from standins.slack_standin import (
+    FORM,
+    SlackStandIn,
+    block_actions,
+    post_signed,
+    sign,
+    slash_command,
+)
+
+TEACHER = "U0TEACH"
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[SlackStandIn]:
+    async with SlackStandIn() as fake:
+        yield fake
+
+
+@pytest.fixture
+def slack(fake: SlackStandIn) -> SlackSettings:
+    return SlackSettings(bot_token=Secret(fake.bot_token), signing_secret=Secret(fake.signing_secret),
+                         api_url=fake.api_url, http_host="127.0.0.1", http_port=0)
+
+
+@pytest.fixture
+async def bot(tmp_path: Path) -> AsyncIterator[StudyBot]:
+    settings = Settings(db_path=tmp_path / "bot.db", content_dir=CORE_PACK, results_dir=tmp_path / "results",
+                        instructors=Instructors(everywhere={"slack": frozenset({TEACHER})}))
+    bot = await StudyBot.start(settings, FixedClock("2026-11-30T09:00:00+00:00"))
+    yield bot
+    await bot.close()
+
+
+@pytest.fixture
+async def adapter(bot: StudyBot, slack: SlackSettings) -> AsyncIterator[SlackAdapter]:
+    adapter = SlackAdapter(bot, slack, limits=Limits(header_timeout=0.5, body_timeout=0.5, max_connections=4))
+    await adapter.start()
+    yield adapter
+    await adapter.close()
+
+
+def url(adapter: SlackAdapter) -> str:
+    return f"http://127.0.0.1:{adapter.port}/slack/events"
+
+
+async def private_reply(adapter: SlackAdapter, fake: SlackStandIn, name: str, text: str = "", **fields) -> str:
+    status, body = await post_signed(url(adapter), *slash_command(name, text, response_url=fake.response_url(name[1:]),
+                                                                   **fields))
+    assert status == 200
+    await adapter.idle()
+    return json.loads(body)["text"] if body else "\n".join(r["text"] for i, r in fake.responses if i == name[1:])
+
+
+# ------------------------------------------------------------ record, ack, then the rest
+
+
+async def test_a_slow_response_url_does_not_hold_the_ack(adapter: SlackAdapter, fake: SlackStandIn,
+                                                         bot: StudyBot) -> None:
+    status, text = await post_signed(url(adapter), *slash_command("/quiz"))
+    button = json.loads(text)["blocks"][1]["elements"][0]
+    fake.response_gate = asyncio.Event()  # the response_url answers only when the test says so
+    click = block_actions(button["action_id"], button["value"], response_url=fake.response_url("slow"))
+    status, _ = await asyncio.wait_for(post_signed(url(adapter), *click), 10)
+    assert status == 200 and fake.responses == []  # acknowledged while the feedback is still on its way
+    assert await bot.store.count("answers") == 1  # and recorded before that
+    fake.response_gate.set()
+    await adapter.idle()
+    assert [i for i, _ in fake.responses] == ["slow"]
+
+
+async def test_admin_lookup_under_a_rate_limit_does_not_hold_the_ack_and_expires(
+    fake: SlackStandIn, bot: StudyBot, slack: SlackSettings
+) -> None:
+    bot.ctx.settings = replace(bot.settings, instructors=replace(bot.settings.instructors, slack_admins=True))
+    adapter = SlackAdapter(bot, slack, admin_ttl=0.0)  # every lookup expires at once
+    await adapter.start()
+    try:
+        fake.users["U0ADMIN"] = {"is_admin": True}
+        fake.inject("users.info", 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": "30"})
+        first = await asyncio.wait_for(private_reply(adapter, fake, "/leaderboard", "post", user_id="U0ADMIN"), 10)
+        assert first.startswith("Only instructors")  # not waited for: a learner this time
+        assert len(fake.calls_to("users.info")) == 1  # and not retried before the ack
+        fake.responses.clear()
+        assert await private_reply(adapter, fake, "/leaderboard", "post", user_id="U0ADMIN") == "Posted."
+        fake.users["U0ADMIN"] = {"is_admin": False}  # demoted
+        fake.responses.clear()
+        demoted = await private_reply(adapter, fake, "/leaderboard", "post", user_id="U0ADMIN")
+        assert demoted.startswith("Only instructors")
+    finally:
+        await adapter.close()
+
+
+async def test_posted_is_said_only_once_the_post_was_delivered(adapter: SlackAdapter, fake: SlackStandIn) -> None:
+    fake.inject("chat.postMessage", 200, {"ok": False, "error": "not_in_channel"})
+    said = await private_reply(adapter, fake, "/leaderboard", "post", user_id=TEACHER)
+    assert "Posted." not in said and said.startswith("I could not post in this channel")
+
+
+async def test_a_display_name_that_looks_like_a_mention_pings_nobody(adapter: SlackAdapter, fake: SlackStandIn,
+                                                                     bot: StudyBot) -> None:
+    status, text = await post_signed(url(adapter), *slash_command("/quiz", user_name="<!everyone>"))
+    right = next(iter(bot.library.lessons.values())).questions[0].correct_index
+    button = next(b for b in json.loads(text)["blocks"][1]["elements"] if b["value"].endswith(f".{right}"))
+    await post_signed(url(adapter), *block_actions(button["action_id"], button["value"], user_name="<!everyone>"))
+    assert await private_reply(adapter, fake, "/leaderboard", "post all", user_id=TEACHER) == "Posted."
+    [post] = fake.calls_to("chat.postMessage")
+    sent = json.dumps(post.params)
+    assert "&lt;!everyone&gt;" in post.params["text"]
+    assert "<!everyone>" not in sent and "<!channel>" not in sent and "<!here>" not in sent
+
+
+async def test_an_envelope_no_listener_takes_is_acknowledged(fake: SlackStandIn, bot: StudyBot,
+                                                             slack: SlackSettings) -> None:
+    adapter = SlackAdapter(bot, replace(slack, app_token=Secret(fake.app_token), signing_secret=None))
+    await adapter.start()
+    try:
+        event = {"type": "event_callback", "team_id": "T0001", "event": {"type": "app_mention", "user": "U0001",
+                                                                          "text": "<@U0BOT> hi", "ts": "1.2"}}
+        sent = await fake.socket_send("events_api", event)
+        assert await fake.socket_ack(sent) == {"envelope_id": sent}
+    finally:
+        await adapter.close()
+
+
+# ------------------------------------------------------------ hostile requests
+
+
+async def test_slow_clients_are_cut_off_and_real_requests_get_through(adapter: SlackAdapter) -> None:
+    """Clients trickling their headers hold connections only until the header timeout; past the
+    connection cap a client gets a 503 at once; one trickling its body gets a 408."""
+    port = adapter.port
+    tricklers = [await asyncio.open_connection("127.0.0.1", port) for _ in range(4)]
+    for _, writer in tricklers:
+        writer.write(b"POST /slack/events HTTP/1.1\r\nHost: x\r\n")
+        await writer.drain()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    assert (await asyncio.wait_for(reader.read(), 5)).startswith(b"HTTP/1.1 503")  # over the cap
+    writer.close()
+    for reader, writer in tricklers:
+        writer.write(b"X-Slow: 1\r\n")
+        await writer.drain()
+        assert await asyncio.wait_for(reader.read(), 5) == b""  # closed by the server, headers unfinished
+        writer.close()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                 b"Content-Length: 1000\r\n\r\ncommand=/q")
+    await writer.drain()
+    assert (await asyncio.wait_for(reader.read(), 5)).startswith(b"HTTP/1.1 408")  # the body never came
+    writer.close()
+    status, text = await post_signed(url(adapter), *slash_command("/glossary", "mfu"))
+    assert status == 200 and "MFU" in text
+
+
+async def test_an_oversized_body_is_refused(adapter: SlackAdapter) -> None:
+    body = "text=" + "x" * (2 * 1024 * 1024)
+    status, _ = await post_signed(url(adapter), body, {"Content-Type": FORM, **sign(body)})
+    assert status == 413
+
+
+async def test_deeply_nested_json_is_refused_after_the_signature_check(
+    adapter: SlackAdapter, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    nested = "payload=" + "%5B" * 50_000 + "%5D" * 50_000
+    assert (await post_signed(url(adapter), nested, {"Content-Type": FORM, **sign(nested, "wrong")}))[0] == 401
+    status, _ = await post_signed(url(adapter), nested, {"Content-Type": FORM, **sign(nested)})
+    assert status == 400
+    logged = "\n".join(r.getMessage() + (r.exc_text or "") for r in caplog.records)
+    assert "RecursionError" not in logged and "Traceback" not in logged
+    assert not any(r.exc_info for r in caplog.records)
+
+
+async def test_refused_requests_log_no_body_no_forged_line_and_at_a_bounded_rate(
+    adapter: SlackAdapter, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    body = "payload=" + json.dumps({"type": "block_actions", "text": "Zebrafish answer\n2026-11-30 INFO FORGED"})
+    for _ in range(5):
+        status, _ = await post_signed(url(adapter), body, {"Content-Type": FORM, **sign(body, "rotated-secret")})
+        assert status == 401
+    shortcut = "payload=" + json.dumps({"type": "shortcut", "callback_id": "x", "team": {"id": "T0001"},
+                                        "user": {"id": "U0001"}, "trigger_id": "1.2.3", "note": "Zebrafish\nFORGED"})
+    assert (await post_signed(url(adapter), shortcut, {"Content-Type": FORM, **sign(shortcut)}))[0] == 200
+    messages = [r.getMessage() for r in caplog.records if not r.name.startswith("aiohttp")]
+    assert all("Zebrafish" not in m and "\n" not in m for m in messages), messages
+    refused = [m for m in messages if m.startswith("refused a request")]
+    assert len(refused) == 1 and "401" in refused[0]  # five refusals, one line
+
+
+# ------------------------------------------------------------ start-up
+
+
+async def test_start_checks_the_bot_token_and_says_who_connected(
+    fake: SlackStandIn, bot: StudyBot, slack: SlackSettings, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    wrong = SlackAdapter(bot, replace(slack, bot_token=Secret("xoxb-wrong")))
+    with pytest.raises(PlatformRejected) as refused:
+        await wrong.start()
+    assert str(refused.value) == ("SLACK_BOT_TOKEN was refused by Slack (invalid_auth): copy the Bot User OAuth "
+                                  "Token again")
+    assert not any("connected" in r.getMessage() for r in caplog.records)
+    adapter = SlackAdapter(bot, slack)
+    await adapter.start()
+    await adapter.close()
+    assert any(r.getMessage().startswith("slack connected as @studybot in Fake") for r in caplog.records)
+
+
+async def test_a_refused_app_token_and_an_unreachable_slack_are_one_line_each(
+    fake: SlackStandIn, bot: StudyBot, slack: SlackSettings
+) -> None:
+    socket = SlackAdapter(bot, replace(slack, app_token=Secret("xapp-wrong"), signing_secret=None))
+    with pytest.raises(PlatformRejected, match=r"^SLACK_APP_TOKEN was refused by Slack \(invalid_auth\)"):
+        await socket.start()
+    nowhere = SlackAdapter(bot, replace(slack, api_url=f"http://127.0.0.1:{free_port()}/api/"))
+    with pytest.raises(PlatformUnreachable) as unreachable:
+        await nowhere.start()
+    assert "\n" not in str(unreachable.value) and "SLACK_API_URL" in str(unreachable.value)
+
+
+async def test_close_while_starting_stops_the_start(fake: SlackStandIn, bot: StudyBot, slack: SlackSettings) -> None:
+    gate = fake.hold("auth.test")
+    for settings in (slack, replace(slack, app_token=Secret(fake.app_token), signing_secret=None)):
+        adapter = SlackAdapter(bot, settings)
+        starting = asyncio.create_task(adapter.start())
+        while not fake.calls_to("auth.test"):
+            await asyncio.sleep(0.01)
+        await adapter.close()
+        assert await asyncio.wait_for(starting, 5) is None  # stopped, not an error
+        assert adapter.port is None
+        fake.calls.clear()
+    gate.set()
+
+
+async def test_an_unanswered_start_gives_up_within_its_timeout(fake: SlackStandIn, bot: StudyBot,
+                                                               slack: SlackSettings) -> None:
+    gate = fake.hold("auth.test")
+    adapter = SlackAdapter(bot, slack, connect_timeout=0.2)
+    with pytest.raises(PlatformUnreachable, match="^cannot reach Slack at "):
+        await adapter.start()
+    gate.set()
+
+
+def test_slack_bolts_own_lines_quote_no_request(bot: StudyBot, slack: SlackSettings,
+                                                caplog: pytest.LogCaptureFixture) -> None:
+    """slack-bolt logs bodies in some lines (a failed signature at INFO, an unhandled request): the
+    adapter's Bolt logger withholds them and keeps each record on one line."""
+    adapter = SlackAdapter(bot, slack)
+    caplog.set_level(logging.DEBUG)
+    adapter.app.logger.info("Invalid request signature detected (signature: v0=1, timestamp: 1, body: "
+                            "payload=Zebrafish\nFORGED)")
+    adapter.app.logger.warning("Unhandled request ({'type': 'shortcut', 'note': 'Zebrafish'})\n---\n[Suggestion]")
+    [signature, unhandled] = [r.getMessage() for r in caplog.records if r.name == adapter.app.logger.name]
+    assert signature == "Invalid request signature detected [request details withheld]"
+    assert unhandled == "Unhandled request [request details withheld]"
