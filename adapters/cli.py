@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import io
 import os
+import signal
 import sys
 from collections.abc import Mapping, MutableMapping
 from datetime import timedelta
@@ -23,7 +24,7 @@ from dotenv import dotenv_values
 
 from adapters import platforms
 from adapters.platform import Platform
-from adapters.runner import check_ports, run_platforms, stop_signals
+from adapters.runner import check_ports, pid_file, reload_on_hangup, run_platforms, stop_signals
 from bot import yamlfile
 from bot.app import StudyBot
 from bot.clock import SystemClock
@@ -134,7 +135,8 @@ async def console(settings: Settings) -> int:
                                "make its parent writable or set STUDYBOT_DB") from exc
     bot = await StudyBot.start(settings)
     try:
-        await run_console(bot)
+        with reload_on_hangup(bot):
+            await run_console(bot)
     finally:
         await bot.close()
     return 0
@@ -151,9 +153,26 @@ async def run(settings: Settings, or_console: bool) -> int:
     with stop_signals(asyncio.Event()) as stop:  # from here on, SIGTERM and Ctrl-C stop it cleanly
         bot = await StudyBot.start(settings)
         try:
-            await run_platforms(bot, found, stop, metrics_port=settings.metrics_port)
+            with reload_on_hangup(bot):
+                await run_platforms(bot, found, stop, metrics_port=settings.metrics_port)
         finally:
             await bot.close()
+    return 0
+
+
+def reload_running(settings: Settings) -> int:
+    """Check the lesson packs, then ask the running studybot (its pid file) to load them (SIGHUP)."""
+    if validate(settings.content_dir):
+        raise SetupError("nothing was reloaded: fix the problems above, then run studybot reload again")
+    marker = pid_file(settings.db_path)
+    try:
+        pid = int(marker.read_text().split()[0])
+        os.kill(pid, signal.SIGHUP)
+    except (OSError, ValueError, IndexError) as exc:
+        why = getattr(exc, "strerror", None) or "not a process id"
+        raise SetupError(f"no running studybot found for {settings.db_path} ({marker}: {why}); "
+                         "start it with studybot run") from exc
+    print(f"asked studybot (process {pid}) to reload the lesson packs; its log says when they are in use")
     return 0
 
 
@@ -227,6 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", type=Path)
     p = sub.add_parser("restore", help="replace the database with a backup (stop the bot first)")
     p.add_argument("path", type=Path)
+    sub.add_parser("reload", help="check the lesson packs, then have the running studybot use them (no restart)")
     sub.add_parser("health", help="exit 0 when the database is sound and the scheduler is alive")
     return parser
 
@@ -244,6 +264,8 @@ def _command(args: argparse.Namespace) -> int:
         return check(settings)
     if args.command == "restore":
         return restore_backup(settings, args.path)
+    if args.command == "reload":
+        return reload_running(settings)
     if args.command == "console":
         return asyncio.run(console(settings))
     if args.command == "run":

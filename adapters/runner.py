@@ -14,10 +14,12 @@ import asyncio
 import contextlib
 import errno
 import logging
+import os
 import signal
 import socket
 from collections.abc import Awaitable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from adapters import metrics_http
@@ -64,6 +66,37 @@ def stop_signals(stop: asyncio.Event) -> Iterator[asyncio.Event]:
     finally:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
+
+
+def pid_file(db_path: Path) -> Path:
+    """Where a running studybot leaves its process id, beside its database (`studybot reload` reads it)."""
+    return db_path.with_name(db_path.name + ".pid")
+
+
+@contextlib.contextmanager
+def reload_on_hangup(bot: StudyBot) -> Iterator[None]:
+    """While inside: SIGHUP re-reads the lesson packs (StudyBot.reload), and the pid file says who we are."""
+    loop = asyncio.get_running_loop()
+    reloads: set[asyncio.Task[Any]] = set()
+
+    def hangup() -> None:
+        task = loop.create_task(bot.reload(), name="reload")
+        reloads.add(task)
+        task.add_done_callback(reloads.discard)
+
+    marker = pid_file(bot.settings.db_path)
+    loop.add_signal_handler(signal.SIGHUP, hangup)
+    try:
+        marker.write_text(f"{os.getpid()}\n")
+    except OSError:
+        log.warning("cannot write %s: `studybot reload` will not find this process (send it SIGHUP)", marker)
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGHUP)
+        with contextlib.suppress(OSError):
+            if marker.read_text().strip() == str(os.getpid()):
+                marker.unlink()
 
 
 def check_ports(configured: Mapping[Platform, Any], metrics_port: int | None) -> None:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from bot.asking import arrangement
+from bot.asking import arrangement, revealed
 from bot.context import Context
 from bot.errors import StudyError
 from bot.messages import Actor, Audience, Choice, ChoiceMade, Command, Reply, TimerFired
 from bot.store.model import Prompt, Round, RoundState
 
 NEXT = "n"  # a choice suffix: the starter moves the round on
+REMOVED = "This question was removed from the lesson; the round goes on with the next one."
 TIMER = "round"  # timer keys: round:<round id>:<position>
 
 
@@ -132,8 +133,12 @@ async def _round(ctx: Context, round_id: int) -> Round:
 
 def _question(ctx: Context, round_: Round, prompt: Prompt) -> Reply:
     """The public message of a round's question (its prompt and timer are stored already)."""
-    question = ctx.question(prompt.item_id)
     position = int(prompt.data["position"])
+    question = ctx.library.questions.get(prompt.item_id or "")
+    if question is None:  # removed by a reload meanwhile: the round goes on without it
+        return Reply(f"{_header(ctx, round_, position)}\n{REMOVED}", Audience.PUBLIC,
+                     choices=(Choice("Next ▶", f"{prompt.id}.{NEXT}"),), tag=timer_key(round_.id, position),
+                     place=round_.place)
     return question.ask(prompt.id, _header(ctx, round_, position), Audience.PUBLIC, arrangement(question, prompt),
                         extra=(Choice("Next ▶", f"{prompt.id}.{NEXT}"),), tag=timer_key(round_.id, position),
                         place=round_.place)
@@ -212,13 +217,12 @@ async def on_end(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
 
 
 async def _reveal_edit(ctx: Context, round_: Round, position: int, prompt: Prompt) -> Reply:
-    question = ctx.question(round_.question_ids[position])
+    question = ctx.library.questions.get(round_.question_ids[position])
     tally = await ctx.store.answers.tally(prompt.id)
-    shown = arrangement(question, prompt)
-    lines = [_header(ctx, round_, position), question.prompt, "", *question.reveal(tally, shown),
-             f"{tally.answers} answered, {tally.correct} correct.", question.explanation]
     ref = await ctx.store.messages.get(timer_key(round_.id, position))
-    return Reply("\n".join(lines), Audience.PUBLIC, edit=ref, place=round_.place)
+    header = _header(ctx, round_, position)
+    text = revealed(question, prompt, tally, header) if question else f"{header}\n{REMOVED}"
+    return Reply(text, Audience.PUBLIC, edit=ref, place=round_.place)
 
 
 async def _summary(ctx: Context, round_: Round, note: str = "") -> Reply:
