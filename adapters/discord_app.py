@@ -241,7 +241,10 @@ class AnswerModal(discord.ui.Modal):
     Its submission is handled from ``on_interaction`` by custom_id, never by this object."""
 
     def __init__(self, form: Form) -> None:
-        super().__init__(title=form.title, custom_id=FORM_PREFIX + form.token, timeout=None)
+        custom_id = FORM_PREFIX + form.token
+        if len(custom_id) > MAX_CUSTOM_ID:  # the core's tokens are 12 characters; a longer one is a bug
+            raise ValueError(f"form token {form.token[:20]!r}… is too long for a Discord custom_id")
+        super().__init__(title=form.title, custom_id=custom_id, timeout=None)
         self.add_item(discord.ui.TextDisplay(form.prompt))
         answer: discord.ui.TextInput[AnswerModal] = discord.ui.TextInput(
             custom_id=ANSWER_INPUT,
