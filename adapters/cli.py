@@ -218,8 +218,11 @@ async def health(settings: Settings) -> int:
         return 1
     print(f"healthy: heartbeat {int((clock.now() - beat).total_seconds())} s ago")
     for failed in given_up:  # the process is fine; a channel it cannot post to is the operator's to fix
-        print(f"warning: timer {failed.timer} was given up at {failed.at.isoformat(timespec='seconds')}: "
-              f"{' '.join(failed.reason.split())[:200]}")
+        reason, at = " ".join(failed.reason.split())[:240], failed.at.isoformat(timespec="seconds")
+        if failed.timer.startswith("cohorts."):  # a configured channel, checked at start-up
+            print(f"warning: {failed.timer} (checked at {at}): {reason}")
+        else:
+            print(f"warning: timer {failed.timer} was given up at {at}: {reason}")
     return 0
 
 

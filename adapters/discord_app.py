@@ -705,6 +705,20 @@ class DiscordAdapter:
         message = await channel.send(**message_kwargs(reply))
         return MessageRef(PLATFORM, str(message.channel.id), str(message.id))
 
+    async def channel_problem(self, channel_id: str) -> str | None:
+        """Why studybot could not post in this channel (fetched, and its permissions), else None."""
+        if not channel_id.isdigit():
+            return "not a Discord channel id (a number, from Copy Channel ID)"
+        try:
+            channel = await self.client.fetch_channel(int(channel_id))
+        except discord.HTTPException as exc:
+            return f"HTTP {exc.status} code {exc.code}"
+        if isinstance(channel, discord.abc.GuildChannel) and channel.guild.me is not None:
+            allowed = channel.permissions_for(channel.guild.me)
+            if not (allowed.view_channel and allowed.send_messages):
+                return "studybot lacks the View Channel or Send Messages permission there"
+        return None
+
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
         """Replace an earlier message's text and buttons (no choices: the buttons go)."""
         content, view = render(reply)

@@ -696,6 +696,24 @@ class SlackAdapter:
             posted = await self.client.chat_postMessage(channel=channel, **message_for(reply))
         return MessageRef(PLATFORM, posted["channel"], posted["ts"])
 
+    async def channel_problem(self, channel_id: str) -> str | None:
+        """Why studybot could not post in this channel (conversations.info), else None."""
+        try:
+            info = await self.client.conversations_info(channel=channel_id)
+        except SlackApiError as exc:
+            code = clean(exc.response.get("error"), 40)
+            if code == "missing_scope":
+                log.warning("cannot check channel %s: the app lacks the channels:read and groups:read scopes "
+                            "(add them in the app's settings and reinstall it)", clean(channel_id, 40))
+                return None
+            return code
+        channel = info.get("channel") or {}
+        if channel.get("is_archived"):
+            return "is_archived"
+        if channel.get("is_private") and not channel.get("is_member"):
+            return "not_in_channel"
+        return None
+
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
         """Replace an earlier message; one deleted meanwhile is left alone."""
         try:

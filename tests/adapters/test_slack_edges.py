@@ -308,3 +308,16 @@ async def test_a_message_deleted_before_its_reveal_is_left_alone(adapter: SlackA
     assert await fire_due(bot, {"slack": adapter}) == 1
     assert await bot.store.timers.given_up(bot.ctx.clock.now() - timedelta(hours=1)) == []
     assert "question 2 of" in fake.calls_to("chat.postMessage")[-1].params["text"]  # the round goes on
+
+
+async def test_configured_channels_are_checked_through_conversations_info(adapter: SlackAdapter, fake: SlackStandIn,
+                                                                         bot: StudyBot) -> None:
+    fake.channels.update({"C0ARCH": {"is_archived": True}, "G0SECRET": {"is_private": True, "is_member": False}})
+    assert await adapter.channel_problem("C0001") is None
+    assert await adapter.channel_problem("C0ARCH") == "is_archived"
+    assert await adapter.channel_problem("G0SECRET") == "not_in_channel"
+    assert await adapter.channel_problem("C0TYPO") == "channel_not_found"
+    assert [c.params["channel"] for c in fake.calls_to("conversations.info")] == ["C0001", "C0ARCH", "G0SECRET",
+                                                                                 "C0TYPO"]
+    fake.inject("conversations.info", 200, {"ok": False, "error": "missing_scope", "needed": "channels:read"})
+    assert await adapter.channel_problem("C0TYPO") is None  # an app without the scope cannot tell: not a problem
