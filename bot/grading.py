@@ -32,7 +32,9 @@ that the answer states voids it. How an answer (and each phrasing) is read:
   covers a relative clause that follows it. A phrase
   inside a scope opened by a negator that is not part of the phrase is not stated: it neither
   credits an accepted phrasing nor voids by a misconception. A phrasing that carries its own
-  negator ("no backward pass") is matched like any other.
+  negator ("no backward pass") is matched like any other, and also by its other words standing
+  inside the scope of one negator of the answer ("never runs a backward pass", "does not need any
+  extra room to copy" states "not copy").
 - Synonyms: a pack-level table rewrites words ("DP" -> "data parallelism") in answers and
   phrasings alike, before they are read.
 - Bare lists: an answer without a single function word ("of", "is", "it", "which", ...), and
@@ -42,6 +44,10 @@ that the answer states voids it. How an answer (and each phrasing) is read:
   word for word inside one item, as a listed term does ("optimizer state" in "parameters,
   optimizer state"). A terse sentence with no function word at all ("FSDP shards model
   parameters") cannot be told from such a list.
+- Verdict: correct when `needed` key points are stated. A `half_point` rubric (a short answer's)
+  needing two or more is also met by one fewer and a further point half stated (half the content
+  words of one of its phrasings, outside negation: NEAR_POINT), as a grader gives a point to an
+  answer that names it in part; a bare list never is.
 - Score: besides the verdict, a grade has a score from 0 to 1 for ranking answers. A matched point earns 1, a
   voided one 0, and any other NEAR_CREDIT times the square of the share of its best phrasing's content words
   that the answer states outside negation (all of them, said apart: 0.7). The score is NEEDED_WEIGHT times the
@@ -370,6 +376,14 @@ class Phrase:
         return tuple(n for n, (t, _) in enumerate(self.words) if _anchored(t))
 
     @cached_property
+    def core(self) -> Phrase | None:
+        """The phrase without its negators, when it has any (and other words)."""
+        kept = tuple(w for w in self.words if w[0] not in NEGATORS)
+        if len(kept) in (0, len(self.words)):
+            return None
+        return Phrase(kept, sum(is_content(t) for t, _ in kept))
+
+    @cached_property
     def floaters(self) -> tuple[int, ...]:
         """The other function words ("of", "only", "is"), which may stand anywhere inside the phrase's window."""
         return tuple(n for n, (t, _) in enumerate(self.words) if not _anchored(t))
@@ -453,12 +467,19 @@ def _placements(answer: Answer, wanted: Phrase, loose: bool = True) -> Iterator[
 
 
 def find(answer: Answer, wanted: Phrase, loose: bool = True) -> int:
-    """STATED, NEGATED (only inside a negator's scope) or ABSENT."""
+    """STATED, NEGATED (only inside a negator's scope) or ABSENT. A phrasing with its own negator ("not copy")
+    is also stated by its other words inside one negator's scope ("does not need any extra space to copy")."""
     best = ABSENT
     for span in _placements(answer, wanted, loose):
         if not answer.negated(span):
             return STATED
         best = NEGATED
+    core = wanted.core
+    if core is not None:
+        for span in _placements(answer, core, loose):
+            owner = answer.words[span[0]].negated_by
+            if owner >= 0 and all(answer.words[n].negated_by == owner for n in span):
+                return STATED
     return best
 
 
@@ -496,6 +517,7 @@ class Grade(Coverage):
 
 
 NEAR_CREDIT = 0.7  # the credit of a point whose phrasing's words are all stated, but not as the phrase
+NEAR_POINT = NEAR_CREDIT * 0.5**2  # the credit of a point half of whose phrasing's content words are stated
 NEEDED_WEIGHT = 0.6  # the share of the score from the best `needed` points; the rest is from all points
 
 
@@ -512,7 +534,10 @@ def _partial(answer: Answer, wanted: Phrase) -> float:
 def cover(points: Iterable[KeyPoint], text: str, *, synonyms: Synonyms | None = None) -> Coverage:
     """The key points the text states; a stated misconception voids its point."""
     table = synonyms or NO_SYNONYMS
-    answer = Answer(text, table)
+    return _cover(points, Answer(text, table), table)
+
+
+def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms) -> Coverage:
     matched, missed, voided, credit = [], [], [], []
     for point in points:
         if any(find(answer, phrase(m, table), loose=False) == STATED for m in point.misconceptions):
@@ -538,8 +563,14 @@ def score(needed: int, credit: Iterable[float]) -> float:
 
 
 def grade(rubric: Rubric, text: str, *, synonyms: Synonyms | None = None) -> Grade:
-    """Correct when at least `rubric.needed` key points are stated (voided ones do not count)."""
-    found = cover(rubric.points, text, synonyms=synonyms)
-    correct = len(found.matched) >= rubric.needed
+    """Correct when at least `rubric.needed` key points are stated (voided ones do not count); a `half_point`
+    rubric that needs two or more is also met by one fewer and a further point half stated (credit NEAR_POINT
+    or more)."""
+    table = synonyms or NO_SYNONYMS
+    answer = Answer(text, table)
+    found = _cover(rubric.points, answer, table)
+    short = rubric.needed - len(found.matched)
+    near = any(NEAR_POINT <= c < 1 for c in found.credit)
+    correct = short <= 0 or (short == 1 and near and rubric.half_point and rubric.needed >= 2 and not answer.bare_list)
     return Grade(found.matched, found.missed, found.voided, correct, credit=found.credit,
                  score=score(rubric.needed, found.credit))

@@ -7,7 +7,7 @@ from bot.commands import Option, command
 from bot.content.model import TeachbackPrompt
 from bot.context import Context
 from bot.errors import StudyError
-from bot.grading import cover
+from bot.grading import grade
 from bot.messages import Actor, Choice, ChoiceMade, Command, Form, Place, Reply, TextSubmitted
 from bot.questions.base import OPEN_FORM
 from bot.store.model import Prompt, PromptKind
@@ -59,8 +59,8 @@ async def on_again(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str)
 
 async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Reply]:
     item = _item(ctx, prompt)
-    found = cover(item.key_points, event.text, synonyms=ctx.synonyms(item.lesson_id))
-    passes = len(found.matched) >= item.rubric.needed
+    found = grade(item.rubric, event.text, synonyms=ctx.synonyms(item.lesson_id))
+    passes = found.correct
     points = await ctx.store.teachbacks.record(
         event.actor, form=prompt.id, lesson_id=item.lesson_id, prompt_id=item.id, explanation=event.text,
         covered=found.matched, missed=found.missed, passes=passes, week=ctx.week(event.actor.in_cohort),

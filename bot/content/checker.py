@@ -141,12 +141,13 @@ class Checker:
             ))
         return tuple(points)
 
-    def rubric(self, data: Mapping, points_key: str, path: FieldPath, default_needed: int | None = None) -> Rubric:
+    def rubric(self, data: Mapping, points_key: str, path: FieldPath, default_needed: int | None = None,
+               half_point: bool = True) -> Rubric:
         """Key points under `points_key` and `needed`: how many make an answer correct."""
         points = self.key_points(data, points_key, path)
         fallback = default_needed if default_needed is not None else len(points)
         needed = self.whole_number(data, "needed", path, 1, max(1, len(points)), max(1, fallback))
-        return Rubric(needed, points)
+        return Rubric(needed, points, half_point)
 
 
     def examples(self, data: Mapping, path: FieldPath) -> Examples:

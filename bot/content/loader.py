@@ -96,7 +96,7 @@ def _read_prompts(c: Checker, data: dict, lesson: Lesson) -> list[tuple[FieldPat
     out = []
     for path, p in c.items(data, "prompts", (), PROMPT_KEYS):
         size = len(p["key_points"]) if isinstance(p.get("key_points"), list) else 0
-        rubric = c.rubric(p, "key_points", path, default_needed=teachback_needed(size))
+        rubric = c.rubric(p, "key_points", path, default_needed=teachback_needed(size), half_point=False)
         item = TeachbackPrompt(id=c.text(p, "id", path), lesson_id=lesson.id, prompt=c.text(p, "prompt", path),
                                rubric=rubric, goal=c.text(p, "goal", path, required=False),
                                sources=c.texts(p, "sources", path), examples=c.examples(p, path))

@@ -18,10 +18,13 @@ class KeyPoint:
 
 @dataclass(frozen=True)
 class Rubric:
-    """The key points of an answer, and how many of them make it correct."""
+    """The key points of an answer, and how many of them make it correct. With `half_point` (short answers), a
+    rubric needing two or more is also met by one fewer and half of another (bot.grading); a teach-back, whose
+    learner is told how many points earn it, counts whole points only."""
 
     needed: int
     points: tuple[KeyPoint, ...]
+    half_point: bool = True
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,8 @@ class ShortAnswer(TextAnswered):
         points = self.key_points()
         found, total, needed = len(result.matched), len(points), self.rubric.needed
         if result.correct:
-            lines = [f"✅ Graded correct: {found} of {total} key points."]
+            part = ", and part of another" if found < needed else ""
+            lines = [f"✅ Graded correct: {found} of {total} key points{part}."]
         elif found:
             lines = [f"◑ Partly right: {found} of {total} key points ({needed} make it correct)."]
         else:

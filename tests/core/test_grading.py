@@ -37,6 +37,14 @@ def test_short_words_are_not_typos_of_each_other() -> None:
     assert grade(rubric, "with no extra cost").correct
 
 
+def test_one_point_short_with_half_of_another_meets_a_rubric_needing_two() -> None:
+    assert grade(RUBRIC, "FSDP splits the model and gathers what each layer needs.").correct
+    assert grade(RUBRIC, "It shards the parameters, which saves room on each GPU.").correct
+    assert not grade(RUBRIC, "FSDP splits the model.").correct
+    assert not grade(RUBRIC, "It gathers things and saves time.").correct  # two halves are no point
+    assert not grade(Rubric(1, RUBRIC.points[1:]), "It gathers what each layer needs.").correct
+
+
 def test_bare_terms_do_not_match_phrases() -> None:
     assert not grade(RUBRIC, "model parameters weights memory gather").correct
 
@@ -128,6 +136,16 @@ def test_a_phrase_with_its_own_negator_matches() -> None:
     assert grade(rubric, "Inference has no backward pass.").correct
     assert grade(rubric, "Serving doesn't need gradients.").correct
     assert not grade(rubric, "Serving needs gradients and a backward pass.").correct
+
+
+def test_a_negated_phrase_is_stated_by_its_words_inside_a_negation_scope() -> None:
+    rubric = one("not copy the value", "no backward pass")
+    assert grade(rubric, "The callee does not need any extra room to copy the value.").correct
+    assert grade(rubric, "Serving never runs a single backward pass.").correct
+    assert grade(rubric, "It passes an address instead of copying the value.").correct
+    assert not grade(rubric, "The callee needs extra room to copy the value.").correct
+    assert not grade(rubric, "It does not need room, so it copies the value.").correct  # another clause
+    assert not grade(rubric, "Nothing is faster: it must copy the value.").correct
 
 
 def test_a_negated_misconception_does_not_void() -> None:

@@ -160,3 +160,15 @@ async def test_a_bug_gets_a_reference_id_and_the_log_gets_the_traceback(bot, cap
     assert len(ref) == 8
     assert any(ref in r.getMessage() and r.exc_info for r in caplog.records)
     assert "boom" not in reply.text
+
+
+async def test_one_point_short_and_half_of_another_is_correct_and_says_so(bot) -> None:
+    who = learner()
+    q, prompt_id = await short_question(bot, who)
+    assert q.rubric.needed == 2
+    [near] = await bot.handle(TextSubmitted(prompt_id, "It shards the parameters; the price is communication.",
+                                            who, channel()))
+    assert "Graded correct: 1 of 2 key points, and part of another." in near.text
+    q, prompt_id = await short_question(bot, who)
+    [short] = await bot.handle(TextSubmitted(prompt_id, "It shards the parameters.", who, channel()))
+    assert "Partly right: 1 of 2 key points (2 make it correct)" in short.text

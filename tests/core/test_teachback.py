@@ -47,3 +47,16 @@ async def test_a_form_submitted_twice_stores_one_attempt(bot) -> None:
     assert await bot.store.count("teachbacks") == 1
     [standing] = [await bot.store.boards.standing(who, None)]
     assert standing.points == 1
+
+
+async def test_a_teachback_counts_whole_key_points_only(bot) -> None:
+    who = learner()
+    [reply] = await bot.handle(Command("teachback", "core-tb1", who, channel()))
+    assert reply.form is not None and bot.library.prompts["core-tb1"].rubric.needed == 2
+    half = "Data parallelism copies the model; tensor parallelism splits things up."
+    [feedback] = await bot.handle(TextSubmitted(reply.form.token, half, who, channel()))
+    assert "You covered 1 of 2 key points; 2 earn the point." in feedback.text
+    [reply] = await bot.handle(Command("teachback", "core-tb1", who, channel()))
+    whole = "Data parallelism copies the model; tensor parallelism splits each layer."
+    [feedback] = await bot.handle(TextSubmitted(reply.form.token, whole, who, channel()))
+    assert "You covered 2 of 2 key points." in feedback.text and "earns 1 point" in feedback.text
