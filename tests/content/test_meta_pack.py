@@ -83,9 +83,11 @@ def test_the_order_type_is_used_once_on_the_parallelism_layout():
     assert "innermost" in order["prompt"] and "outermost" in order["prompt"]
 
 
-def test_the_first_question_is_multiple_choice():
-    # /quiz starts with it; a button question is the gentlest start (and what callers of /quiz expect)
-    assert questions()[0]["type"] == "mc"
+def test_the_quiz_goes_from_buttons_to_ordering_to_writing():
+    # /quiz serves questions in this order: the multiple-choice ones first (the reliability tests press the
+    # first two questions' buttons), then the order question, then the short answers
+    kinds = [q["type"] for q in questions()]
+    assert kinds == ["mc"] * 4 + ["order"] + ["short"] * 5
 
 
 # Ids that scores and review cards of earlier cohorts refer to, whose questions were replaced:
