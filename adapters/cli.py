@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import io
 import os
+import signal
 import sys
 from collections.abc import Mapping, MutableMapping
 from datetime import timedelta
@@ -23,8 +24,8 @@ from dotenv import dotenv_values
 
 from adapters import platforms
 from adapters.platform import Platform
-from adapters.runner import check_ports, run_platforms, stop_signals
-from bot import yamlfile
+from adapters.runner import check_ports, pid_file, reload_on_hangup, run_platforms, stop_signals
+from bot import daily, yamlfile
 from bot.app import StudyBot
 from bot.clock import SystemClock
 from bot.config import Settings
@@ -114,6 +115,8 @@ def check(settings: Settings) -> int:
     for warning in report.warnings:
         print(warning)
     library = report.library
+    for key, message in daily.unknown_lessons(settings, library):
+        raise settings.config_error(key, message)
     print(f"settings: OK{f' (config {settings.config_source})' if settings.config else ''}")
     print(f"content: OK, {len(library.lessons)} lesson(s), {len(library.questions)} questions in "
           f"{settings.content_dir}")
@@ -134,7 +137,8 @@ async def console(settings: Settings) -> int:
                                "make its parent writable or set STUDYBOT_DB") from exc
     bot = await StudyBot.start(settings)
     try:
-        await run_console(bot)
+        with reload_on_hangup(bot):
+            await run_console(bot)
     finally:
         await bot.close()
     return 0
@@ -151,9 +155,26 @@ async def run(settings: Settings, or_console: bool) -> int:
     with stop_signals(asyncio.Event()) as stop:  # from here on, SIGTERM and Ctrl-C stop it cleanly
         bot = await StudyBot.start(settings)
         try:
-            await run_platforms(bot, found, stop, metrics_port=settings.metrics_port)
+            with reload_on_hangup(bot):
+                await run_platforms(bot, found, stop, metrics_port=settings.metrics_port)
         finally:
             await bot.close()
+    return 0
+
+
+def reload_running(settings: Settings) -> int:
+    """Check the lesson packs, then ask the running studybot (its pid file) to load them (SIGHUP)."""
+    if validate(settings.content_dir):
+        raise SetupError("nothing was reloaded: fix the problems above, then run studybot reload again")
+    marker = pid_file(settings.db_path)
+    try:
+        pid = int(marker.read_text().split()[0])
+        os.kill(pid, signal.SIGHUP)
+    except (OSError, ValueError, IndexError) as exc:
+        why = getattr(exc, "strerror", None) or "not a process id"
+        raise SetupError(f"no running studybot found for {settings.db_path} ({marker}: {why}); "
+                         "start it with studybot run") from exc
+    print(f"asked studybot (process {pid}) to reload the lesson packs; its log says when they are in use")
     return 0
 
 
@@ -199,8 +220,11 @@ async def health(settings: Settings) -> int:
         return 1
     print(f"healthy: heartbeat {int((clock.now() - beat).total_seconds())} s ago")
     for failed in given_up:  # the process is fine; a channel it cannot post to is the operator's to fix
-        print(f"warning: timer {failed.timer} was given up at {failed.at.isoformat(timespec='seconds')}: "
-              f"{' '.join(failed.reason.split())[:200]}")
+        reason, at = " ".join(failed.reason.split())[:240], failed.at.isoformat(timespec="seconds")
+        if failed.timer.startswith("cohorts."):  # a configured channel, checked at start-up
+            print(f"warning: {failed.timer} (checked at {at}): {reason}")
+        else:
+            print(f"warning: timer {failed.timer} was given up at {at}: {reason}")
     return 0
 
 
@@ -227,6 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", type=Path)
     p = sub.add_parser("restore", help="replace the database with a backup (stop the bot first)")
     p.add_argument("path", type=Path)
+    sub.add_parser("reload", help="check the lesson packs, then have the running studybot use them (no restart)")
     sub.add_parser("health", help="exit 0 when the database is sound and the scheduler is alive")
     return parser
 
@@ -244,6 +269,8 @@ def _command(args: argparse.Namespace) -> int:
         return check(settings)
     if args.command == "restore":
         return restore_backup(settings, args.path)
+    if args.command == "reload":
+        return reload_running(settings)
     if args.command == "console":
         return asyncio.run(console(settings))
     if args.command == "run":

@@ -14,10 +14,12 @@ import asyncio
 import contextlib
 import errno
 import logging
+import os
 import signal
 import socket
 from collections.abc import Awaitable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from adapters import metrics_http
@@ -31,12 +33,18 @@ log = logging.getLogger("studybot.runner")
 STOP_WITHIN = 8.0  # seconds to close every adapter after a stop signal (Docker's stop waits 10)
 
 
+CHECK_WITHIN = 10.0  # seconds for one configured channel's start-up check
+
+
 class Adapter(Outbox, Protocol):
     platform: str
 
     async def start(self) -> None: ...
 
     async def close(self) -> None: ...
+
+    async def channel_problem(self, channel_id: str) -> str | None:
+        """Why studybot could not post in this channel, else None."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +72,37 @@ def stop_signals(stop: asyncio.Event) -> Iterator[asyncio.Event]:
     finally:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
+
+
+def pid_file(db_path: Path) -> Path:
+    """Where a running studybot leaves its process id, beside its database (`studybot reload` reads it)."""
+    return db_path.with_name(db_path.name + ".pid")
+
+
+@contextlib.contextmanager
+def reload_on_hangup(bot: StudyBot) -> Iterator[None]:
+    """While inside: SIGHUP re-reads the lesson packs (StudyBot.reload), and the pid file says who we are."""
+    loop = asyncio.get_running_loop()
+    reloads: set[asyncio.Task[Any]] = set()
+
+    def hangup() -> None:
+        task = loop.create_task(bot.reload(), name="reload")
+        reloads.add(task)
+        task.add_done_callback(reloads.discard)
+
+    marker = pid_file(bot.settings.db_path)
+    loop.add_signal_handler(signal.SIGHUP, hangup)
+    try:
+        marker.write_text(f"{os.getpid()}\n")
+    except OSError:
+        log.warning("cannot write %s: `studybot reload` will not find this process (send it SIGHUP)", marker)
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGHUP)
+        with contextlib.suppress(OSError):
+            if marker.read_text().strip() == str(os.getpid()):
+                marker.unlink()
 
 
 def check_ports(configured: Mapping[Platform, Any], metrics_port: int | None) -> None:
@@ -104,8 +143,10 @@ async def run_platforms(bot: StudyBot, configured: Mapping[Platform, Any], stop:
         adapters = await _connect_all(bot, configured, stop, backoff)
         if adapters and not stop.is_set():
             ticker = asyncio.create_task(run_scheduler(bot, {a.platform: a for a in adapters}))
+            checks = asyncio.create_task(check_channels(bot, adapters))
             log.info("studybot is running on %s", ", ".join(a.platform for a in adapters))
             await _first(stop.wait(), bot.store.engine.failed.wait())
+            checks.cancel()
         log.info("stopping")
     finally:
         deadline = asyncio.get_running_loop().time() + STOP_WITHIN
@@ -118,6 +159,26 @@ async def run_platforms(bot: StudyBot, configured: Mapping[Platform, Any], stop:
             await metrics.cleanup()
     if bot.store.engine.failure is not None:
         raise bot.store.engine.failure
+
+
+async def check_channels(bot: StudyBot, adapters: Sequence[Adapter]) -> int:
+    """Check each channel the configuration posts to on a schedule; each one studybot cannot post
+    in is logged and recorded for `studybot health`. Returns how many have a problem."""
+    problems = 0
+    for adapter in adapters:
+        for key, channel in bot.settings.channels(adapter.platform):
+            try:
+                async with asyncio.timeout(CHECK_WITHIN):
+                    problem = await adapter.channel_problem(channel)
+            except Exception as exc:  # the platform is slow or down: the posts will retry on their own
+                log.warning("could not check %s (%s): %s", key, channel, type(exc).__name__)
+                continue
+            if problem is not None:
+                problems += 1
+                reason = f"studybot cannot post in channel {channel} ({problem}); invite it there or correct {key}"
+                log.warning("%s: %s", key, reason)
+                await bot.store.timers.cannot_post(key, reason)
+    return problems
 
 
 async def _connect_all(bot: StudyBot, configured: Mapping[Platform, Any], stop: asyncio.Event,

@@ -7,6 +7,7 @@ them. Handlers return replies, they never send. The features know nothing of thi
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -15,10 +16,12 @@ from datetime import datetime
 
 from bot import (
     audit,
+    daily,
     forget,
     glossary,
     insights,
     leaderboard,
+    lessons,
     logs,
     metrics,
     progress,
@@ -31,10 +34,11 @@ from bot import (
 from bot.clock import Clock, SystemClock
 from bot.commands import CommandSpec, command
 from bot.config import Settings
-from bot.content.loader import check_library
+from bot.content.loader import Report, check_library
 from bot.content.model import Library
 from bot.context import Context
-from bot.errors import ContentErrors, StudyError, reference_id
+from bot.errors import ContentError, ContentErrors, StudyError, reference_id
+from bot.gate import Gate
 from bot.messages import MAX_FORM_TEXT, ChoiceMade, Command, Event, MessageRef, Reply, TextSubmitted, TimerFired
 from bot.store import Store
 from bot.store.model import Prompt, PromptKind
@@ -58,6 +62,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     glossary.glossary,
     teachback.teachback,
     review.review,
+    lessons.lessons,
     progress.progress,
     results.results,
     leaderboard.leaderboard,
@@ -71,6 +76,7 @@ CHOICES: dict[PromptKind, ChoiceHandler] = {
     PromptKind.NEXT: quiz.on_next,
     PromptKind.SELF_GRADE: quiz.on_self_grade,
     PromptKind.FORGET: forget.on_confirm,
+    PromptKind.TEACHBACK: teachback.on_again,
 }
 FORMS: dict[PromptKind, TextHandler] = {
     PromptKind.QUESTION: quiz.on_text,
@@ -79,6 +85,8 @@ FORMS: dict[PromptKind, TextHandler] = {
 TIMERS: dict[str, TimerHandler] = {
     rounds.TIMER: rounds.on_timer,
     rounds.END: rounds.on_end,
+    daily.POST: daily.on_post,
+    daily.REVEAL: daily.on_reveal,
     review.REMINDER_KEY: review.on_reminders,
     leaderboard.SCHEDULE: leaderboard.on_schedule,
 }
@@ -94,12 +102,15 @@ GIVEN_UP: dict[str, Callable[[Context, str, str], Awaitable[list[Reply]]]] = {
 REPEATS: dict[str, Repeat] = {
     review.REMINDER_KEY: lambda ctx, key: ctx.clock.now() + review.REMINDER_EVERY,
     leaderboard.SCHEDULE: leaderboard.next_post,
+    daily.POST: daily.next_time,
+    daily.REVEAL: daily.next_time,
 }
 
 
 class StudyBot:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+        self.gate = Gate()
         self.commands: dict[str, CommandSpec] = {spec.name: spec for spec in COMMANDS}
 
     @classmethod
@@ -110,6 +121,8 @@ class StudyBot:
             raise ContentErrors(report.problems)
         for warning in report.warnings:
             log.warning("%s", warning)
+        for key, message in daily.unknown_lessons(settings, report.library):
+            raise settings.config_error(key, message)
         store = await Store.open(settings.db_path, clock or SystemClock())
         bot = cls(Context(store, report.library, settings, store.clock))
         try:
@@ -144,7 +157,8 @@ class StudyBot:
         started = time.perf_counter()
         outcome = "ok"
         try:
-            replies = await self._dispatch(await self._with_cohort(event))
+            async with self.gate.event():
+                replies = await self._dispatch(await self._with_cohort(event))
         except StudyError as exc:
             outcome = "refused"
             replies = [Reply(exc.user_message)]
@@ -229,7 +243,32 @@ class StudyBot:
     async def fire(self, event: TimerFired) -> list[Reply]:
         """A due timer's replies. Unlike `handle`, a failure raises, for the scheduler to retry."""
         on_timer = TIMERS.get(event.key.split(":", 1)[0])
-        return await on_timer(self.ctx, event, event.key) if on_timer else []
+        if on_timer is None:
+            return []
+        async with self.gate.event():
+            return await on_timer(self.ctx, event, event.key)
+
+    async def reload(self) -> Report:
+        """Read and check the lesson packs again; with no problem, serve them from the next event on
+        (never in the middle of one); with any, keep serving the ones loaded before."""
+        report = await asyncio.to_thread(check_library, self.ctx.settings.content_dir)
+        if report.problems:
+            log.warning("the lesson packs have %d problem(s); still serving the ones loaded before",
+                        len(report.problems))
+            for problem in report.problems:
+                log.warning("%s", problem)
+            return report
+        if unknown := daily.unknown_lessons(self.ctx.settings, report.library):
+            report = replace(report, problems=[ContentError(self.ctx.settings.config_source, 0, key, message)
+                                               for key, message in unknown])
+            for problem in report.problems:
+                log.warning("the lesson packs were not reloaded: %s", problem)
+            return report
+        async with self.gate.change():
+            self.ctx.use(report.library)
+        log.info("lesson packs reloaded: %d lesson(s), %d questions", len(report.library.lessons),
+                 len(report.library.questions))
+        return report
 
     async def timer_failed(self, event: TimerFired, reason: str) -> int:
         """Note a failed delivery of a timer; returns how many times it has failed in a row."""
@@ -260,6 +299,8 @@ class StudyBot:
         """Arm each cohort's weekly leaderboard post; a post missed while down stays due (once)."""
         for key in leaderboard.schedule_keys(self.ctx.settings):
             await self.ctx.store.timers.arm(key, leaderboard.next_post(self.ctx, key))
+        for key in daily.keys(self.ctx.settings):
+            await self.ctx.store.timers.arm(key, daily.next_time(self.ctx, key))
 
 
 def _summary(event: Event) -> str:

@@ -1,9 +1,9 @@
 """Which way round a question is shown: every learner (or a round's whole channel) sees a
-question's items in one arrangement, the same each time it is asked or graded."""
+question's items in one arrangement, the same each time it is asked, graded or revealed."""
 
 from __future__ import annotations
 
-from bot.questions.base import Arrangement, Question
+from bot.questions.base import Arrangement, Question, Tally
 from bot.store.model import Prompt
 
 
@@ -16,3 +16,9 @@ def audience_of(prompt: Prompt) -> str:
 
 def arrangement(question: Question, prompt: Prompt) -> Arrangement:
     return question.arrange(f"{audience_of(prompt)} {question.id}")
+
+
+def revealed(question: Question, prompt: Prompt, tally: Tally, header: str) -> str:
+    """A public question's post once it has closed: the answer, how the audience answered, why."""
+    return "\n".join([header, question.prompt, "", *question.reveal(tally, arrangement(question, prompt)),
+                      f"{tally.answers} answered, {tally.correct} correct.", question.explanation])

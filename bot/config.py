@@ -31,8 +31,9 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")
 INSTRUCTOR_KEYS = ("everywhere", "slack_admins", "discord_roles", "console")
 PLATFORM_NAMES = ("slack", "discord", "console")  # the old instructors.<platform> lists
-COHORT_KEYS = ("platform", "timezone", "leaderboard", "instructors")
+COHORT_KEYS = ("platform", "timezone", "leaderboard", "daily", "instructors")
 LEADERBOARD_KEYS = ("channel", "weekday", "time")
+DAILY_KEYS = ("channel", "time", "lesson", "reveal")
 ROUNDS_KEYS = ("seconds", "shortest", "longest", "instructors_only")
 
 
@@ -56,9 +57,20 @@ class LeaderboardSchedule:
 
 
 @dataclass(frozen=True)
+class DailyQuestion:
+    """A public question of the day, posted at a local time; revealed at the next post, or at `reveal`."""
+
+    channel: str
+    at: time
+    lesson: str | None = None  # the first lesson when not said
+    reveal: time | None = None
+
+
+@dataclass(frozen=True)
 class CohortSettings:
     timezone: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
     leaderboard: LeaderboardSchedule | None = None
+    daily: DailyQuestion | None = None
     instructors: frozenset[str] = frozenset()  # user ids
 
 
@@ -177,6 +189,15 @@ class Settings:
 
     def cohort(self, cohort: Cohort) -> CohortSettings:
         return self.cohorts.get(cohort) or CohortSettings()
+
+    def channels(self, platform: str) -> list[tuple[str, str]]:
+        """The channels this platform's cohorts post to on a schedule, as (config key, channel id)."""
+        found = []
+        for cohort, chosen in self.cohorts.items():
+            for what, plan in (("leaderboard", chosen.leaderboard), ("daily", chosen.daily)):
+                if cohort.platform == platform and plan is not None:
+                    found.append((f"cohorts.{cohort.id}.{what}.channel", plan.channel))
+        return found
 
     def section(self, name: str, keys: Collection[str] | None = None) -> Mapping[str, Any]:
         """A platform's section of the config file (empty when absent); with `keys`, any other
@@ -303,7 +324,26 @@ def _cohort(where: _Where, cohort_id: str, data: object,
         schedule = LeaderboardSchedule(str(channel), WEEKDAYS.index(weekday), _time(where, f"{at}.time",
                                                                                   board.get("time", "09:00")))
     return Cohort(platform, cohort_id), CohortSettings(timezone=zone, leaderboard=schedule,
+                                                       daily=_daily(where, f"{key}.daily", data.get("daily")),
                                                        instructors=where.ids(data, f"{key}.instructors"))
+
+
+def _daily(where: _Where, key: str, data: object) -> DailyQuestion | None:
+    if data is None:
+        return None
+    if not isinstance(data, Mapping):
+        where.fail(key, 'needs channel and time, like {channel: C0001, time: "09:00", lesson: meta-llm-scale}')
+    where.keys(data, key + ".", DAILY_KEYS)
+    channel = data.get("channel")
+    if not isinstance(channel, str | int) or isinstance(channel, bool) or not str(channel).strip():
+        where.fail(f"{key}.channel", f"is {'empty' if channel is None else _shown(channel)}; "
+                   "write the channel's id, like channel: C0123456789")
+    lesson = data.get("lesson")
+    if lesson is not None and not isinstance(lesson, str):
+        where.fail(f"{key}.lesson", f"{_shown(lesson)} is not a lesson id; write one such as lesson: meta-llm-scale")
+    reveal = data.get("reveal")
+    return DailyQuestion(str(channel), _time(where, f"{key}.time", data.get("time", "09:00")), lesson,
+                         None if reveal is None else _time(where, f"{key}.reveal", reveal))
 
 
 def _time(where: _Where, key: str, value: object) -> time:

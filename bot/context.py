@@ -35,6 +35,11 @@ class Context:
     def __post_init__(self) -> None:
         self.glossary = Glossary(self.library.terms)
 
+    def use(self, library: Library) -> None:
+        """Serve another library (a reload); call it between events only (StudyBot.reload does)."""
+        self.library = library
+        self.glossary = Glossary(library.terms)
+
     def files_lock(self, cohort: Cohort) -> asyncio.Lock:
         """Held while a cohort's results files are written or deleted, so the two never cross."""
         return self._file_locks.setdefault(cohort, asyncio.Lock())
@@ -55,7 +60,8 @@ class Context:
     def question(self, question_id: str | None) -> Question:
         question = self.library.questions.get(question_id or "")
         if question is None:
-            raise StudyError("That question is no longer in the lesson. Use /quiz for a fresh one.")
+            raise StudyError("That question was removed from the lesson. Use /quiz for a fresh one; "
+                             "your earlier answers are kept.")
         return question
 
     def zone(self, cohort: Cohort) -> ZoneInfo:

@@ -99,7 +99,9 @@ async def next_card(ctx: Context, actor: Actor, place: Place, lesson: Lesson) ->
         question, label = fresh[0], "new"
     prompt = await ctx.store.prompts.new(PromptKind.QUESTION, place, actor, lesson_id=lesson.id, item_id=question.id,
                                          mode=AnswerMode.REVIEW)
-    return [question.ask(prompt.id, f"Review · {label} card · {lesson.title}", Audience.PRIVATE,
+    today = await ctx.store.cards.count_due(actor, ctx.end_of_local_day(actor.in_cohort), lesson.id)
+    where = f"{today} due today" if today else "none due today"
+    return [question.ask(prompt.id, f"Review · {label} card · {where} · {lesson.title}", Audience.PRIVATE,
                          arrangement(question, prompt))]
 
 

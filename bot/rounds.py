@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from bot.asking import arrangement
+from bot.asking import arrangement, revealed
 from bot.context import Context
 from bot.errors import StudyError
 from bot.messages import Actor, Audience, Choice, ChoiceMade, Command, Reply, TimerFired
 from bot.store.model import Prompt, Round, RoundState
 
 NEXT = "n"  # a choice suffix: the starter moves the round on
+REMOVED = "This question was removed from the lesson; the round goes on with the next one."
 TIMER = "round"  # timer keys: round:<round id>:<position>
 
 
@@ -93,8 +94,7 @@ async def stop_round(ctx: Context, cmd: Command) -> list[Reply]:
     if round_ is None:
         raise StudyError("No round is running in this channel.")
     _may_steer(cmd.actor, round_, "stop it")
-    await ctx.store.rounds.close(round_.id)
-    await ctx.store.timers.set(f"{END}:{round_.id}", ctx.clock.now())
+    await ctx.store.rounds.close(round_.id, timer_key, then=f"{END}:{round_.id}")
     return [Reply("Round stopped: the summary follows in the channel.")]
 
 
@@ -132,8 +132,12 @@ async def _round(ctx: Context, round_id: int) -> Round:
 
 def _question(ctx: Context, round_: Round, prompt: Prompt) -> Reply:
     """The public message of a round's question (its prompt and timer are stored already)."""
-    question = ctx.question(prompt.item_id)
     position = int(prompt.data["position"])
+    question = ctx.library.questions.get(prompt.item_id or "")
+    if question is None:  # removed by a reload meanwhile: the round goes on without it
+        return Reply(f"{_header(ctx, round_, position)}\n{REMOVED}", Audience.PUBLIC,
+                     choices=(Choice("Next ▶", f"{prompt.id}.{NEXT}"),), tag=timer_key(round_.id, position),
+                     place=round_.place)
     return question.ask(prompt.id, _header(ctx, round_, position), Audience.PUBLIC, arrangement(question, prompt),
                         extra=(Choice("Next ▶", f"{prompt.id}.{NEXT}"),), tag=timer_key(round_.id, position),
                         place=round_.place)
@@ -212,13 +216,12 @@ async def on_end(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
 
 
 async def _reveal_edit(ctx: Context, round_: Round, position: int, prompt: Prompt) -> Reply:
-    question = ctx.question(round_.question_ids[position])
+    question = ctx.library.questions.get(round_.question_ids[position])
     tally = await ctx.store.answers.tally(prompt.id)
-    shown = arrangement(question, prompt)
-    lines = [_header(ctx, round_, position), question.prompt, "", *question.reveal(tally, shown),
-             f"{tally.answers} answered, {tally.correct} correct.", question.explanation]
     ref = await ctx.store.messages.get(timer_key(round_.id, position))
-    return Reply("\n".join(lines), Audience.PUBLIC, edit=ref, place=round_.place)
+    header = _header(ctx, round_, position)
+    text = revealed(question, prompt, tally, header) if question else f"{header}\n{REMOVED}"
+    return Reply(text, Audience.PUBLIC, edit=ref, place=round_.place)
 
 
 async def _summary(ctx: Context, round_: Round, note: str = "") -> Reply:
@@ -233,11 +236,11 @@ async def on_given_up(ctx: Context, key: str, reason: str) -> list[Reply]:
     """A question could not be revealed or posted for good: the round ends, and its starter is told
     by direct message (the channel may be the very thing that fails)."""
     _, round_id, _position = key.split(":")
-    round_ = await ctx.store.rounds.close(int(round_id))
+    round_ = await ctx.store.rounds.close(int(round_id), timer_key)
     if round_ is None or round_.starter is None:
         return []
     starter = Actor(round_.platform, round_.cohort, round_.starter)
-    return [Reply(f"Your round of {round_.lesson_id} was stopped after question {round_.position + 1}: studybot "
+    return [Reply(f"Your round of {round_.lesson_id} was stopped at question {round_.position + 1}: studybot "
                   f"could not post in its channel ({reason}). Every answer given so far is kept. Check that "
                   "studybot may post there, then start a new round.", Audience.DM, to=starter)]
 
@@ -247,8 +250,7 @@ async def repair(ctx: Context) -> int:
     round whose current question lost its timer a timer due now; returns how many were mended."""
     stale = await ctx.store.rounds.stale(ctx.clock.now() - STALE)
     for round_ in stale:
-        await ctx.store.rounds.close(round_.id)
-        await ctx.store.timers.set(f"{END}:{round_.id}:stale", ctx.clock.now())
+        await ctx.store.rounds.close(round_.id, timer_key, then=f"{END}:{round_.id}:stale")
     stranded = await ctx.store.rounds.stranded(timer_key)
     for round_ in stranded:
         await ctx.store.timers.set(timer_key(round_.id, round_.position), ctx.clock.now())

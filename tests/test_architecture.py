@@ -30,7 +30,8 @@ def test_walk_finds_the_core_modules() -> None:
 
 # ---------------------------------------------------------------- the import graph
 
-FEATURES = ("quiz", "rounds", "glossary", "teachback", "review", "progress", "leaderboard", "results", "forget")
+FEATURES = ("quiz", "rounds", "glossary", "teachback", "review", "progress", "leaderboard", "results", "forget",
+            "audit", "insights", "lessons")
 
 
 def import_graph() -> dict[str, set[str]]:

@@ -49,6 +49,12 @@ class Cards:
         rows = await self._engine.read(sql + " ORDER BY due LIMIT ?", params + (limit,))
         return [r["question_id"] for r in rows]
 
+    async def count_due(self, actor: Actor, until: datetime, lesson_id: str) -> int:
+        """How many of the learner's cards of a lesson are due by `until`."""
+        rows = await self._engine.read("SELECT COUNT(*) AS n FROM cards WHERE " + _OWN_CARDS
+                                       + " AND due <= ? AND lesson_id = ?", (*key(actor), iso(until), lesson_id))
+        return int(rows[0]["n"])
+
     async def next_due(self, actor: Actor, lesson_id: str) -> datetime | None:
         rows = await self._engine.read("SELECT MIN(due) AS due FROM cards WHERE " + _OWN_CARDS + " AND lesson_id = ?",
                                        (*key(actor), lesson_id))

@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from bot.messages import Actor, Place
+from bot.messages import Actor, Cohort, Place
 from bot.store import learners
 from bot.store.engine import Engine, iso
 from bot.store.model import AnswerMode, Prompt, PromptKind
@@ -86,6 +86,22 @@ class Prompts:
             return None
         self.remember(prompt := _prompt(row))
         return prompt
+
+    async def daily(self, cohort: Cohort) -> list[Prompt]:
+        """A cohort's questions of the day, oldest first."""
+        rows = await self._engine.read(
+            "SELECT p.*, NULL AS owner FROM prompts p WHERE p.platform = ? AND p.cohort = ? AND p.mode = ?"
+            " ORDER BY p.created_at, p.rowid", (cohort.platform, cohort.id, AnswerMode.DAILY))
+        found = [_prompt(r) for r in rows]
+        for prompt in found:
+            self.remember(prompt)
+        return found
+
+    async def close(self, prompt_id: str) -> None:
+        """Close a prompt to answers (once)."""
+        now = self._engine.now()
+        await self._engine.write(lambda c: close(c, prompt_id, now))
+        self.closed(prompt_id)
 
     async def spend(self, prompt_id: str, actor: Actor) -> bool:
         """Spend a prompt for a learner; False when they already had."""

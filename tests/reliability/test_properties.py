@@ -345,7 +345,7 @@ render_texts = st.one_of(
 )
 # The core's tokens are 12 URL-safe characters plus a short suffix; these go far beyond, up to 120 characters
 # of any text for buttons (Discord leaves out a button whose custom_id would pass 100) and up to 93 for forms
-# ("sbform:" + 93 = 100). One latent gap beyond that is pinned by the xfail test at the end.
+# ("sbform:" + 93 = 100). A longer form token is refused (test at the end).
 tokens = st.one_of(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789._-", min_size=1, max_size=40),
                    st.text(min_size=1, max_size=120))
 form_tokens = st.text(min_size=1, max_size=100 - len(discord_app.FORM_PREFIX))
@@ -379,10 +379,10 @@ def test_discord_renders_any_reply_within_discords_limits(reply: Reply) -> None:
 # ------------------------------------------------------------ latent gaps (unreachable with the core's tokens)
 
 
-@pytest.mark.xfail(strict=True, reason="AnswerModal does not guard its custom_id: 'sbform:' + a form token over "
-                   "93 characters passes Discord's 100 (the core's tokens are 12)")
-def test_discord_modal_custom_id_with_an_over_long_form_token() -> None:
-    check_discord_modal(Form("t" * 94, "title", "prompt"))
+def test_discord_modal_refuses_a_form_token_too_long_for_a_custom_id() -> None:
+    check_discord_modal(Form("t" * 93, "title", "prompt"))
+    with pytest.raises(ValueError, match="too long"):
+        discord_app.AnswerModal(Form("t" * 94, "title", "prompt"))
 
 
 def test_discord_button_with_a_line_break_token() -> None:
