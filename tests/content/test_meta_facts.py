@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 import yaml
+from support import CONTENT, channel, learner
 
-PACK = Path(__file__).parents[2] / "content" / "industry" / "meta"
+from bot.app import StudyBot
+from bot.config import Settings
+from bot.messages import Command
+
+PACK = CONTENT / "industry" / "meta"
 
 # Llama 2's pretraining GPU-hours per model and in all, as the paper's Table 2 gives them.
 LLAMA2_GPU_HOURS = {"7B": 184_320, "13B": 368_640, "34B": 1_038_336, "70B": 1_720_320}
@@ -203,8 +207,12 @@ def test_the_golden_set_gate_is_on_the_release_path_not_the_request_path():
     assert "every release (offline" in readme and "not on the request path" in readme
 
 
-def test_the_readme_sends_no_one_to_an_unchoosable_prompt():
-    assert not re.search(r"/teachback meta-tb", text("README.md"))
+def test_every_teachback_the_readme_names_is_a_prompt_of_the_pack():
+    # `/teachback <prompt id>` asks that prompt; the README must name only prompts that exist
+    named = re.findall(r"/teachback (\S+?)`", text("README.md"))
+    assert named == ["meta-tb5", "meta-tb6"]
+    ids = {p["id"] for p in load("teachback.yaml")["prompts"]}
+    assert set(named) <= ids
 
 
 def test_open_weights_reduce_lock_in_they_do_not_remove_it():
@@ -269,3 +277,14 @@ def test_the_simplification_you_refuse_to_ship_without_is_asked_for():
     readme = text("README.md")
     assert "### Your own eval gate: the simplification you refuse to ship without" in readme
     assert "**LoRA, not GEM.**" in text("brief.md")
+
+
+async def test_the_readme_teachback_commands_ask_those_prompts(tmp_path, clock):
+    bot = await StudyBot.start(Settings(db_path=tmp_path / "studybot.db", content_dir=CONTENT,
+                                        results_dir=tmp_path / "results"), clock)
+    try:
+        for prompt_id in ("meta-tb5", "meta-tb6"):
+            [reply] = await bot.handle(Command("teachback", prompt_id, learner(), channel()))
+            assert reply.form is not None and reply.text == f"Teach-back ({prompt_id}): {prompt(prompt_id)['prompt']}"
+    finally:
+        await bot.close()
