@@ -43,12 +43,13 @@ class Bots:
 
     def __init__(self, settings, clock) -> None:
         self.settings, self.clock, self.bot = settings, clock, None
+        self.daily = {"channel": CHANNEL, "time": "09:00", "lesson": "core-basics"}
 
     async def start(self, at: str | None = None, **daily) -> StudyBot:
+        """Start the bot (closing the one before: a restart), at `at`, with `daily` settings added."""
         if at is not None:
             self.clock.set(at)
-        if daily or self.bot is None:
-            self.daily = {"channel": CHANNEL, "time": "09:00", "lesson": "core-basics", **daily}
+        self.daily.update(daily)
         if self.bot is not None:
             await self.bot.close()
         self.bot = await StudyBot.start(with_cohort(self.settings, timezone="Europe/Berlin", daily=self.daily),
