@@ -37,7 +37,7 @@ from bot.config import Settings
 from bot.content.loader import Report, check_library
 from bot.content.model import Library
 from bot.context import Context
-from bot.errors import ContentErrors, StudyError, reference_id
+from bot.errors import ContentError, ContentErrors, StudyError, reference_id
 from bot.gate import Gate
 from bot.messages import MAX_FORM_TEXT, ChoiceMade, Command, Event, MessageRef, Reply, TextSubmitted, TimerFired
 from bot.store import Store
@@ -121,6 +121,8 @@ class StudyBot:
             raise ContentErrors(report.problems)
         for warning in report.warnings:
             log.warning("%s", warning)
+        for key, message in daily.unknown_lessons(settings, report.library):
+            raise settings.config_error(key, message)
         store = await Store.open(settings.db_path, clock or SystemClock())
         bot = cls(Context(store, report.library, settings, store.clock))
         try:
@@ -258,6 +260,12 @@ class StudyBot:
                         len(report.problems))
             for problem in report.problems:
                 log.warning("%s", problem)
+            return report
+        if unknown := daily.unknown_lessons(self.ctx.settings, report.library):
+            report = replace(report, problems=[ContentError(self.ctx.settings.config_source, 0, key, message)
+                                               for key, message in unknown])
+            for problem in report.problems:
+                log.warning("the lesson packs were not reloaded: %s", problem)
             return report
         async with self.gate.change():
             self.ctx.use(report.library)

@@ -183,13 +183,16 @@ def test_health_lists_the_timers_given_up_without_failing(studybot: Run, tmp_pat
         try:
             await store.beat()
             await store.timers.give_up("leaderboard:slack:T0001", "channel_not_found\n(archived)")
+            await store.timers.cannot_post("cohorts.T0001.daily.channel", "studybot cannot post in channel C0X")
         finally:
             await store.close()
 
     asyncio.run(prepare())
     code, out, err = studybot("health")
     assert code == 0, err
-    healthy, warning = out.splitlines()
+    healthy, checked, warning = out.splitlines()
     assert healthy.startswith("healthy: heartbeat ")
     assert warning.startswith("warning: timer leaderboard:slack:T0001 was given up at ")
     assert warning.endswith(": channel_not_found (archived)")
+    assert checked.startswith("warning: cohorts.T0001.daily.channel (checked at ")
+    assert checked.endswith("): studybot cannot post in channel C0X")
