@@ -127,8 +127,11 @@ class StudyBot:
         bot = cls(Context(store, report.library, settings, store.clock))
         try:
             await bot.arm_schedules()
-            if repaired := await rounds.repair(bot.ctx):
-                log.warning("%d open round(s) had lost their timer; they go on now", repaired)
+            closed, mended = await rounds.repair(bot.ctx)
+            if closed:
+                log.warning("%d round(s) started over a day ago were closed; their summary follows", closed)
+            if mended:
+                log.warning("%d open round(s) had lost their timer; they go on now", mended)
         except BaseException:
             await store.close()
             raise

@@ -245,13 +245,13 @@ async def on_given_up(ctx: Context, key: str, reason: str) -> list[Reply]:
                   "studybot may post there, then start a new round.", Audience.DM, to=starter)]
 
 
-async def repair(ctx: Context) -> int:
+async def repair(ctx: Context) -> tuple[int, int]:
     """At start-up: close the rounds older than a day (their summary follows), and give every open
-    round whose current question lost its timer a timer due now; returns how many were mended."""
+    round whose current question lost its timer a timer due now; returns how many of each."""
     stale = await ctx.store.rounds.stale(ctx.clock.now() - STALE)
     for round_ in stale:
         await ctx.store.rounds.close(round_.id, timer_key, then=f"{END}:{round_.id}:stale")
     stranded = await ctx.store.rounds.stranded(timer_key)
     for round_ in stranded:
         await ctx.store.timers.set(timer_key(round_.id, round_.position), ctx.clock.now())
-    return len(stale) + len(stranded)
+    return len(stale), len(stranded)
