@@ -47,7 +47,8 @@ that the answer states voids it. How an answer (and each phrasing) is read:
 - Verdict: correct when `needed` key points are stated. A `half_point` rubric (a short answer's)
   needing two or more is also met by one fewer and a further point half stated (half the content
   words of one of its phrasings, outside negation: NEAR_POINT), as a grader gives a point to an
-  answer that names it in part; a bare list never is.
+  answer that names it in part; a bare list never is, nor a point the answer denies (one of its
+  phrasings said under negation: "it does not need fast links").
 - Score: besides the verdict, a grade has a score from 0 to 1 for ranking answers. A matched point earns 1, a
   voided one 0, and any other NEAR_CREDIT times the square of the share of its best phrasing's content words
   that the answer states outside negation (all of them, said apart: 0.7). The score is NEEDED_WEIGHT times the
@@ -534,23 +535,32 @@ def _partial(answer: Answer, wanted: Phrase) -> float:
 def cover(points: Iterable[KeyPoint], text: str, *, synonyms: Synonyms | None = None) -> Coverage:
     """The key points the text states; a stated misconception voids its point."""
     table = synonyms or NO_SYNONYMS
-    return _cover(points, Answer(text, table), table)
+    return _cover(points, Answer(text, table), table)[0]
 
 
-def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms) -> Coverage:
-    matched, missed, voided, credit = [], [], [], []
+def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms) -> tuple[Coverage, frozenset[str]]:
+    """The coverage, and the missed points the answer denies (a phrasing stated only under negation)."""
+    matched, missed, voided, credit, denied = [], [], [], [], set()
     for point in points:
         if any(find(answer, phrase(m, table), loose=False) == STATED for m in point.misconceptions):
             voided.append(point.id)
             missed.append(point.id)
             credit.append(0.0)
-        elif any(find(answer, phrase(a, table)) == STATED for a in point.accept):
+            continue
+        found = ABSENT
+        for accepted in point.accept:
+            found = max(found, find(answer, phrase(accepted, table)))
+            if found == STATED:
+                break
+        if found == STATED:
             matched.append(point.id)
             credit.append(1.0)
         else:
             missed.append(point.id)
             credit.append(max((_partial(answer, phrase(a, table)) for a in point.accept), default=0.0))
-    return Coverage(tuple(matched), tuple(missed), tuple(voided), credit=tuple(credit))
+            if found == NEGATED:
+                denied.add(point.id)
+    return Coverage(tuple(matched), tuple(missed), tuple(voided), credit=tuple(credit)), frozenset(denied)
 
 
 def score(needed: int, credit: Iterable[float]) -> float:
@@ -568,9 +578,9 @@ def grade(rubric: Rubric, text: str, *, synonyms: Synonyms | None = None) -> Gra
     or more)."""
     table = synonyms or NO_SYNONYMS
     answer = Answer(text, table)
-    found = _cover(rubric.points, answer, table)
+    found, denied = _cover(rubric.points, answer, table)
     short = rubric.needed - len(found.matched)
-    near = any(NEAR_POINT <= c < 1 for c in found.credit)
+    near = any(NEAR_POINT <= c < 1 and p.id not in denied for p, c in zip(rubric.points, found.credit, strict=True))
     correct = short <= 0 or (short == 1 and near and rubric.half_point and rubric.needed >= 2 and not answer.bare_list)
     return Grade(found.matched, found.missed, found.voided, correct, credit=found.credit,
                  score=score(rubric.needed, found.credit))

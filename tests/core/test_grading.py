@@ -42,6 +42,7 @@ def test_one_point_short_with_half_of_another_meets_a_rubric_needing_two() -> No
     assert grade(RUBRIC, "It shards the parameters, which saves room on each GPU.").correct
     assert not grade(RUBRIC, "FSDP splits the model.").correct
     assert not grade(RUBRIC, "It gathers things and saves time.").correct  # two halves are no point
+    assert not grade(RUBRIC, "FSDP splits the model, but it does not save memory, so memory stays tight.").correct
     assert not grade(Rubric(1, RUBRIC.points[1:]), "It gathers what each layer needs.").correct
 
 
