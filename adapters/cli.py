@@ -26,7 +26,7 @@ from dotenv import dotenv_values
 from adapters import platforms
 from adapters.platform import Platform
 from adapters.runner import check_ports, pid_file, reload_on_hangup, run_platforms, running_pid, stop_signals
-from bot import yamlfile
+from bot import daily, yamlfile
 from bot.app import RELOAD_LOG, StudyBot
 from bot.clock import SystemClock
 from bot.config import Settings
@@ -122,6 +122,8 @@ def check(settings: Settings) -> int:
     for warning in report.warnings:
         print(warning)
     library = report.library
+    for key, message in daily.unknown_lessons(settings, library):
+        raise settings.config_error(key, message)
     print(f"settings: OK{f' (config {settings.config_source})' if settings.config else ''}")
     print(f"content: OK, {len(library.lessons)} lesson(s), {len(library.questions)} questions in "
           f"{settings.content_dir}")
@@ -169,9 +171,12 @@ async def run(settings: Settings, or_console: bool) -> int:
 
 def reload_running(settings: Settings) -> int:
     """Check the lesson packs, then ask the running studybot (its pid file) to load them (SIGHUP)."""
-    if problems := checked(settings.content_dir).problems:
-        raise SetupError(f"{len(problems)} problem(s) found, so nothing was reloaded: fix them, then run "
+    report = checked(settings.content_dir)
+    if report.problems:
+        raise SetupError(f"{len(report.problems)} problem(s) found, so nothing was reloaded: fix them, then run "
                          "studybot reload again")
+    for key, message in daily.unknown_lessons(settings, report.library):  # the running studybot would refuse
+        raise settings.config_error(key, message)
     marker = pid_file(settings.db_path)
     try:
         pid = running_pid(marker)
@@ -232,8 +237,11 @@ async def health(settings: Settings) -> int:
         return 1
     print(f"healthy: heartbeat {int((clock.now() - beat).total_seconds())} s ago")
     for failed in given_up:  # the process is fine; a channel it cannot post to is the operator's to fix
-        print(f"warning: timer {failed.timer} was given up at {failed.at.isoformat(timespec='seconds')}: "
-              f"{' '.join(failed.reason.split())[:200]}")
+        reason, at = " ".join(failed.reason.split())[:240], failed.at.isoformat(timespec="seconds")
+        if failed.timer.startswith("cohorts."):  # a configured channel, checked at start-up
+            print(f"warning: {failed.timer} (checked at {at}): {reason}")
+        else:
+            print(f"warning: timer {failed.timer} was given up at {at}: {reason}")
     return 0
 
 

@@ -108,6 +108,9 @@ class ConsoleChat:
         self._posted += 1
         return MessageRef(PLATFORM, CHANNEL, str(self._posted))
 
+    async def channel_problem(self, channel_id: str) -> str | None:
+        return None  # the console prints everything
+
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
         await self.send(replace(reply, text=f"[message {ref.message_id} updated]\n{reply.text}"))
 

@@ -39,7 +39,7 @@ from adapters.log_guard import clean
 from bot.app import StudyBot
 from bot.commands import CommandSpec
 from bot.config import Instructors
-from bot.errors import PlatformRejected, PlatformUnreachable
+from bot.errors import DeliveryFailed, PlatformRejected, PlatformUnreachable
 from bot.messages import (
     Actor,
     Audience,
@@ -623,6 +623,9 @@ class DiscordAdapter:
         try:
             if await deliver(self.bot, self, reply) is None and reply.edit is None:
                 return UNDELIVERABLE[reply.audience is Audience.PUBLIC]
+        except DeliveryFailed as exc:
+            log.warning("a %s reply was not delivered: %s", reply.audience, exc)
+            return UNDELIVERABLE[reply.audience is Audience.PUBLIC]
         except discord.HTTPException as exc:
             log.warning("discord refused a %s reply: HTTP %s code %s", reply.audience, exc.status, exc.code)
             return FAILED_DELIVERY.format(status=exc.status)
@@ -683,13 +686,13 @@ class DiscordAdapter:
     async def send(self, reply: Reply) -> MessageRef | None:
         """Post a reply: in its channel when public, else (or in a DM context) to its user by DM.
 
-        None when Discord refuses for good (DMs closed, no access, channel gone), so that a
-        timer is not retried forever; other failures raise and are retried."""
+        A refusal for good (DMs closed, no access, channel gone) is a permanent DeliveryFailed, so
+        that a timer is given up rather than retried; other failures raise as they are."""
         try:
             return await self._post(reply)
         except (discord.Forbidden, discord.NotFound) as exc:
-            log.warning("discord refused a %s message: HTTP %s code %s", reply.audience, exc.status, exc.code)
-            return None
+            raise DeliveryFailed(f"discord refused the message: HTTP {exc.status} code {exc.code}",
+                                 permanent=True) from exc
 
     async def _post(self, reply: Reply) -> MessageRef | None:
         if reply.audience is Audience.PUBLIC and reply.place is not None and reply.place.channel_id:
@@ -702,6 +705,20 @@ class DiscordAdapter:
         message = await channel.send(**message_kwargs(reply))
         return MessageRef(PLATFORM, str(message.channel.id), str(message.id))
 
+    async def channel_problem(self, channel_id: str) -> str | None:
+        """Why studybot could not post in this channel (fetched, and its permissions), else None."""
+        if not channel_id.isdigit():
+            return "not a Discord channel id (a number, from Copy Channel ID)"
+        try:
+            channel = await self.client.fetch_channel(int(channel_id))
+        except discord.HTTPException as exc:
+            return f"HTTP {exc.status} code {exc.code}"
+        if isinstance(channel, discord.abc.GuildChannel) and channel.guild.me is not None:
+            allowed = channel.permissions_for(channel.guild.me)
+            if not (allowed.view_channel and allowed.send_messages):
+                return "studybot lacks the View Channel or Send Messages permission there"
+        return None
+
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
         """Replace an earlier message's text and buttons (no choices: the buttons go)."""
         content, view = render(reply)
@@ -710,6 +727,9 @@ class DiscordAdapter:
             await message.edit(content=content, view=view)
         except discord.NotFound as exc:  # deleted meanwhile: nothing left to update
             log.warning("discord message to edit is gone: HTTP %s code %s", exc.status, exc.code)
+        except discord.Forbidden as exc:
+            raise DeliveryFailed(f"discord refused the edit: HTTP {exc.status} code {exc.code}",
+                                 permanent=True) from exc
 
 
 def _why(exc: BaseException) -> str:

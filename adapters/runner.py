@@ -34,12 +34,18 @@ log = logging.getLogger("studybot.runner")
 STOP_WITHIN = 8.0  # seconds to close every adapter after a stop signal (Docker's stop waits 10)
 
 
+CHECK_WITHIN = 10.0  # seconds for one configured channel's start-up check
+
+
 class Adapter(Outbox, Protocol):
     platform: str
 
     async def start(self) -> None: ...
 
     async def close(self) -> None: ...
+
+    async def channel_problem(self, channel_id: str) -> str | None:
+        """Why studybot could not post in this channel, else None."""
 
 
 @dataclass(frozen=True)
@@ -171,8 +177,10 @@ async def run_platforms(bot: StudyBot, configured: Mapping[Platform, Any], stop:
         adapters = await _connect_all(bot, configured, stop, backoff)
         if adapters and not stop.is_set():
             ticker = asyncio.create_task(run_scheduler(bot, {a.platform: a for a in adapters}))
+            checks = asyncio.create_task(check_channels(bot, adapters))
             log.info("studybot is running on %s", ", ".join(a.platform for a in adapters))
             await _first(stop.wait(), bot.store.engine.failed.wait())
+            checks.cancel()
         log.info("stopping")
     finally:
         deadline = asyncio.get_running_loop().time() + STOP_WITHIN
@@ -185,6 +193,26 @@ async def run_platforms(bot: StudyBot, configured: Mapping[Platform, Any], stop:
             await metrics.cleanup()
     if bot.store.engine.failure is not None:
         raise bot.store.engine.failure
+
+
+async def check_channels(bot: StudyBot, adapters: Sequence[Adapter]) -> int:
+    """Check each channel the configuration posts to on a schedule; each one studybot cannot post
+    in is logged and recorded for `studybot health`. Returns how many have a problem."""
+    problems = 0
+    for adapter in adapters:
+        for key, channel in bot.settings.channels(adapter.platform):
+            try:
+                async with asyncio.timeout(CHECK_WITHIN):
+                    problem = await adapter.channel_problem(channel)
+            except Exception as exc:  # the platform is slow or down: the posts will retry on their own
+                log.warning("could not check %s (%s): %s", key, channel, type(exc).__name__)
+                continue
+            if problem is not None:
+                problems += 1
+                reason = f"studybot cannot post in channel {channel} ({problem}); invite it there or correct {key}"
+                log.warning("%s: %s", key, reason)
+                await bot.store.timers.cannot_post(key, reason)
+    return problems
 
 
 async def _connect_all(bot: StudyBot, configured: Mapping[Platform, Any], stop: asyncio.Event,

@@ -13,11 +13,12 @@ before their body is parsed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qsl
@@ -50,7 +51,7 @@ from adapters.http_guard import CappedSite, Limits, json_depth_within
 from adapters.log_guard import NoBodies, RefusalLog, clean
 from adapters.slack_settings import SlackSettings
 from bot.app import StudyBot
-from bot.errors import PlatformRejected, PlatformUnreachable, reference_id
+from bot.errors import DeliveryFailed, PlatformRejected, PlatformUnreachable, reference_id
 from bot.messages import (
     CUT_NOTE,
     Actor,
@@ -76,7 +77,11 @@ FORM_CALLBACK = "studybot_form"
 FORM_BLOCK, FORM_INPUT = "answer", "text"
 MAX_SLACK_INPUT = 3000  # Slack's limit for plain_text_input.max_length
 MAX_SECTION = 3000  # Slack's limit for a section's text
-SLACK_FAILURES = (SlackApiError, ClientError, TimeoutError, OSError)
+SLACK_FAILURES = (SlackApiError, DeliveryFailed, ClientError, TimeoutError, OSError)
+NO_ACCESS = frozenset({  # Web API errors a retry cannot mend: the channel or the person is out of reach
+    "channel_not_found", "is_archived", "not_in_channel", "restricted_action", "restricted_action_read_only_channel",
+    "cannot_dm_bot", "user_not_found", "user_disabled", "ekm_access_denied", "team_access_not_granted",
+    "cant_update_message", "edit_window_closed", "msg_too_long", "invalid_blocks"})
 REFUSED = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired",
                      "not_allowed_token_type", "no_permission"})
 UNDELIVERABLE = {  # keyed by "was it a public post?"
@@ -678,25 +683,64 @@ class SlackAdapter:
     async def send(self, reply: Reply) -> MessageRef | None:
         """Public replies in `reply.place`'s channel; private and dm ones (and public ones from a
         direct message) in the DM with `reply.to`. Files are uploaded there with files_upload_v2."""
-        channel = reply.place.channel_id if reply.place and reply.audience is Audience.PUBLIC else None
-        if channel is None:
-            if reply.to is None:
-                log.warning("a reply with neither channel nor recipient was dropped")
-                return None
-            channel = await self._dm_channel(reply.to.user_id)
-        if reply.file is not None:
-            await self.client.files_upload_v2(channel=channel, filename=reply.file.filename,
-                                              content=reply.file.content, initial_comment=mrkdwn(reply.text))
+        public = reply.place.channel_id if reply.place and reply.audience is Audience.PUBLIC else None
+        if public is None and reply.to is None:
+            log.warning("a reply with neither channel nor recipient was dropped")
             return None
-        posted = await self.client.chat_postMessage(channel=channel, **message_for(reply))
+        with _refusals():
+            channel = public or await self._dm_channel(reply.to.user_id if reply.to else "")
+            if reply.file is not None:
+                await self.client.files_upload_v2(channel=channel, filename=reply.file.filename,
+                                                  content=reply.file.content, initial_comment=mrkdwn(reply.text))
+                return None
+            posted = await self.client.chat_postMessage(channel=channel, **message_for(reply))
         return MessageRef(PLATFORM, posted["channel"], posted["ts"])
 
+    async def channel_problem(self, channel_id: str) -> str | None:
+        """Why studybot could not post in this channel (conversations.info), else None."""
+        try:
+            info = await self.client.conversations_info(channel=channel_id)
+        except SlackApiError as exc:
+            code = clean(exc.response.get("error"), 40)
+            if code == "missing_scope":
+                log.warning("cannot check channel %s: the app lacks the channels:read and groups:read scopes "
+                            "(add them in the app's settings and reinstall it)", clean(channel_id, 40))
+                return None
+            return code
+        channel = info.get("channel") or {}
+        if channel.get("is_archived"):
+            return "is_archived"
+        if channel.get("is_private") and not channel.get("is_member"):
+            return "not_in_channel"
+        return None
+
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
-        await self.client.chat_update(channel=ref.channel_id, ts=ref.message_id, **message_for(reply))
+        """Replace an earlier message; one deleted meanwhile is left alone."""
+        try:
+            with _refusals():
+                await self.client.chat_update(channel=ref.channel_id, ts=ref.message_id, **message_for(reply))
+        except SlackApiError as exc:
+            if exc.response.get("error") != "message_not_found":
+                raise
+            log.warning("slack message to edit is gone (message_not_found)")
+
+
+@contextlib.contextmanager
+def _refusals() -> Iterator[None]:
+    """Slack's refusals for good (NO_ACCESS, REFUSED) as a permanent DeliveryFailed; the rest as they are."""
+    try:
+        yield
+    except SlackApiError as exc:
+        code = clean(exc.response.get("error"), 40)
+        if code in NO_ACCESS or code in REFUSED:
+            raise DeliveryFailed(f"slack refused the message: {code}", permanent=True) from exc
+        raise
 
 
 def _why(exc: BaseException) -> str:
     """A failure as a short log token: the Web API's error code, else the exception's type."""
     if isinstance(exc, SlackApiError):
         return clean(exc.response.get("error"), 40)
+    if isinstance(exc, DeliveryFailed):
+        return clean(str(exc), 80)
     return type(exc).__name__

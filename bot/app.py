@@ -37,7 +37,7 @@ from bot.config import Settings
 from bot.content.loader import Report, check_library
 from bot.content.model import Library
 from bot.context import Context
-from bot.errors import ContentErrors, StudyError, reference_id
+from bot.errors import ContentError, ContentErrors, StudyError, reference_id
 from bot.gate import Gate
 from bot.messages import MAX_FORM_TEXT, ChoiceMade, Command, Event, MessageRef, Reply, TextSubmitted, TimerFired
 from bot.store import Store
@@ -124,12 +124,17 @@ class StudyBot:
             raise ContentErrors(report.problems)
         for warning in report.warnings:
             log.warning("%s", warning)
+        for key, message in daily.unknown_lessons(settings, report.library):
+            raise settings.config_error(key, message)
         store = await Store.open(settings.db_path, clock or SystemClock())
         bot = cls(Context(store, report.library, settings, store.clock))
         try:
             await bot.arm_schedules()
-            if repaired := await rounds.repair(bot.ctx):
-                log.warning("%d open round(s) had lost their timer; they go on now", repaired)
+            closed, mended = await rounds.repair(bot.ctx)
+            if closed:
+                log.warning("%d round(s) started over a day ago were closed; their summary follows", closed)
+            if mended:
+                log.warning("%d open round(s) had lost their timer; they go on now", mended)
         except BaseException:
             await store.close()
             raise
@@ -259,6 +264,12 @@ class StudyBot:
                                    len(report.problems))
                 for problem in report.problems:
                     reload_log.warning("%s", problem)
+                return report
+            if unknown := daily.unknown_lessons(self.ctx.settings, report.library):
+                report = replace(report, problems=[ContentError(self.ctx.settings.config_source, 0, key, message)
+                                                   for key, message in unknown])
+                for problem in report.problems:
+                    reload_log.warning("the lesson packs were not reloaded: %s", problem)
                 return report
             for warning in report.warnings:
                 reload_log.warning("%s", warning)

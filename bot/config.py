@@ -190,6 +190,15 @@ class Settings:
     def cohort(self, cohort: Cohort) -> CohortSettings:
         return self.cohorts.get(cohort) or CohortSettings()
 
+    def channels(self, platform: str) -> list[tuple[str, str]]:
+        """The channels this platform's cohorts post to on a schedule, as (config key, channel id)."""
+        found = []
+        for cohort, chosen in self.cohorts.items():
+            for what, plan in (("leaderboard", chosen.leaderboard), ("daily", chosen.daily)):
+                if cohort.platform == platform and plan is not None:
+                    found.append((f"cohorts.{cohort.id}.{what}.channel", plan.channel))
+        return found
+
     def section(self, name: str, keys: Collection[str] | None = None) -> Mapping[str, Any]:
         """A platform's section of the config file (empty when absent); with `keys`, any other
         key in it is a ConfigError with a did-you-mean."""

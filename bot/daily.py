@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 
 from bot.asking import arrangement, revealed
 from bot.config import DailyQuestion, Settings
+from bot.content.model import Library
 from bot.context import Context
 from bot.messages import Audience, Cohort, Place, Reply, TimerFired
 from bot.store.model import AnswerMode, Prompt, PromptKind
@@ -33,6 +34,14 @@ def keys(settings: Settings) -> list[str]:
             if chosen.daily.reveal is not None:
                 found.append(f"{REVEAL}:{cohort.platform}:{cohort.id}")
     return found
+
+
+def unknown_lessons(settings: Settings, library: Library) -> list[tuple[str, str]]:
+    """(config key, message) for each question of the day that names a lesson the packs do not have."""
+    return [(f"cohorts.{cohort.id}.daily.lesson", f"there is no lesson {chosen.daily.lesson!r}; write one of "
+             f"{', '.join(sorted(library.lessons))[:200]}")
+            for cohort, chosen in settings.cohorts.items()
+            if chosen.daily is not None and chosen.daily.lesson and library.lesson(chosen.daily.lesson) is None]
 
 
 def _cohort(key: str) -> Cohort:

@@ -84,8 +84,8 @@ class ContentError:
     field: str
     message: str
 
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.field}: {self.message}"
+    def __str__(self) -> str:  # line 0: the file as a whole (or a config file, read as a mapping)
+        return f"{self.file}{f':{self.line}' if self.line else ''}: {self.field}: {self.message}"
 
 
 class ContentErrors(SetupError):

@@ -94,8 +94,7 @@ async def stop_round(ctx: Context, cmd: Command) -> list[Reply]:
     if round_ is None:
         raise StudyError("No round is running in this channel.")
     _may_steer(cmd.actor, round_, "stop it")
-    await ctx.store.rounds.close(round_.id)
-    await ctx.store.timers.set(f"{END}:{round_.id}", ctx.clock.now())
+    await ctx.store.rounds.close(round_.id, timer_key, then=f"{END}:{round_.id}")
     return [Reply("Round stopped: the summary follows in the channel.")]
 
 
@@ -237,23 +236,22 @@ async def on_given_up(ctx: Context, key: str, reason: str) -> list[Reply]:
     """A question could not be revealed or posted for good: the round ends, and its starter is told
     by direct message (the channel may be the very thing that fails)."""
     _, round_id, _position = key.split(":")
-    round_ = await ctx.store.rounds.close(int(round_id))
+    round_ = await ctx.store.rounds.close(int(round_id), timer_key)
     if round_ is None or round_.starter is None:
         return []
     starter = Actor(round_.platform, round_.cohort, round_.starter)
-    return [Reply(f"Your round of {round_.lesson_id} was stopped after question {round_.position + 1}: studybot "
+    return [Reply(f"Your round of {round_.lesson_id} was stopped at question {round_.position + 1}: studybot "
                   f"could not post in its channel ({reason}). Every answer given so far is kept. Check that "
                   "studybot may post there, then start a new round.", Audience.DM, to=starter)]
 
 
-async def repair(ctx: Context) -> int:
+async def repair(ctx: Context) -> tuple[int, int]:
     """At start-up: close the rounds older than a day (their summary follows), and give every open
-    round whose current question lost its timer a timer due now; returns how many were mended."""
+    round whose current question lost its timer a timer due now; returns how many of each."""
     stale = await ctx.store.rounds.stale(ctx.clock.now() - STALE)
     for round_ in stale:
-        await ctx.store.rounds.close(round_.id)
-        await ctx.store.timers.set(f"{END}:{round_.id}:stale", ctx.clock.now())
+        await ctx.store.rounds.close(round_.id, timer_key, then=f"{END}:{round_.id}:stale")
     stranded = await ctx.store.rounds.stranded(timer_key)
     for round_ in stranded:
         await ctx.store.timers.set(timer_key(round_.id, round_.position), ctx.clock.now())
-    return len(stale) + len(stranded)
+    return len(stale), len(stranded)

@@ -11,6 +11,7 @@ from bot.grading import cover
 from bot.messages import Actor, Choice, ChoiceMade, Command, Form, Place, Reply, TextSubmitted
 from bot.questions.base import OPEN_FORM
 from bot.store.model import Prompt, PromptKind
+from bot.suggest import did_you_mean
 
 
 def suggest_prompts(ctx: Context, typed: str) -> list[str]:
@@ -28,6 +29,10 @@ async def teachback(ctx: Context, cmd: Command) -> list[Reply]:
     wanted = cmd.args.strip()
     item = next((p for key, p in ctx.library.prompts.items() if wanted and key.lower() == wanted.lower()), None)
     if item is None:
+        if wanted and ctx.library.lesson(wanted) is None:
+            known = (*ctx.library.prompts, *ctx.library.lessons)
+            raise StudyError(f"No teach-back prompt or lesson '{wanted[:40]}'{did_you_mean(wanted.lower(), known)}. "
+                             "Type /teachback for the next prompt, or /lessons for the lessons.")
         lesson = ctx.lesson(wanted)
         if not lesson.prompts:
             raise StudyError(f"Lesson {lesson.id} has no teach-back prompts yet.")

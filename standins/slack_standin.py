@@ -105,6 +105,8 @@ class SlackStandIn:
         self.messages: dict[tuple[str, str], Json] = {}
         self.views: dict[str, Json] = {}
         self.users: dict[str, Json] = {}
+        # channels conversations.info knows (id -> overrides of the public channel below); others are not found
+        self.channels: dict[str, Json] = {"C0001": {}}
         self.socket_frames: list[Json] = []
         self.socket_connections = 0
         self._ids = itertools.count(1)
@@ -132,6 +134,7 @@ class SlackStandIn:
             "views.push": self._views_open,
             "views.update": self._views_update,
             "conversations.open": self._conversations_open,
+            "conversations.info": self._conversations_info,
             "files.getUploadURLExternal": self._files_get_upload_url,
             "files.completeUploadExternal": self._files_complete_upload,
             "users.info": self._users_info,
@@ -244,7 +247,7 @@ class SlackStandIn:
             result = await handler(params)
         except SlackError as e:
             return web.json_response({"ok": False, "error": e.code})
-        headers = {"x-oauth-scopes": "chat:write,commands,files:write,im:write,users:read"}
+        headers = {"x-oauth-scopes": SCOPES}
         return web.json_response({"ok": True, **result}, headers=headers)
 
     def _check_token(self, method: str, request: web.Request, params: Json) -> None:
@@ -394,6 +397,16 @@ class SlackStandIn:
                 stored[key] = view[key]
         stored["hash"] = f"{time.time():.6f}.{secrets.token_hex(4)}"
         return {"view": stored}
+
+    async def _conversations_info(self, params: Json) -> Json:
+        """A public channel the bot is in, as Slack documents it; `channels` overrides fields."""
+        channel = self._require(params, "channel", "channel_not_found")
+        if channel not in self.channels:
+            raise SlackError("channel_not_found")
+        return {"channel": {"id": channel, "name": f"channel-{channel.lower()}", "is_channel": True,
+                            "is_group": False, "is_im": False, "is_mpim": False, "is_private": False,
+                            "is_archived": False, "is_general": channel == "C0001", "is_member": True,
+                            "created": self._epoch, "creator": "U0CREATOR", **self.channels[channel]}}
 
     async def _conversations_open(self, params: Json) -> Json:
         users = [u for u in str(params.get("users", "")).split(",") if u]
@@ -575,6 +588,9 @@ class SlackStandIn:
 
 
 # -- the "Slack side": payloads and signed requests ------------------------------------------
+
+
+SCOPES = "channels:read,chat:write,chat:write.public,commands,files:write,groups:read,im:write,users:read"
 
 
 def _new_trigger_id() -> str:

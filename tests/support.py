@@ -13,6 +13,17 @@ CONTENT = REPO / "content"  # the bundled lesson packs
 CORE_PACK = REPO / "tests" / "packs" / "core"  # the core tests' own small pack
 
 
+def with_cohort(settings: Any, cohort: str = "T1", **section: Any) -> Any:
+    """The settings with one Slack cohort configured as STUDYBOT_CONFIG says it
+    (`cohorts.<id>: {platform: slack, ...section}`)."""
+    return settings.with_config({"cohorts": {cohort: {"platform": "slack", **section}}})
+
+
+def dont_know(reply: Reply) -> Choice:
+    """The "I don't know" button of a question, wherever it is shown."""
+    return next(c for c in reply.choices if c.label == "I don't know")
+
+
 def learner(user: str = "U1", *, cohort: str = "T1", platform: str = "slack", teacher: bool = False) -> Actor:
     return Actor(platform, cohort, user, f"name-{user}", teacher)
 

@@ -2,15 +2,18 @@
 that names the file, the key and what to write instead for each mistake an operator makes."""
 
 import os
+from dataclasses import replace
+from datetime import time
 
 import pytest
-from support import REPO
+from support import CORE_PACK, REPO
 
 from adapters.cli import configured_platforms
 from adapters.discord_settings import DiscordSettings
 from adapters.platforms import settings_from_env
 from adapters.slack_settings import SlackSettings
-from bot.config import ConfigError
+from bot.app import StudyBot
+from bot.config import CohortSettings, ConfigError, DailyQuestion, Settings
 from bot.messages import Cohort
 
 EXAMPLE = REPO / "config" / "studybot.example.yaml"
@@ -143,3 +146,21 @@ def test_a_bad_variable_names_itself(env, message) -> None:
         settings = settings_from_env(env)
         configured_platforms(settings, {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", **env})
     assert message in str(caught.value)
+
+
+async def test_a_question_of_the_day_from_a_lesson_the_packs_lack_is_refused_at_start_and_reload(tmp_path) -> None:
+    base = Settings(db_path=tmp_path / "bot.db", content_dir=CORE_PACK, config_source=str(tmp_path / "s.yaml"))
+    wrong = {Cohort("slack", "T0001"): CohortSettings(daily=DailyQuestion("C0001", time(9), "core-basix"))}
+    with pytest.raises(ConfigError) as refused:
+        await StudyBot.start(replace(base, cohorts=wrong))
+    assert str(refused.value) == (f"{tmp_path / 's.yaml'}: cohorts.T0001.daily.lesson: there is no lesson "
+                                  "'core-basix'; write one of core-basics")
+    bot = await StudyBot.start(base)
+    try:
+        bot.ctx.settings = replace(base, cohorts=wrong)  # as if the packs lost the lesson the config names
+        report = await bot.reload()
+        assert [str(p) for p in report.problems] == [
+            f"{tmp_path / 's.yaml'}: cohorts.T0001.daily.lesson: there is no lesson 'core-basix'; write one of "
+            "core-basics"]
+    finally:
+        await bot.close()

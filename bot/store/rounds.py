@@ -145,15 +145,20 @@ class Rounds:
             self._prompts.remember(following)
         return True
 
-    async def close(self, round_id: int) -> Round | None:
-        """End a round where it stands (its open question's prompt closes too); None if it was not open."""
+    async def close(self, round_id: int, timer_key: TimerKey, then: str | None = None) -> Round | None:
+        """End a round where it stands, in one transaction: its open question's prompt closes, that
+        question's timer goes, and the timer `then` (its summary) is set due now; None if it was not open."""
         now = iso(self._engine.clock.now())
 
         def run(c: sqlite3.Connection) -> list[str] | None:
-            done = c.execute("UPDATE rounds SET state = ?, ended_at = ? WHERE id = ? AND state != ?",
-                             (RoundState.DONE, now, round_id, RoundState.DONE)).rowcount
-            if not done:
+            row = c.execute("SELECT position FROM rounds WHERE id = ? AND state != ?",
+                            (round_id, RoundState.DONE)).fetchone()
+            if row is None:
                 return None
+            c.execute("UPDATE rounds SET state = ?, ended_at = ? WHERE id = ?", (RoundState.DONE, now, round_id))
+            c.execute("DELETE FROM timers WHERE key = ?", (timer_key(round_id, row["position"]),))
+            if then is not None:
+                c.execute("INSERT OR REPLACE INTO timers (key, due_at) VALUES (?, ?)", (then, now))
             ids = [r["id"] for r in c.execute("SELECT id FROM prompts WHERE round_id = ? AND closed_at IS NULL",
                                               (round_id,))]
             for prompt_id in ids:

@@ -88,6 +88,12 @@ class Timers:
         now = self._engine.now()
         await self._engine.write(run)
 
+    async def cannot_post(self, key: str, reason: str) -> None:
+        """Record a configured channel that a start-up check found studybot cannot post in."""
+        now = self._engine.now()
+        await self._engine.write(lambda c: c.execute(
+            "INSERT INTO failed_deliveries (timer, reason, failed_at) VALUES (?, ?, ?)", (key, reason, now)))
+
     async def given_up(self, since: datetime) -> list[GivenUp]:
         """The timers given up since a moment, latest first (for `studybot health`)."""
         rows = await self._engine.read("SELECT timer, reason, failed_at FROM failed_deliveries WHERE failed_at >= ?"

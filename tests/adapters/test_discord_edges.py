@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from adapters.discord_settings import DiscordSettings
 from bot.app import StudyBot
 from bot.clock import FixedClock
 from bot.config import Instructors, Secret, Settings
+from bot.scheduler import fire_due
 from standins.discord_standin import FakeMember, FakeRole
 
 ALICE, BOB, CAROL = "4444", "5555", "6666"  # carol holds the Instructor role (7777)
@@ -188,5 +190,46 @@ async def test_a_long_term_from_autocomplete_resolves(tmp_path: Path, discord_fa
         assert len(choice["name"]) <= 100 and len(choice["value"]) <= 100 and len(LONG_TERM) > 100
         looked_up = await fake.interact(fake.slash("glossary", {"term": choice["value"]}))
         assert looked_up.data["content"].startswith(f"**{LONG_TERM}**")
+    finally:
+        await stop(bot, adapter)
+
+
+async def test_a_channel_the_bot_lost_access_to_ends_the_round_and_tells_its_starter(
+        tmp_path: Path, discord_fake: Any) -> None:
+    """A 403 on the round's channel is for good: the timer is given up at once with its reason, the
+    round is closed (the channel is free again), the starter hears why by DM, and nothing is retried."""
+    fake = discord_fake
+    bot, adapter = await running(tmp_path, fake, frozenset())
+    try:
+        started = await fake.interact(fake.slash("quiz", {"mode": "round"}))
+        assert "Round started" in (await private_reply(fake, started))["content"]
+        await fake.wait_for_call("POST", rf"/channels/{fake.channel_id}/messages")
+        missing = {"message": "Missing Access", "code": 50001}
+        fake.inject("PATCH", rf"/channels/{fake.channel_id}/messages/\d+", 403, missing)
+        fake.inject("POST", rf"/channels/{fake.channel_id}/messages", 403, missing)
+        bot.ctx.clock.advance(61)  # type: ignore[attr-defined]
+        assert await fire_due(bot, {"discord": adapter}) == 1
+        [given_up] = await bot.store.timers.given_up(bot.ctx.clock.now() - timedelta(hours=1))
+        assert given_up.timer.startswith("round:") and "HTTP 403 code 50001" in given_up.reason
+        dm = next(c for c in fake.calls_matching("POST", r"/channels/\d+/messages")
+                  if c.json and "was stopped at question 2" in c.json.get("content", ""))
+        assert dm.path != f"/api/v10/channels/{fake.channel_id}/messages"
+        bot.ctx.clock.advance(3600)  # type: ignore[attr-defined]
+        assert await fire_due(bot, {"discord": adapter}) == 0
+        again = await fake.interact(fake.slash("quiz", {"mode": "round"}))
+        assert "Round started" in (await private_reply(fake, again))["content"]
+    finally:
+        await stop(bot, adapter)
+
+
+async def test_configured_channels_are_checked_by_fetching_them(tmp_path: Path, discord_fake: Any) -> None:
+    fake = discord_fake
+    bot, adapter = await running(tmp_path, fake, frozenset())
+    try:
+        assert await adapter.channel_problem(fake.channel_id) is None
+        assert await adapter.channel_problem("123456789") == "HTTP 404 code 10003"
+        assert (await adapter.channel_problem("#general") or "").startswith("not a Discord channel id")
+        assert [c.path for c in fake.calls_matching("GET", r"/channels/\d+")] == [
+            f"/channels/{fake.channel_id}", "/channels/123456789"]
     finally:
         await stop(bot, adapter)

@@ -8,6 +8,7 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from bot.app import StudyBot
 from bot.clock import FixedClock
 from bot.config import Instructors, Secret, Settings
 from bot.errors import PlatformRejected, PlatformUnreachable
+from bot.scheduler import fire_due
 from standins.slack_standin import (
     FORM,
     SlackStandIn,
@@ -276,3 +278,46 @@ def test_slack_bolts_own_lines_quote_no_request(bot: StudyBot, slack: SlackSetti
     [signature, unhandled] = [r.getMessage() for r in caplog.records if r.name == adapter.app.logger.name]
     assert signature == "Invalid request signature detected [request details withheld]"
     assert unhandled == "Unhandled request [request details withheld]"
+
+
+async def test_a_channel_archived_mid_round_ends_the_round_and_tells_its_starter(
+        adapter: SlackAdapter, fake: SlackStandIn, bot: StudyBot) -> None:
+    """is_archived is for good: the timer is given up at once with its reason, the round is closed,
+    its starter hears why by DM, and nothing is retried; another channel can start a round meanwhile."""
+    started = await private_reply(adapter, fake, "/quiz", "round", channel_id="C0001")
+    assert started.startswith("Round started")
+    archived = {"ok": False, "error": "is_archived"}
+    fake.inject("chat.update", 200, archived)
+    fake.inject("chat.postMessage", 200, archived)
+    bot.ctx.clock.advance(61)  # type: ignore[attr-defined]
+    assert await fire_due(bot, {"slack": adapter}) == 1
+    [given_up] = await bot.store.timers.given_up(bot.ctx.clock.now() - timedelta(hours=1))
+    assert given_up.timer.startswith("round:") and given_up.reason == "slack refused the message: is_archived"
+    dm = fake.calls_to("chat.postMessage")[-1]
+    assert dm.params["channel"] == "DU0001" and "was stopped at question 2" in dm.params["text"]
+    bot.ctx.clock.advance(3600)  # type: ignore[attr-defined]
+    assert await fire_due(bot, {"slack": adapter}) == 0
+    assert (await private_reply(adapter, fake, "/quiz", "round", channel_id="C0001")).startswith("Round started")
+
+
+async def test_a_message_deleted_before_its_reveal_is_left_alone(adapter: SlackAdapter, fake: SlackStandIn,
+                                                                 bot: StudyBot) -> None:
+    await private_reply(adapter, fake, "/quiz", "round", channel_id="C0001")
+    fake.messages.clear()  # someone deleted the question
+    bot.ctx.clock.advance(61)  # type: ignore[attr-defined]
+    assert await fire_due(bot, {"slack": adapter}) == 1
+    assert await bot.store.timers.given_up(bot.ctx.clock.now() - timedelta(hours=1)) == []
+    assert "question 2 of" in fake.calls_to("chat.postMessage")[-1].params["text"]  # the round goes on
+
+
+async def test_configured_channels_are_checked_through_conversations_info(adapter: SlackAdapter, fake: SlackStandIn,
+                                                                         bot: StudyBot) -> None:
+    fake.channels.update({"C0ARCH": {"is_archived": True}, "G0SECRET": {"is_private": True, "is_member": False}})
+    assert await adapter.channel_problem("C0001") is None
+    assert await adapter.channel_problem("C0ARCH") == "is_archived"
+    assert await adapter.channel_problem("G0SECRET") == "not_in_channel"
+    assert await adapter.channel_problem("C0TYPO") == "channel_not_found"
+    assert [c.params["channel"] for c in fake.calls_to("conversations.info")] == ["C0001", "C0ARCH", "G0SECRET",
+                                                                                 "C0TYPO"]
+    fake.inject("conversations.info", 200, {"ok": False, "error": "missing_scope", "needed": "channels:read"})
+    assert await adapter.channel_problem("C0TYPO") is None  # an app without the scope cannot tell: not a problem

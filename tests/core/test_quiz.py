@@ -3,9 +3,13 @@
 import asyncio
 from dataclasses import replace
 
-from support import answer, channel, choice_for, learner
+import pytest
+from fsrs import Scheduler
+from support import answer, channel, choice_for, dont_know, learner, with_cohort
 
-from bot.messages import Audience, ChoiceMade, Cohort, Command, TextSubmitted
+from bot.app import StudyBot
+from bot.messages import Audience, ChoiceMade, Cohort, Command, MessageRef, TextSubmitted
+from bot.scheduler import fire_due
 from bot.store.model import AnswerMode, PromptKind
 
 COHORT = Cohort("slack", "T1")
@@ -160,3 +164,68 @@ async def test_a_bug_gets_a_reference_id_and_the_log_gets_the_traceback(bot, cap
     assert len(ref) == 8
     assert any(ref in r.getMessage() and r.exc_info for r in caplog.records)
     assert "boom" not in reply.text
+
+
+
+class Posts:
+    async def send(self, reply):
+        self.reply = reply
+        return MessageRef("slack", reply.place.channel_id, "day-1")
+
+    async def edit(self, ref, reply):
+        raise AssertionError("nothing is revealed yet")
+
+
+async def asked(bot, clock, mode: str, learners) -> list:
+    """The first question as each learner sees it: their own in practice and review; in a round and
+    as the question of the day, the one public post that everyone answers."""
+    if mode in ("quiz", "review"):
+        return [(await bot.handle(Command(mode, "", who, channel())))[0] for who in learners]
+    if mode == "round":
+        _, post = await bot.handle(Command("quiz", "round", learner("U0"), channel()))
+    else:
+        clock.advance(1800)  # 09:30, the day's time
+        outbox = Posts()
+        assert await fire_due(bot, {"slack": outbox}) == 1
+        post = outbox.reply
+    return [post for _ in learners]
+
+
+@pytest.mark.parametrize("mode", ["quiz", "round", "review", "daily"])
+async def test_i_dont_know_is_a_first_answer_with_no_points_and_comes_back_sooner_than_a_wrong_one(
+        settings, clock, mode) -> None:
+    bot = await StudyBot.start(with_cohort(settings, daily={"channel": "C1", "time": "09:30"}), clock)
+    bot.ctx.fsrs = Scheduler(enable_fuzzing=False)
+    try:
+        wrong, unsure = learner("U1"), learner("U2")
+        for_wrong, for_unsure = await asked(bot, clock, mode, (wrong, unsure))
+        q = lesson(bot).questions[0]
+        assert q.prompt in for_unsure.text
+        await bot.handle(ChoiceMade(choice_for(for_wrong, (q.correct_index + 1) % len(q.choices)).token, wrong,
+                                    channel()))
+        [feedback] = await bot.handle(ChoiceMade(dont_know(for_unsure).token, unsure, channel()))
+        assert feedback.audience is Audience.PRIVATE and "no points" in feedback.text
+        assert q.explanation in feedback.text and q.choices[q.correct_index].text in feedback.text
+        rows = await bot.store.engine.read("SELECT l.user_id, a.mode, a.correct, a.scored, a.points FROM answers a"
+                                           " JOIN learners l ON l.id = a.learner_id ORDER BY l.user_id")
+        expected_mode = "practice" if mode == "quiz" else mode
+        assert [tuple(r) for r in rows] == [("U1", expected_mode, 0, 1, 0), ("U2", expected_mode, 0, 1, 0)]
+        [again] = await bot.handle(ChoiceMade(choice_for(for_unsure, q.correct_index).token, unsure, channel()))
+        assert "already answered" in again.text  # the first answer stands
+        [wrong_card] = await bot.store.cards.of(wrong)
+        [unsure_card] = await bot.store.cards.of(unsure)
+        assert unsure_card.due < wrong_card.due
+        assert unsure_card.due <= clock.now()  # back at once in /review
+    finally:
+        await bot.close()
+
+
+async def test_quiz_says_which_question_of_how_many(bot) -> None:
+    who = learner()
+    reply = await start(bot, who)
+    questions = lesson(bot).questions
+    for number, q in enumerate(questions, start=1):
+        assert reply.text.startswith(f"Core basics · question {number} of {len(questions)}\n")
+        [feedback] = await bot.handle(answer(q, reply, who, channel()))
+        [reply] = await bot.handle(ChoiceMade(feedback.choices[-1].token, who, channel()))
+    assert "every question answered" in reply.text

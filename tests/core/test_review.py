@@ -1,10 +1,11 @@
 """Spaced repetition with FSRS, on a fixed clock and a real SQLite file."""
 
 import json
+from datetime import datetime
 
-from fsrs import Scheduler
+from fsrs import Card, Scheduler
 from support import answer as answer_event
-from support import channel, learner
+from support import channel, learner, with_cohort
 
 from bot.app import StudyBot
 from bot.messages import Audience, Command, MessageRef
@@ -112,3 +113,26 @@ async def test_progress_shows_cards_due_and_recall(bot, clock) -> None:
     await answer(bot, who, await review(bot, who), right=True)
     [reply] = await bot.handle(Command("progress", "", who, channel()))
     assert "Review: 0 of 1 cards due today; predicted recall now 100%" in reply.text
+
+
+async def plant(bot, who, question_id: str, due: str) -> None:
+    """A card of `who` for a question, due at a moment."""
+    moment = datetime.fromisoformat(due)
+    await bot.store.cards.review(who, question_id, "core-basics",
+                                 lambda state: (Card(card_id=len(question_id), due=moment).to_json(), moment))
+
+
+async def test_review_header_counts_the_cards_due_by_the_end_of_the_learners_local_day(settings, clock) -> None:
+    bot = await StudyBot.start(with_cohort(settings, timezone="America/New_York"), clock)  # 04:00 there
+    try:
+        who = learner()
+        await plant(bot, who, "core-q1", "2026-11-30T08:00:00+00:00")  # overdue
+        await plant(bot, who, "core-q2", "2026-12-01T02:00:00+00:00")  # 21:00 tonight in New York
+        await plant(bot, who, "core-q3", "2026-12-01T06:00:00+00:00")  # 01:00 tomorrow in New York
+        [reply] = await bot.handle(Command("review", "", who, channel()))
+        assert reply.text.startswith("Review · due card · 2 due today · Core basics\n")
+        assert questions(bot)[0].prompt in reply.text
+        [fresh] = await bot.handle(Command("review", "", learner("U2"), channel()))
+        assert fresh.text.startswith("Review · new card · none due today · Core basics\n")
+    finally:
+        await bot.close()

@@ -1,6 +1,6 @@
 from support import channel, learner
 
-from bot.messages import Command, TextSubmitted
+from bot.messages import ChoiceMade, Command, TextSubmitted
 
 
 async def test_teachback_lists_covered_and_missed_and_stores_the_attempt(bot) -> None:
@@ -47,3 +47,38 @@ async def test_a_form_submitted_twice_stores_one_attempt(bot) -> None:
     assert await bot.store.count("teachbacks") == 1
     [standing] = [await bot.store.boards.standing(who, None)]
     assert standing.points == 1
+
+
+async def test_a_missed_teachback_offers_the_same_prompt_again(bot) -> None:
+    who = learner()
+    [first] = await bot.handle(Command("teachback", "", who, channel()))
+    assert first.text.startswith("Teach-back (core-tb1):")
+    item = bot.library.prompts["core-tb1"]
+    [missed] = await bot.handle(TextSubmitted(first.form.token, item.key_points[0].accept[0], who, channel()))
+    [again] = [c for c in missed.choices if c.label == "Try this one again"]
+    [fresh] = await bot.handle(Command("teachback", "", who, channel()))
+    assert fresh.text.startswith("Teach-back (core-tb2):")  # a plain /teachback moves on to another prompt
+    [refusal] = await bot.handle(ChoiceMade(again.token, learner("U2"), channel()))
+    assert "someone else" in refusal.text
+    [retry] = await bot.handle(ChoiceMade(again.token, who, channel()))
+    assert retry.text == first.text and retry.form.token not in (first.form.token, fresh.form.token)
+    good = ". ".join(k.accept[0] for k in item.key_points)
+    [passed] = await bot.handle(TextSubmitted(retry.form.token, good, who, channel()))
+    assert "earns 1 point" in passed.text and not passed.choices
+    rows = await bot.store.engine.read("SELECT prompt_id FROM teachbacks ORDER BY id")
+    assert [r["prompt_id"] for r in rows] == ["core-tb1", "core-tb1"]
+
+
+async def test_teachback_with_a_prompt_id_serves_that_prompt(bot) -> None:
+    for typed in ("core-tb2", "CORE-TB2"):
+        [reply] = await bot.handle(Command("teachback", typed, learner(), channel()))
+        assert reply.text == f"Teach-back (core-tb2): {bot.library.prompts['core-tb2'].prompt}"
+        assert reply.form is not None
+
+
+async def test_an_unknown_prompt_id_gets_a_short_answer_with_a_did_you_mean(bot) -> None:
+    [reply] = await bot.handle(Command("teachback", "core-tb3", learner(), channel()))
+    assert "'core-tb3'" in reply.text and "did you mean 'core-tb" in reply.text and "/teachback" in reply.text
+    assert len(reply.text) < 200 and reply.form is None
+    [lesson_typo] = await bot.handle(Command("teachback", "core-basis", learner(), channel()))
+    assert "did you mean 'core-basics'?" in lesson_typo.text

@@ -63,6 +63,9 @@ class FakeAdapter:
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
         self.sent.append(reply)
 
+    async def channel_problem(self, channel_id: str) -> str | None:
+        return "no such channel" if channel_id.startswith("GONE") else None
+
 
 def platform(name: str = "fake") -> Platform:
     def read(environ: Mapping[str, str], settings: Any) -> FakeSettings | None:

@@ -138,6 +138,14 @@ def test_reload_with_no_studybot_running_is_one_line_and_signals_nobody(studybot
         other.wait()
 
 
+def test_reload_refuses_packs_that_lack_the_lesson_of_a_question_of_the_day(studybot: Run, tmp_path: Path) -> None:
+    """The running studybot would refuse them: so does the command, before it looks for the process."""
+    text = "cohorts: {T1: {platform: slack, daily: {channel: C1, time: '09:00', lesson: core-basix}}}"
+    line = failure(studybot("reload", STUDYBOT_CONFIG=config(tmp_path, text)))
+    assert line == (f"studybot: {tmp_path / 'studybot.yaml'}: cohorts.T1.daily.lesson: there is no lesson "
+                    "'core-basix'; write one of core-basics")
+
+
 def test_a_usage_mistake_is_one_line(studybot: Run) -> None:
     line = failure(studybot("rnu"))
     assert line.startswith("studybot: argument command: invalid choice: 'rnu'") and "see `studybot --help`" in line
@@ -201,13 +209,16 @@ def test_health_lists_the_timers_given_up_without_failing(studybot: Run, tmp_pat
         try:
             await store.beat()
             await store.timers.give_up("leaderboard:slack:T0001", "channel_not_found\n(archived)")
+            await store.timers.cannot_post("cohorts.T0001.daily.channel", "studybot cannot post in channel C0X")
         finally:
             await store.close()
 
     asyncio.run(prepare())
     code, out, err = studybot("health")
     assert code == 0, err
-    healthy, warning = out.splitlines()
+    healthy, checked, warning = out.splitlines()
     assert healthy.startswith("healthy: heartbeat ")
     assert warning.startswith("warning: timer leaderboard:slack:T0001 was given up at ")
     assert warning.endswith(": channel_not_found (archived)")
+    assert checked.startswith("warning: cohorts.T0001.daily.channel (checked at ")
+    assert checked.endswith("): studybot cannot post in channel C0X")

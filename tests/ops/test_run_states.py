@@ -10,6 +10,8 @@ import logging
 import os
 import re
 import socket
+from dataclasses import replace
+from datetime import time, timedelta
 from pathlib import Path
 
 import pytest
@@ -17,8 +19,10 @@ from fake_platform import REJECTED, FakeSettings, platform
 
 from adapters.runner import Backoff, check_ports, run_platforms
 from adapters.slack_settings import SLACK, SlackSettings
-from bot.config import Secret
+from bot.app import StudyBot
+from bot.config import CohortSettings, DailyQuestion, LeaderboardSchedule, Secret, Settings
 from bot.errors import PlatformRejected, SetupError, StoreUnavailable
+from bot.messages import Cohort
 
 QUICK = Backoff(first=0.01, cap=0.02)
 
@@ -115,3 +119,23 @@ def test_a_port_in_use_or_shared_is_named_before_anything_starts() -> None:
             check_ports({SLACK: slack}, port)
         with pytest.raises(SetupError, match=f"STUDYBOT_METRICS_PORT: port {port} on 0.0.0.0 is in use"):
             check_ports({}, port)
+
+
+async def test_a_configured_channel_studybot_cannot_post_in_is_reported_once_serving(
+        settings: Settings, clock, caplog) -> None:
+    caplog.set_level(logging.WARNING, "studybot.runner")
+    cohorts = {Cohort("fake", "F1"): CohortSettings(leaderboard=LeaderboardSchedule("GONE1", 0, time(9)),
+                                                    daily=DailyQuestion("OK1", time(9)))}
+    bot = await StudyBot.start(replace(settings, cohorts=cohorts), clock)
+    try:
+        stop = asyncio.Event()
+        task = run(bot, {platform(): FakeSettings(["serve"])}, stop)
+        await until(lambda: any("cohorts.F1.leaderboard.channel" in m for m in caplog.messages), "checked")
+        stop.set()
+        await asyncio.wait_for(task, 5)
+        [problem] = await bot.store.timers.given_up(clock.now() - timedelta(hours=1))
+        assert problem.timer == "cohorts.F1.leaderboard.channel"
+        assert problem.reason == ("studybot cannot post in channel GONE1 (no such channel); invite it there or "
+                                  "correct cohorts.F1.leaderboard.channel")
+    finally:
+        await bot.close()

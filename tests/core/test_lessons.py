@@ -1,0 +1,43 @@
+"""/lessons: every lesson, with the learner's own progress in each."""
+
+import shutil
+from dataclasses import replace
+
+from support import CORE_PACK, channel, learner, record
+
+from bot.app import StudyBot
+from bot.messages import Command, TextSubmitted
+
+
+def two_lessons(root):
+    """The core pack and a copy of its lesson under other ids (no glossary: terms are unique)."""
+    shutil.copytree(CORE_PACK / "basics", root / "basics")
+    more = root / "more"
+    more.mkdir()
+    for name in ("lesson.yaml", "quiz.yaml", "teachback.yaml", "notes.md"):
+        text = (CORE_PACK / "basics" / name).read_text(encoding="utf-8")
+        (more / name).write_text(text.replace("core-", "more-").replace("Core basics", "More basics"),
+                                 encoding="utf-8")
+    return root
+
+
+async def test_lessons_lists_each_lesson_with_the_learners_progress(settings, clock, tmp_path) -> None:
+    bot = await StudyBot.start(replace(settings, content_dir=two_lessons(tmp_path / "packs")), clock)
+    try:
+        who = learner()
+        await record(bot, who, "core-q1", correct=True, lesson_id="core-basics")
+        await record(bot, who, "core-q4", correct=False, lesson_id="core-basics")
+        await record(bot, who, "core-q4", correct=True, lesson_id="core-basics")  # practice: the first one counts
+        [form] = await bot.handle(Command("teachback", "more-tb2", who, channel()))
+        await bot.handle(TextSubmitted(form.form.token, "It is throughput over peak.", who, channel()))
+        [mine] = await bot.handle(Command("lessons", "", who, channel()))
+        assert mine.text.splitlines() == [
+            "Lessons",
+            "• core-basics: Core basics · 2/4 answered, 1 right; teach-backs 0/2",
+            "• more-basics: More basics · 0/4 answered, 0 right; teach-backs 1/2",
+        ]
+        [theirs] = await bot.handle(Command("lessons", "", learner("U2"), channel()))
+        assert theirs.text.splitlines()[1:] == ["• core-basics: Core basics · not started; teach-backs 0/2",
+                                                "• more-basics: More basics · not started; teach-backs 0/2"]
+    finally:
+        await bot.close()
