@@ -1,4 +1,5 @@
-"""The Meta pack's short-answer rubrics, graded with bot.grading on realistic answers.
+"""The Meta pack's short-answer rubrics, graded with bot.grading (and the lesson's synonyms, as the
+bot reads answers) on realistic answers that are not the pack's own examples.
 
 For each short-answer question: three good answers in different words must grade
 correct, and four bad ones must grade wrong (empty, off-topic, the rubric's words in
@@ -29,7 +30,18 @@ def rubric(question_id: str):
     return question.rubric
 
 
+def synonyms():
+    return library().lessons["meta-llm-scale"].synonyms
+
+
 GOOD = {
+    "meta-q12": [
+        "Tensor parallelism splits the matrix multiplications of one layer across several GPUs when the layer is "
+        "too big for a single GPU. Those GPUs talk at every layer, so it needs the fast links inside a server.",
+        "A layer too large for one GPU gets divided across GPUs; because that means lots of communication for every "
+        "layer, you keep it on NVLink within one node.",
+        "TP shards each layer across the GPUs of one server, since it needs high bandwidth between them.",
+    ],
     "meta-q06": [
         "FSDP shards the parameters, gradients and optimizer state across the GPUs so each one only "
         "stores a slice. The price is more communication, because a layer's full weights have to be "
@@ -66,6 +78,13 @@ GOOD = {
 }
 
 BAD = {
+    "meta-q12": {
+        "empty": "",
+        "off-topic": "We split our microservices across two regions to keep latency down.",
+        "wrong-relation": "Tensor parallelism puts different layers on different GPUs, and it stays in one server "
+        "because those GPUs share memory.",
+        "term-list": "Tensor parallelism, matrix multiplications, layer, GPUs, NVLink, bandwidth, server.",
+    },
     "meta-q06": {
         "empty": "",
         "off-topic": "I would raise the batch size and add a learning-rate warmup so training is more stable.",
@@ -105,7 +124,7 @@ def test_every_short_question_is_exercised():
 def test_the_model_answer_grades_correct():
     for question_id in GOOD:
         question = library().questions[question_id]
-        assert grade(question.rubric, question.model_answer).correct, question_id
+        assert grade(question.rubric, question.model_answer, synonyms=synonyms()).correct, question_id
 
 
 @pytest.mark.parametrize(
@@ -113,7 +132,7 @@ def test_the_model_answer_grades_correct():
     [(qid, answer) for qid, answers in GOOD.items() for answer in answers],
 )
 def test_good_answers_grade_correct(question_id, answer):
-    result = grade(rubric(question_id), answer)
+    result = grade(rubric(question_id), answer, synonyms=synonyms())
     assert result.correct, f"{question_id}: matched only {result.matched} in {answer!r}"
 
 
@@ -122,5 +141,5 @@ def test_good_answers_grade_correct(question_id, answer):
     [(qid, kind, answer) for qid, answers in BAD.items() for kind, answer in answers.items()],
 )
 def test_bad_answers_grade_wrong(question_id, kind, answer):
-    result = grade(rubric(question_id), answer)
+    result = grade(rubric(question_id), answer, synonyms=synonyms())
     assert not result.correct, f"{question_id} ({kind}): wrongly matched {result.matched}"
