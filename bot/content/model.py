@@ -53,6 +53,10 @@ class Lesson:
     prompts: tuple[TeachbackPrompt, ...] = ()
     terms: tuple[Term, ...] = ()
 
+    @property
+    def question_ids(self) -> tuple[str, ...]:
+        return tuple(q.id for q in self.questions)
+
 
 @dataclass
 class Library:

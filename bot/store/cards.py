@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Collection
 from datetime import datetime
 
 from bot.messages import Actor
@@ -12,6 +14,7 @@ from bot.store.learners import LEARNER_ID, key
 from bot.store.model import Card, CardReview
 
 _OWN_CARDS = "learner_id = " + LEARNER_ID
+_OF_LESSON = " AND lesson_id = ? AND question_id IN (SELECT value FROM json_each(?))"  # its questions as they are
 
 
 def review(c: sqlite3.Connection, learner: int, question_id: str, lesson_id: str, rate: CardReview,
@@ -39,25 +42,25 @@ class Cards:
         return await self._engine.write(
             lambda c: review(c, learners.upsert(c, actor, now), question_id, lesson_id, rate, base))
 
-    async def due(self, actor: Actor, until: datetime, lesson_id: str | None = None, limit: int = 1) -> list[str]:
-        """Question ids of the learner's cards due by `until`, most overdue first: one indexed range."""
-        sql = "SELECT question_id FROM cards WHERE " + _OWN_CARDS + " AND due <= ?"
-        params: tuple = (*key(actor), iso(until))
-        if lesson_id:
-            sql += " AND lesson_id = ?"
-            params += (lesson_id,)
-        rows = await self._engine.read(sql + " ORDER BY due LIMIT ?", params + (limit,))
+    async def due(self, actor: Actor, until: datetime, lesson_id: str, questions: Collection[str],
+                  limit: int = 1) -> list[str]:
+        """Question ids of the learner's cards of a lesson due by `until`, most overdue first: one indexed
+        range. Only the lesson's questions as they are now count (a card of a removed one waits unseen)."""
+        rows = await self._engine.read("SELECT question_id FROM cards WHERE " + _OWN_CARDS + _OF_LESSON
+                                       + " AND due <= ? ORDER BY due LIMIT ?",
+                                       (*key(actor), lesson_id, json.dumps(list(questions)), iso(until), limit))
         return [r["question_id"] for r in rows]
 
-    async def count_due(self, actor: Actor, until: datetime, lesson_id: str) -> int:
+    async def count_due(self, actor: Actor, until: datetime, lesson_id: str, questions: Collection[str]) -> int:
         """How many of the learner's cards of a lesson are due by `until`."""
-        rows = await self._engine.read("SELECT COUNT(*) AS n FROM cards WHERE " + _OWN_CARDS
-                                       + " AND due <= ? AND lesson_id = ?", (*key(actor), iso(until), lesson_id))
+        rows = await self._engine.read("SELECT COUNT(*) AS n FROM cards WHERE " + _OWN_CARDS + _OF_LESSON
+                                       + " AND due <= ?", (*key(actor), lesson_id, json.dumps(list(questions)),
+                                                           iso(until)))
         return int(rows[0]["n"])
 
-    async def next_due(self, actor: Actor, lesson_id: str) -> datetime | None:
-        rows = await self._engine.read("SELECT MIN(due) AS due FROM cards WHERE " + _OWN_CARDS + " AND lesson_id = ?",
-                                       (*key(actor), lesson_id))
+    async def next_due(self, actor: Actor, lesson_id: str, questions: Collection[str]) -> datetime | None:
+        rows = await self._engine.read("SELECT MIN(due) AS due FROM cards WHERE " + _OWN_CARDS + _OF_LESSON,
+                                       (*key(actor), lesson_id, json.dumps(list(questions))))
         return datetime.fromisoformat(rows[0]["due"]) if rows and rows[0]["due"] else None
 
     async def of(self, actor: Actor) -> list[Card]:

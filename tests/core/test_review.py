@@ -1,6 +1,7 @@
 """Spaced repetition with FSRS, on a fixed clock and a real SQLite file."""
 
 import json
+from dataclasses import replace
 from datetime import datetime
 
 from fsrs import Card, Scheduler
@@ -136,3 +137,15 @@ async def test_review_header_counts_the_cards_due_by_the_end_of_the_learners_loc
         assert fresh.text.startswith("Review · new card · none due today · Core basics\n")
     finally:
         await bot.close()
+
+
+async def test_a_due_card_of_a_question_no_longer_in_the_lesson_is_passed_over(bot, clock) -> None:
+    """A reload took a question out: its card waits unseen, and review goes on with the lesson as it is."""
+    who = learner()
+    first, _ = await answer(bot, who, await review(bot, who), right=False)  # due in minutes
+    clock.advance(3600)
+    lesson = next(iter(bot.library.lessons.values()))
+    bot.ctx.library.lessons[lesson.id] = replace(lesson, questions=tuple(q for q in lesson.questions if q is not first))
+    reply = await review(bot, who)
+    assert "new card" in reply.text and "none due today" in reply.text and first.prompt not in reply.text
+    assert first.id in {c.question_id for c in await bot.store.cards.of(who)}  # kept, should it come back

@@ -105,7 +105,7 @@ async def test_a_hanging_channel_does_not_delay_the_others(bot, clock, settings)
     clock.advance(settings.round_seconds + 1)
     tasks = await scheduler.tick()
     assert len(tasks) == 3
-    for _ in range(50):
+    for _ in range(500):
         if reveals(slack, "C1") and reveals(discord, "400"):
             break
         await asyncio.sleep(0.01)
