@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
+import logging
 import os
 import signal
 import sys
@@ -24,12 +25,12 @@ from dotenv import dotenv_values
 
 from adapters import platforms
 from adapters.platform import Platform
-from adapters.runner import check_ports, pid_file, reload_on_hangup, run_platforms, stop_signals
+from adapters.runner import check_ports, pid_file, reload_on_hangup, run_platforms, running_pid, stop_signals
 from bot import daily, yamlfile
-from bot.app import StudyBot
+from bot.app import RELOAD_LOG, StudyBot
 from bot.clock import SystemClock
 from bot.config import Settings
-from bot.content.loader import QUIZ_MD, check_library
+from bot.content.loader import QUIZ_MD, Report, check_library
 from bot.errors import ConfigError, ContentErrors, SetupError, StoreUnavailable
 from bot.logs import configure
 from bot.render import render_quiz
@@ -72,10 +73,16 @@ def configured_platforms(settings: Settings, environ: Mapping[str, str]) -> dict
     return found
 
 
-def validate(folder: Path) -> int:
+def checked(folder: Path) -> Report:
+    """The lesson packs checked, each problem and warning printed on a line of its own."""
     report = check_library(folder)
     for problem in (*report.problems, *report.warnings):
         print(problem)
+    return report
+
+
+def validate(folder: Path) -> int:
+    report = checked(folder)
     if report.problems:
         print(f"{len(report.problems)} problem(s) found.", file=sys.stderr)
         return 1
@@ -164,16 +171,26 @@ async def run(settings: Settings, or_console: bool) -> int:
 
 def reload_running(settings: Settings) -> int:
     """Check the lesson packs, then ask the running studybot (its pid file) to load them (SIGHUP)."""
-    if validate(settings.content_dir):
-        raise SetupError("nothing was reloaded: fix the problems above, then run studybot reload again")
+    report = checked(settings.content_dir)
+    if report.problems:
+        raise SetupError(f"{len(report.problems)} problem(s) found, so nothing was reloaded: fix them, then run "
+                         "studybot reload again")
+    for key, message in daily.unknown_lessons(settings, report.library):  # the running studybot would refuse
+        raise settings.config_error(key, message)
     marker = pid_file(settings.db_path)
     try:
-        pid = int(marker.read_text().split()[0])
+        pid = running_pid(marker)
+    except OSError as exc:
+        raise SetupError(f"cannot read {marker} ({exc.strerror}); run studybot reload as the user that runs "
+                         "studybot, or send that process SIGHUP") from exc
+    if pid is None:
+        raise SetupError(f"no running studybot found for {settings.db_path} (none holds {marker}); start it with "
+                         "studybot run, or set STUDYBOT_DB to the database it runs on")
+    try:
         os.kill(pid, signal.SIGHUP)
-    except (OSError, ValueError, IndexError) as exc:
-        why = getattr(exc, "strerror", None) or "not a process id"
-        raise SetupError(f"no running studybot found for {settings.db_path} ({marker}: {why}); "
-                         "start it with studybot run") from exc
+    except OSError as exc:
+        raise SetupError(f"cannot signal studybot (process {pid}): {exc.strerror}; run studybot reload as the user "
+                         "that runs studybot") from exc
     print(f"asked studybot (process {pid}) to reload the lesson packs; its log says when they are in use")
     return 0
 
@@ -262,6 +279,8 @@ def _command(args: argparse.Namespace) -> int:
     configure(settings.log_level if args.command == "run" else "WARNING", fmt=settings.log_format,
               secrets=[s for p in platforms.PLATFORMS for s in p.secrets],
               noisy=[n for p in platforms.PLATFORMS for n in p.noisy_loggers])
+    if args.command == "console":  # the console logs warnings only, but a reload asked for is answered too
+        logging.getLogger(RELOAD_LOG).setLevel(logging.INFO)
     if args.command in ("validate", "render"):
         folder = args.folder or settings.content_dir
         return (validate if args.command == "validate" else render)(folder)

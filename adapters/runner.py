@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import fcntl
 import logging
 import os
 import signal
@@ -20,7 +21,7 @@ import socket
 from collections.abc import Awaitable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 from adapters import metrics_http
 from adapters.platform import Platform
@@ -79,6 +80,41 @@ def pid_file(db_path: Path) -> Path:
     return db_path.with_name(db_path.name + ".pid")
 
 
+def running_pid(marker: Path) -> int | None:
+    """The process id in a pid file while its studybot runs (it holds the file's lock), else None:
+    a file left behind by a studybot that was killed names a process that may now be another program."""
+    try:
+        with marker.open() as file:
+            try:
+                fcntl.flock(file, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                words = file.read().split()
+                return int(words[0]) if words and words[0].isdigit() else None
+            return None
+    except FileNotFoundError:
+        return None
+
+
+def _hold_pid_file(marker: Path) -> IO[str] | None:
+    """The pid file, written and locked for as long as it stays open; None when it cannot be (logged)."""
+    try:
+        file = marker.open("a+")  # not truncated before the lock is ours: it may be another studybot's
+    except OSError as exc:
+        log.warning("cannot write %s (%s): `studybot reload` will not find this process (send it SIGHUP)",
+                    marker, exc.strerror)
+        return None
+    try:
+        fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        file.close()
+        log.warning("another studybot holds %s: `studybot reload` signals that one (send this one SIGHUP)", marker)
+        return None
+    file.truncate(0)
+    file.write(f"{os.getpid()}\n")
+    file.flush()
+    return file
+
+
 @contextlib.contextmanager
 def reload_on_hangup(bot: StudyBot) -> Iterator[None]:
     """While inside: SIGHUP re-reads the lesson packs (StudyBot.reload), and the pid file says who we are."""
@@ -92,17 +128,15 @@ def reload_on_hangup(bot: StudyBot) -> Iterator[None]:
 
     marker = pid_file(bot.settings.db_path)
     loop.add_signal_handler(signal.SIGHUP, hangup)
-    try:
-        marker.write_text(f"{os.getpid()}\n")
-    except OSError:
-        log.warning("cannot write %s: `studybot reload` will not find this process (send it SIGHUP)", marker)
+    held = _hold_pid_file(marker)
     try:
         yield
     finally:
         loop.remove_signal_handler(signal.SIGHUP)
-        with contextlib.suppress(OSError):
-            if marker.read_text().strip() == str(os.getpid()):
+        if held is not None:  # removed while still locked, so that no other studybot's file is taken
+            with contextlib.suppress(OSError):
                 marker.unlink()
+            held.close()
 
 
 def check_ports(configured: Mapping[Platform, Any], metrics_port: int | None) -> None:

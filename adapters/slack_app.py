@@ -386,20 +386,26 @@ class SlackAdapter:
             self._starting = None
         log.info("slack connected as @%s in %s (%s)", clean(who.get("user")), clean(who.get("team")), mode)
 
-    async def _check_token(self) -> Json:
+    @contextlib.contextmanager
+    def _start_call(self, method: str, variable: str, fix: str) -> Iterator[None]:
+        """A start-up call's failure as one line: a refused token is PlatformRejected naming its
+        variable and `fix`; anything else PlatformUnreachable (starting again later may work)."""
         try:
-            async with asyncio.timeout(self.connect_timeout):
-                response = await self.client.auth_test()
+            yield
         except SlackApiError as exc:
             error, refused = refusal(str(exc.response.get("error")))
             if refused:
-                raise PlatformRejected(f"SLACK_BOT_TOKEN was refused by Slack ({clean(error, 40)}): "
-                                       "copy the Bot User OAuth Token again") from None
-            raise PlatformUnreachable(f"Slack answered auth.test with {clean(error, 40)}; "
+                raise PlatformRejected(f"{variable} was refused by Slack ({clean(error, 40)}): {fix}") from None
+            raise PlatformUnreachable(f"Slack answered {method} with {clean(error, 40)}; "
                                       "it may be having trouble, try again later") from None
         except (ClientError, TimeoutError, OSError) as exc:
             raise PlatformUnreachable(f"cannot reach Slack at {self.settings.api_url} "
                                       f"({type(exc).__name__}): check the network or SLACK_API_URL") from None
+
+    async def _check_token(self) -> Json:
+        with self._start_call("auth.test", "SLACK_BOT_TOKEN", "copy the Bot User OAuth Token again"):
+            async with asyncio.timeout(self.connect_timeout):
+                response = await self.client.auth_test()
         self._authorized = AuthorizeResult.from_auth_test_response(
             bot_token=self.client.token, auth_test_response=response,
             bot_scopes=response.headers.get("x-oauth-scopes", ""))
@@ -411,19 +417,10 @@ class SlackAdapter:
         then open it, within `connect_timeout`: the SDK alone would retry forever."""
         assert self.settings.app_token is not None
         app_token = self.settings.app_token.reveal()
-        try:
+        with self._start_call("apps.connections.open", "SLACK_APP_TOKEN",
+                              "copy the App-Level Token (connections:write) again"):
             async with asyncio.timeout(self.connect_timeout):
                 opened = await self.client.apps_connections_open(app_token=app_token)
-        except SlackApiError as exc:
-            error, refused = refusal(str(exc.response.get("error")))
-            if refused:
-                raise PlatformRejected(f"SLACK_APP_TOKEN was refused by Slack ({clean(error, 40)}): copy the "
-                                       "App-Level Token (connections:write) again") from None
-            raise PlatformUnreachable(f"Slack answered apps.connections.open with {clean(error, 40)}; "
-                                      "try again later") from None
-        except (ClientError, TimeoutError, OSError) as exc:
-            raise PlatformUnreachable(f"cannot reach Slack at {self.settings.api_url} "
-                                      f"({type(exc).__name__}): check the network or SLACK_API_URL") from None
         self._socket = AckingSocketModeHandler(self.app, app_token)
         self._socket.client.wss_uri = opened["url"]
         try:

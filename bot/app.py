@@ -44,6 +44,8 @@ from bot.store import Store
 from bot.store.model import Prompt, PromptKind
 
 log = logging.getLogger("studybot")
+RELOAD_LOG = "studybot.reload"  # what a reload found and did (the console shows it, below its WARNING level)
+reload_log = logging.getLogger(RELOAD_LOG)
 
 ChoiceHandler = Callable[[Context, ChoiceMade, Prompt, str], Awaitable[list[Reply]]]
 TextHandler = Callable[[Context, TextSubmitted, Prompt], Awaitable[list[Reply]]]
@@ -111,6 +113,7 @@ class StudyBot:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self.gate = Gate()
+        self._reloading = asyncio.Lock()  # one reload at a time: a slow one never undoes a newer one
         self.commands: dict[str, CommandSpec] = {spec.name: spec for spec in COMMANDS}
 
     @classmethod
@@ -254,23 +257,26 @@ class StudyBot:
     async def reload(self) -> Report:
         """Read and check the lesson packs again; with no problem, serve them from the next event on
         (never in the middle of one); with any, keep serving the ones loaded before."""
-        report = await asyncio.to_thread(check_library, self.ctx.settings.content_dir)
-        if report.problems:
-            log.warning("the lesson packs have %d problem(s); still serving the ones loaded before",
-                        len(report.problems))
-            for problem in report.problems:
-                log.warning("%s", problem)
-            return report
-        if unknown := daily.unknown_lessons(self.ctx.settings, report.library):
-            report = replace(report, problems=[ContentError(self.ctx.settings.config_source, 0, key, message)
-                                               for key, message in unknown])
-            for problem in report.problems:
-                log.warning("the lesson packs were not reloaded: %s", problem)
-            return report
-        async with self.gate.change():
-            self.ctx.use(report.library)
-        log.info("lesson packs reloaded: %d lesson(s), %d questions", len(report.library.lessons),
-                 len(report.library.questions))
+        async with self._reloading:
+            report = await asyncio.to_thread(check_library, self.ctx.settings.content_dir)
+            if report.problems:
+                reload_log.warning("the lesson packs have %d problem(s); still serving the ones loaded before",
+                                   len(report.problems))
+                for problem in report.problems:
+                    reload_log.warning("%s", problem)
+                return report
+            if unknown := daily.unknown_lessons(self.ctx.settings, report.library):
+                report = replace(report, problems=[ContentError(self.ctx.settings.config_source, 0, key, message)
+                                                   for key, message in unknown])
+                for problem in report.problems:
+                    reload_log.warning("the lesson packs were not reloaded: %s", problem)
+                return report
+            for warning in report.warnings:
+                reload_log.warning("%s", warning)
+            async with self.gate.change():
+                self.ctx.use(report.library)
+        reload_log.info("lesson packs reloaded: %d lesson(s), %d questions", len(report.library.lessons),
+                        len(report.library.questions))
         return report
 
     async def timer_failed(self, event: TimerFired, reason: str) -> int:

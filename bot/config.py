@@ -313,15 +313,12 @@ def _cohort(where: _Where, cohort_id: str, data: object,
         if not isinstance(board, Mapping):
             where.fail(at, 'needs channel, weekday and time, like {channel: C0001, weekday: monday, time: "09:00"}')
         where.keys(board, at + ".", LEADERBOARD_KEYS)
-        channel = board.get("channel")
-        if not isinstance(channel, str | int) or isinstance(channel, bool) or not str(channel).strip():
-            where.fail(f"{at}.channel", f"is {'empty' if channel is None else _shown(channel)}; "
-                       "write the channel's id, like channel: C0123456789")
+        channel = _channel(where, f"{at}.channel", board.get("channel"))
         weekday = str(board.get("weekday", "monday")).lower()
         if weekday not in WEEKDAYS:
             where.fail(f"{at}.weekday", f"'{weekday[:20]}' is not a weekday{did_you_mean(weekday, WEEKDAYS)}; "
                        f"write one of {', '.join(WEEKDAYS)}")
-        schedule = LeaderboardSchedule(str(channel), WEEKDAYS.index(weekday), _time(where, f"{at}.time",
+        schedule = LeaderboardSchedule(channel, WEEKDAYS.index(weekday), _time(where, f"{at}.time",
                                                                                   board.get("time", "09:00")))
     return Cohort(platform, cohort_id), CohortSettings(timezone=zone, leaderboard=schedule,
                                                        daily=_daily(where, f"{key}.daily", data.get("daily")),
@@ -334,16 +331,21 @@ def _daily(where: _Where, key: str, data: object) -> DailyQuestion | None:
     if not isinstance(data, Mapping):
         where.fail(key, 'needs channel and time, like {channel: C0001, time: "09:00", lesson: meta-llm-scale}')
     where.keys(data, key + ".", DAILY_KEYS)
-    channel = data.get("channel")
-    if not isinstance(channel, str | int) or isinstance(channel, bool) or not str(channel).strip():
-        where.fail(f"{key}.channel", f"is {'empty' if channel is None else _shown(channel)}; "
-                   "write the channel's id, like channel: C0123456789")
+    channel = _channel(where, f"{key}.channel", data.get("channel"))
     lesson = data.get("lesson")
     if lesson is not None and not isinstance(lesson, str):
         where.fail(f"{key}.lesson", f"{_shown(lesson)} is not a lesson id; write one such as lesson: meta-llm-scale")
     reveal = data.get("reveal")
-    return DailyQuestion(str(channel), _time(where, f"{key}.time", data.get("time", "09:00")), lesson,
+    return DailyQuestion(channel, _time(where, f"{key}.time", data.get("time", "09:00")), lesson,
                          None if reveal is None else _time(where, f"{key}.reveal", reveal))
+
+
+def _channel(where: _Where, key: str, value: object) -> str:
+    """A channel id (YAML may read a Discord id as a number)."""
+    if not isinstance(value, str | int) or isinstance(value, bool) or not str(value).strip():
+        where.fail(key, f"is {'empty' if value is None else _shown(value)}; write the channel's id, like "
+                   "channel: C0123456789")
+    return str(value)
 
 
 def _time(where: _Where, key: str, value: object) -> time:

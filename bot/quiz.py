@@ -39,7 +39,10 @@ async def quiz(ctx: Context, cmd: Command) -> list[Reply]:
     words = cmd.args.split()
     if words and words[0].lower() == "round":
         return await rounds.round_command(ctx, cmd, words[1:])
-    return await next_question(ctx, cmd.actor, cmd.place, ctx.lesson(" ".join(words)))
+    name = " ".join(words)
+    if ctx.library.lesson(name) is None and any(w.isdigit() or w.lower().startswith("seconds") for w in words):
+        raise StudyError(f"A number of questions and seconds are for a round. {rounds.USAGE}")
+    return await next_question(ctx, cmd.actor, cmd.place, ctx.lesson(name))
 
 
 async def next_question(ctx: Context, actor: Actor, place: Place, lesson: Lesson) -> list[Reply]:

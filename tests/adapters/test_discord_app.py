@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -429,3 +430,139 @@ async def test_an_order_question_is_a_modal_with_partial_credit(running, discord
     assert f"The right order: {' '.join(right_order)}" in graded.data["content"]
     rows = await studybot.store.engine.read("SELECT correct FROM answers WHERE question_id = ?", (order.id,))
     assert [r["correct"] for r in rows] == [0]
+
+
+# ------------------------------------------------------------ classroom flow: rounds, "I don't know", retries
+
+
+async def said(fake: DiscordStandIn, payload: dict[str, Any]) -> str:
+    """What the bot answered privately to this interaction: its response, or after a deferral the
+    follow-up sent with this interaction's token."""
+    result = await fake.interact(payload)
+    if result.type != 5:
+        assert result.data["flags"] == 64
+        return result.data["content"]
+    followup = await fake.wait_for_call("POST", rf"/webhooks/{fake.app_id}/{re.escape(payload['token'])}")
+    assert followup.json["flags"] == 64
+    return followup.json["content"]
+
+
+def quiz_options(fake: DiscordStandIn) -> dict[str, dict[str, Any]]:
+    """The /quiz options as discord.py registered them (the PUT of the command tree)."""
+    [put] = fake.calls_matching("PUT", rf"/applications/{fake.app_id}/commands")
+    [quiz] = [c for c in put.json if c["name"] == "quiz"]
+    return {o["name"]: o for o in quiz["options"]}
+
+
+async def test_quiz_round_options_are_registered_as_typed_options(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    options = quiz_options(discord_fake)
+    assert list(options) == ["mode", "lesson", "questions", "seconds"]
+    assert options["mode"]["type"] == 3 and [(c["name"], c["value"]) for c in options["mode"]["choices"]] == [
+        ("practice", "practice"), ("round", "round"), ("stop", "stop"), ("resume", "resume")]
+    assert options["lesson"]["type"] == 3 and "choices" not in options["lesson"]
+    for name, (low, high) in (("questions", (1, 100)), ("seconds", (5, 3600))):
+        assert {k: options[name].get(k) for k in ("type", "min_value", "max_value", "required")} == {
+            "type": 4, "min_value": low, "max_value": high, "required": False}
+    assert not any(o["required"] for o in options.values())
+
+
+async def test_quiz_round_of_two_with_seconds_and_i_dont_know(running, discord_fake: DiscordStandIn,  # noqa: F811
+                                                              fixed_clock: FixedClock,
+                                                              discord_settings: Settings) -> None:
+    """/quiz mode:round questions:2 seconds:30 asks two questions of 30 s; "I don't know" on the public
+    question is recorded (wrong, no points) and answered privately with the explanation."""
+    studybot, adapter = running
+    fake = discord_fake
+    assert await said(fake, fake.slash("quiz", {"questions": 2, "seconds": 30})) == (  # mode:round forgotten
+        "A number of questions and seconds are for a round. Use /quiz round [lesson] [number of questions] "
+        "[seconds:N], /quiz round stop or /quiz round resume.")
+    started = await said(fake, fake.slash("quiz", {"mode": "round", "lesson": "core-basics", "questions": 2,
+                                                   "seconds": 30}))
+    assert started.startswith("Round started: 2 questions, 30 s each.")
+    [first] = await public_posts(fake, 1)
+    assert first["content"].startswith("Round · question 1 of 2 · 30 s")
+    dont_know = await fake.interact(fake.component(button(first, "I don't know"), first, user_id=BOB))
+    assert dont_know.type == 4 and dont_know.data["flags"] == 64
+    q1 = studybot.library.questions["core-q1"]
+    assert "counts as your first answer, with no points" in dont_know.data["content"]
+    assert q1.explanation in dont_know.data["content"]
+    rows = await studybot.store.engine.read("SELECT question_id, mode, correct, points FROM answers")
+    assert [tuple(r) for r in rows] == [("core-q1", "round", 0, 0)]
+
+    fixed_clock.advance(29)
+    assert await fire_due(studybot, {"discord": adapter}) == 0  # its own 30 s, not the configured 60
+    fixed_clock.advance(2)
+    assert await fire_due(studybot, {"discord": adapter}) == 1
+    assert "1 answered, 0 correct" in fake.messages[first["id"]]["content"]
+    second = (await public_posts(fake, 2))[-1]
+    assert second["content"].startswith("Round · question 2 of 2 · 30 s")
+    fixed_clock.advance(31)
+    assert await fire_due(studybot, {"discord": adapter}) == 1
+    posts = await public_posts(fake, 3)
+    assert posts[-1]["content"].startswith("Round over.") and len(posts) == 3  # no third question
+    assert await fire_due(studybot, {"discord": adapter}) == 0
+
+
+async def test_quiz_stop_and_resume_modes(running, discord_fake: DiscordStandIn,  # noqa: F811
+                                          fixed_clock: FixedClock) -> None:
+    """Three silent questions pause the round after the second; mode:resume goes on with the third;
+    mode:stop is refused to a learner who did not start it and ends it for its starter."""
+    studybot, adapter = running
+    fake = discord_fake
+    await fake.interact(fake.slash("quiz", {"mode": "round", "questions": 3}))
+    for _ in range(2):
+        fixed_clock.advance(61)
+        assert await fire_due(studybot, {"discord": adapter}) == 1
+    posts = await public_posts(fake, 3)
+    assert posts[-1]["content"].startswith("Round paused: nobody answered the last two questions.")
+
+    assert await said(fake, fake.slash("quiz", {"mode": "resume"})) == "Round resumed."
+    assert (await public_posts(fake, 4))[-1]["content"].startswith("Round · question 3 of 3")
+
+    assert await said(fake, fake.slash("quiz", {"mode": "stop"}, user_id=BOB)) == (
+        "Only the person who started the round (or an instructor) can stop it.")
+    assert (await said(fake, fake.slash("quiz", {"mode": "stop"}))).startswith("Round stopped")
+    assert await fire_due(studybot, {"discord": adapter}) == 1
+    assert (await public_posts(fake, 5))[-1]["content"].startswith("Round over.")
+
+
+async def test_i_dont_know_in_practice_then_lessons(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    studybot, _ = running
+    fake = discord_fake
+    quiz = await fake.interact(fake.slash("quiz"))
+    labels = [b["label"] for b in buttons(quiz.data)]
+    assert labels[-1] == "I don't know"
+    click = await fake.interact(fake.component(button(quiz.message, "I don't know"), quiz.message))
+    assert click.type == 4 and click.data["flags"] == 64
+    assert click.data["content"].startswith("🤷 Fair enough")
+    assert studybot.library.questions["core-q1"].explanation in click.data["content"]
+    assert "Next question" in [b["label"] for b in buttons(click.data)]
+    rows = await studybot.store.engine.read("SELECT question_id, mode, correct, points FROM answers")
+    assert [tuple(r) for r in rows] == [("core-q1", "practice", 0, 0)]
+
+    lessons = await fake.interact(fake.slash("lessons"))
+    assert lessons.data["flags"] == 64
+    assert lessons.data["content"] == "Lessons\n• core-basics: Core basics · 1/4 answered, 0 right; teach-backs 0/2"
+
+
+async def test_teachback_by_id_and_try_this_one_again(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
+    """/teachback prompt:core-tb2 opens that prompt's modal; a miss offers "Try this one again", which
+    opens the same prompt in a fresh modal; /lessons then counts the teach-back."""
+    fake = discord_fake
+    suggested = await fake.interact(fake.autocomplete("teachback", "prompt", "core-tb"))
+    assert [c["value"] for c in suggested.data["choices"]] == ["core-tb1", "core-tb2"]
+    prompt = "Explain what MFU tells you about a training run."
+    modal = await fake.interact(fake.slash("teachback", {"prompt": "core-tb2"}))
+    assert modal.type == 9 and prompt in modal_text(modal.data)
+    missed = await fake.interact(fake.modal_submit(modal.data["custom_id"], {"answer": "It is about GPUs, I think."}))
+    assert missed.data["flags"] == 64 and missed.data["content"].startswith("You covered 0 of 1 key points")
+    again = await fake.interact(fake.component(button(missed.message, "Try this one again"), missed.message))
+    assert again.type == 9 and prompt in modal_text(again.data)
+    assert again.data["custom_id"] != modal.data["custom_id"]
+    passed = await fake.interact(fake.modal_submit(again.data["custom_id"],
+                                                   {"answer": "MFU is the observed throughput over peak."}))
+    assert passed.data["content"].startswith("You covered 1 of 1 key points.") and "earns 1 point" in \
+        passed.data["content"]
+    assert not passed.data.get("components")  # nothing to try again
+    lessons = await fake.interact(fake.slash("lessons"))
+    assert lessons.data["content"].endswith("teach-backs 1/2")

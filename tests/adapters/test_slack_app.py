@@ -416,3 +416,90 @@ async def test_an_instructor_of_one_workspace_is_a_learner_in_another(
                                                              team_id="T0001")
     finally:
         await adapter.close()
+
+
+# -- classroom flow: rounds of N with their own seconds, stop, "I don't know", retries, /lessons ----------------
+
+
+def posted_texts(fake: SlackStandIn) -> list[str]:
+    return [c.params["text"] for c in fake.calls_to("chat.postMessage")]
+
+
+async def test_quiz_round_of_two_with_seconds_and_i_dont_know(
+    adapter: SlackAdapter, fake: SlackStandIn, bot: StudyBot, settings: Settings, clock: FixedClock
+) -> None:
+    """`/quiz round core-basics 2 seconds:30`: two questions of 30 s each; "I don't know" pressed on
+    the public question is recorded (wrong, no points) and answered ephemerally with the explanation."""
+    started = await command(adapter, fake, "/quiz", "round core-basics 2 seconds:30")
+    assert started.startswith("Round started: 2 questions, 30 s each.")
+    [first] = posted_texts(fake)
+    assert first.startswith("Round · question 1 of 2 · 30 s")
+    [((channel, ts), message)] = fake.messages.items()
+    [dont_know] = [b for b in buttons(message["blocks"]) if b["text"]["text"] == "I don't know"]
+    assert await click(adapter, fake, dont_know, "U0002", message_ts=ts) == 200
+    [(_, feedback)] = [r for r in fake.responses if r[0] == "click-U0002"]
+    assert feedback["response_type"] == "ephemeral" and feedback.get("replace_original") is False
+    assert "counts as your first answer, with no points" in feedback["text"]
+    assert first_question(bot).explanation in feedback["text"]
+    [row] = answers(settings, "U0002")
+    assert (row["question_id"], row["mode"], row["correct"], row["points"]) == ("core-q1", "round", 0, 0)
+
+    clock.advance(29)
+    assert await fire_due(bot, {"slack": adapter}) == 0  # its own 30 s, not the configured 60
+    clock.advance(2)
+    assert await fire_due(bot, {"slack": adapter}) == 1
+    [update] = fake.calls_to("chat.update")
+    assert update.params["ts"] == ts and "1 answered, 0 correct." in update.params["text"]
+    assert posted_texts(fake)[-1].startswith("Round · question 2 of 2 · 30 s")
+    clock.advance(31)
+    assert await fire_due(bot, {"slack": adapter}) == 1
+    texts = posted_texts(fake)
+    assert len(texts) == 3 and texts[-1].startswith("Round over.")  # no third question
+    assert await fire_due(bot, {"slack": adapter}) == 0
+
+
+async def test_quiz_round_stop_by_its_starter_only(
+    adapter: SlackAdapter, fake: SlackStandIn, bot: StudyBot, settings: Settings
+) -> None:
+    assert (await command(adapter, fake, "/quiz", "round 3")).startswith("Round started: 3 questions")
+    assert await command(adapter, fake, "/quiz", "round stop", user_id="U0002") == (
+        "Only the person who started the round (or an instructor) can stop it.")
+    assert await command(adapter, fake, "/quiz", "round stop") == "Round stopped: the summary follows in the channel."
+    assert await fire_due(bot, {"slack": adapter}) == 1  # at once, not when the question's time is up
+    [update] = fake.calls_to("chat.update")
+    assert "0 answered, 0 correct." in update.params["text"]
+    texts = posted_texts(fake)
+    assert len(texts) == 2 and texts[-1].startswith("Round over.\nNobody answered this time.")
+    assert await command(adapter, fake, "/quiz", "round stop") == "No round is running in this channel."
+    assert answers(settings) == []
+
+
+async def test_teachback_by_id_try_this_one_again_and_lessons(adapter: SlackAdapter, fake: SlackStandIn) -> None:
+    """`/teachback core-tb2` opens that prompt's modal; a miss is answered ephemerally with "Try this
+    one again", whose click opens the same prompt in a fresh modal; /lessons then counts it."""
+    assert await command(adapter, fake, "/lessons") == (
+        "Lessons\n• core-basics: Core basics · not started; teach-backs 0/2")
+    prompt = "Explain what MFU tells you about a training run."
+    status, _ = await post(adapter, slash_command("/teachback", "core-tb2", trigger_id=fake.new_trigger_id()))
+    assert status == 200
+    [opened] = fake.calls_to("views.open")
+    assert prompt in json.dumps(opened.params["view"]["blocks"])
+    meta = opened.params["view"]["private_metadata"]
+    await post(adapter, view_submission("studybot_form", meta, {"answer": {"text": "It is about GPUs, I think."}}))
+    [missed] = fake.calls_to("chat.postEphemeral")
+    assert missed.params["user"] == "U0001" and missed.params["text"].startswith("You covered 0 of 1 key points")
+    [again] = [b for b in buttons(missed.params["blocks"]) if b["text"]["text"] == "Try this one again"]
+
+    trigger = fake.new_trigger_id()
+    built = block_actions(again["action_id"], again["value"], trigger_id=trigger, response_url=fake.response_url("tb"))
+    assert (await post(adapter, built))[0] == 200
+    [_, reopened] = fake.calls_to("views.open")
+    assert reopened.params["trigger_id"] == trigger
+    assert prompt in json.dumps(reopened.params["view"]["blocks"])
+    assert reopened.params["view"]["private_metadata"] != meta  # a fresh form
+    await post(adapter, view_submission("studybot_form", reopened.params["view"]["private_metadata"],
+                                        {"answer": {"text": "MFU is the observed throughput over peak."}}))
+    passed = fake.calls_to("chat.postEphemeral")[-1].params
+    assert passed["text"].startswith("You covered 1 of 1 key points.") and "That earns 1 point." in passed["text"]
+    assert await command(adapter, fake, "/lessons") == (
+        "Lessons\n• core-basics: Core basics · 0/4 answered, 0 right; teach-backs 1/2")

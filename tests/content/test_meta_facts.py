@@ -241,7 +241,7 @@ def test_lora_is_cited_only_where_lora_is_the_claim():
 
 def test_the_brief_says_what_its_jargon_means():
     brief = flat("brief.md")
-    for definition in ("RoCE (RDMA over Converged Ethernet", "InfiniBand, a network built for supercomputers",
+    for definition in ("RoCE (RDMA over Converged Ethernet", "InfiniBand, a high-bandwidth alternative to Ethernet",
                        "PII-heavy sites (personally identifiable info", "ZeRO, Microsoft's Zero Redundancy Optimizer",
                        "(annealing: pretraining's closing", "golden set: real inputs from your product"):
         assert definition in brief, definition

@@ -120,6 +120,32 @@ def test_a_rejected_token_is_one_line(studybot: Run, monkeypatch: pytest.MonkeyP
     assert failure(studybot("run", FAKE_PLATFORM="reject")) == f"studybot: {REJECTED}"
 
 
+def test_reload_with_no_studybot_running_is_one_line_and_signals_nobody(studybot: Run, tmp_path: Path) -> None:
+    """No pid file, or one left behind by a studybot that was killed, whose process id now belongs
+    to another program: that program is not sent SIGHUP (which would end it)."""
+    db, marker = tmp_path / "bot.db", tmp_path / "bot.db.pid"
+    expected = (f"studybot: no running studybot found for {db} (none holds {marker}); start it with studybot run, "
+                "or set STUDYBOT_DB to the database it runs on")
+    assert failure(studybot("reload")) == expected
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        marker.write_text(f"{other.pid}\n")
+        assert failure(studybot("reload")) == expected
+        with pytest.raises(subprocess.TimeoutExpired):
+            other.wait(0.5)  # still running: it was not signalled
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_reload_refuses_packs_that_lack_the_lesson_of_a_question_of_the_day(studybot: Run, tmp_path: Path) -> None:
+    """The running studybot would refuse them: so does the command, before it looks for the process."""
+    text = "cohorts: {T1: {platform: slack, daily: {channel: C1, time: '09:00', lesson: core-basix}}}"
+    line = failure(studybot("reload", STUDYBOT_CONFIG=config(tmp_path, text)))
+    assert line == (f"studybot: {tmp_path / 'studybot.yaml'}: cohorts.T1.daily.lesson: there is no lesson "
+                    "'core-basix'; write one of core-basics")
+
+
 def test_a_usage_mistake_is_one_line(studybot: Run) -> None:
     line = failure(studybot("rnu"))
     assert line.startswith("studybot: argument command: invalid choice: 'rnu'") and "see `studybot --help`" in line
