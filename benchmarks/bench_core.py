@@ -177,7 +177,8 @@ async def bench_leaderboard(answers: int = 1_000_000, learners: int = 10_000) ->
                 rows.append((who + 1, f"p{n}", "l", f"q{n % 500}", "round", int(correct), 1, int(correct), week, "t"))
             c.executemany("INSERT INTO answers (learner_id, prompt_id, lesson_id, question_id, mode, correct, scored,"
                           " points, week, answered_at) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
-            c.executemany("INSERT INTO weekly_scores VALUES (?, ?, 'slack', 'T1', ?)",
+            c.executemany("INSERT INTO weekly_scores (learner_id, week, platform, cohort, points)"
+                          " VALUES (?, ?, 'slack', 'T1', ?)",
                           ((i + 1, week, p) for i, p in enumerate(points)))
             c.executemany("UPDATE learners SET points = ? WHERE id = ?", ((p, i + 1) for i, p in enumerate(points)))
         bot = await StudyBot.start(settings, clock)

@@ -1,0 +1,22 @@
+"""The benchmarks still run against the current schema and code, at a size that takes a second; the
+figures themselves are `make bench`'s, never asserted here."""
+
+from __future__ import annotations
+
+import sys
+
+from support import REPO
+
+if str(REPO) not in sys.path:  # the benchmarks package lives beside bot/, outside the installed packages
+    sys.path.insert(0, str(REPO))
+
+from benchmarks import bench_core  # noqa: E402
+
+
+async def test_the_core_benchmarks_run_and_record_what_they_time() -> None:
+    answers = await bench_core.bench_answers(learners=5, rounds=2)
+    assert answers[0] == "answers: 5 concurrent learners x 2 questions, 10 recorded"
+    board = await bench_core.bench_leaderboard(answers=200, learners=20)
+    assert board[0] == "leaderboard: 200 answers from 20 learners in one week"
+    [due] = await bench_core.bench_due_queue(cards=50)
+    assert due.startswith("review due queue, one learner with 50 cards: ")
