@@ -5,7 +5,6 @@ from __future__ import annotations
 from bot.commands import Option, command
 from bot.content.model import Term
 from bot.context import Context
-from bot.errors import StoreBusy
 from bot.grading import normalise
 from bot.messages import Command, Reply
 
@@ -21,16 +20,13 @@ def describe(term: Term) -> str:
     return "\n".join(lines)
 
 
-async def count_lookup(ctx: Context, cmd: Command, term: Term | None, query: str) -> None:
+def count_lookup(ctx: Context, cmd: Command, term: Term | None, query: str) -> None:
     """Count the lookup for the cohort's instructors (/insights): the term, or the query the
-    glossary lacks; never who asked. A busy store skips the count rather than the answer."""
+    glossary lacks; never who asked. The count is written behind the reply."""
     counted = term.term if term else normalise(query)[:COUNTED]
     if counted:
         cohort = cmd.actor.in_cohort
-        try:
-            await ctx.store.insights.looked_up(cohort, ctx.week(cohort), counted, term is not None)
-        except StoreBusy:
-            pass
+        ctx.store.insights.looked_up(cohort, ctx.week(cohort), counted, term is not None)
 
 
 def suggest_terms(ctx: Context, typed: str) -> list[str]:
@@ -47,7 +43,7 @@ async def glossary(ctx: Context, cmd: Command) -> list[Reply]:
         names = ", ".join(t.term for t in glossary.terms)
         return [Reply(f"Glossary terms ({len(glossary.terms)}): {names}\nLook one up with /glossary TERM.")]
     term = glossary.lookup(query)
-    await count_lookup(ctx, cmd, term, query)
+    count_lookup(ctx, cmd, term, query)
     if term:
         return [Reply(describe(term))]
     close = glossary.suggest(query)

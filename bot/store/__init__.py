@@ -45,6 +45,7 @@ class Store:
         return cls(await Engine.open(path, clock))
 
     async def close(self) -> None:
+        await self.insights.write_lookups()
         await self.engine.close()
 
     async def forget(self, actor: Actor) -> bool:

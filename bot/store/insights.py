@@ -7,18 +7,28 @@ or a week of None means every lesson or all time."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from bot.errors import StoreBusy
 from bot.messages import Actor, Cohort
 from bot.store.engine import Engine
 from bot.store.learners import LEARNER_ID, key
 
+log = logging.getLogger("studybot.store")
+WRITE_LOOKUPS_AFTER = 2.0  # seconds a glossary lookup's count may wait to be written
 _COHORT = "l.platform = ? AND l.cohort = ?"
 _SCOPE = " AND (? IS NULL OR x.lesson_id = ?) AND (? IS NULL OR x.week = ?)"  # x: the answer or attempt
+
+
+def _add_lookups(c: sqlite3.Connection, rows: list[tuple[str, str, str, int, str, int]]) -> None:
+    c.executemany("INSERT INTO glossary_lookups (platform, cohort, week, found, query, count) VALUES (?,?,?,?,?,?)"
+                  " ON CONFLICT DO UPDATE SET count = count + excluded.count", rows)
 
 
 @dataclass(frozen=True)
@@ -134,6 +144,9 @@ def _activity(c: sqlite3.Connection, cohort: Cohort, lesson: str | None, week: s
 class Insights:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+        self._lookups: Counter[tuple[str, str, str, int, str]] = Counter()  # not written yet
+        self._due: asyncio.TimerHandle | None = None
+        self._writing: set[asyncio.Task[None]] = set()
 
     async def questions(self, cohort: Cohort, lesson: str | None = None,
                         week: str | None = None) -> list[QuestionCounts]:
@@ -172,19 +185,41 @@ class Insights:
                               r["attempts"], bool(r["correct"]), r["points"], bool(r["self_graded"]),
                               datetime.fromisoformat(r["first_at"])) for r in rows]
 
-    async def looked_up(self, cohort: Cohort, week: str, query: str, found: bool) -> None:
-        """Count one glossary lookup: the term found (its name) or the normalised query the glossary lacks."""
+    def looked_up(self, cohort: Cohort, week: str, query: str, found: bool) -> None:
+        """Count one glossary lookup: the term found (its name) or the normalised query the glossary
+        lacks. Counts are written behind the reply, every WRITE_LOOKUPS_AFTER seconds in one write
+        (a crash may lose the last moment's counts, never anything a learner was told was recorded)."""
+        self._lookups[(cohort.platform, cohort.id, week, int(found), query)] += 1
+        if self._due is None:
+            self._due = asyncio.get_running_loop().call_later(WRITE_LOOKUPS_AFTER, self._write_behind)
 
-        def run(c: sqlite3.Connection) -> None:
-            c.execute("INSERT INTO glossary_lookups (platform, cohort, week, found, query, count) VALUES (?,?,?,?,?,1)"
-                      " ON CONFLICT DO UPDATE SET count = count + 1", (cohort.platform, cohort.id, week, int(found),
-                                                                       query))
+    async def write_lookups(self) -> None:
+        """Write the lookups counted so far (before they are read, and at close)."""
+        if self._due is not None:
+            self._due.cancel()
+            self._due = None
+        while self._lookups:
+            counts, self._lookups = self._lookups, Counter()
+            await self._engine.write(_add_lookups, [(*where, n) for where, n in counts.items()])
 
-        await self._engine.write(run)
+    def _write_behind(self) -> None:
+        self._due = None
+        task = asyncio.get_running_loop().create_task(self._write_quietly())
+        self._writing.add(task)
+        task.add_done_callback(self._writing.discard)
+
+    async def _write_quietly(self) -> None:
+        try:
+            await self.write_lookups()
+        except StoreBusy:
+            log.warning("glossary lookup counts skipped: the database is busy")
+        except Exception:
+            log.exception("glossary lookup counts not written")
 
     async def lookups(self, cohort: Cohort, found: bool, week: str | None = None,
                       limit: int = 10) -> list[tuple[str, int]]:
         """The terms looked up most (found) or the queries the glossary lacks most, with their counts."""
+        await self.write_lookups()
         rows = await self._engine.read(
             "SELECT query, SUM(count) AS n FROM glossary_lookups WHERE platform = ? AND cohort = ? AND found = ?"
             " AND (? IS NULL OR week = ?) GROUP BY query ORDER BY n DESC, query LIMIT ?",

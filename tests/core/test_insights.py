@@ -3,6 +3,7 @@ local week's edges; instructors only, and only their own cohort; no answer text 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from collections import Counter
@@ -16,6 +17,7 @@ from bot.clock import FixedClock, iso_week
 from bot.cohort_figures import gather
 from bot.insights import CUT, POINTER, fit_lines
 from bot.messages import MAX_TEXT, Actor, Audience, ChoiceMade, Cohort, Command, Place
+from bot.store import insights as insights_store
 
 T1 = Cohort("slack", "T1")
 TEACHER = Actor("slack", "T1", "UTEACH", "Teacher", True)
@@ -262,7 +264,8 @@ async def test_forget_me_removes_the_learner_from_later_exports(cohort) -> None:
     assert {f.question.id: f.answered for f in figures.questions} == {q: v[0] for q, v in rest.items()}
 
 
-async def test_glossary_lookups_are_counted_per_query_never_per_learner(tmp_path) -> None:
+async def test_glossary_lookups_are_counted_per_query_never_per_learner(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(insights_store, "WRITE_LOOKUPS_AFTER", 0.05)
     bot, clock = await start(tmp_path)
     try:
         for n in range(3):
@@ -270,6 +273,7 @@ async def test_glossary_lookups_are_counted_per_query_never_per_learner(tmp_path
             await bot.handle(Command("glossary", "Fully Sharded Data Parallel", who, PLACE))  # an alias of FSDP
             await bot.handle(Command("glossary", "  Zero-Bubble  ", who, PLACE))
         await bot.handle(Command("glossary", "", learner("G0", cohort="T1"), PLACE))  # the list: no lookup
+        await asyncio.sleep(0.5)  # the counts are written behind the replies, on a timer
         with sqlite3.connect(bot.settings.db_path) as c:
             columns = [r[1] for r in c.execute("PRAGMA table_info(glossary_lookups)")]
             rows = c.execute("SELECT found, query, count FROM glossary_lookups ORDER BY found").fetchall()
