@@ -223,9 +223,9 @@ async def bench_due_queue(cards: int = 5_000) -> list[str]:
                 return (now + timedelta(hours=rng.uniform(-500, 500))).isoformat()
 
             c.executemany("INSERT INTO cards (learner_id, question_id, lesson_id, state, due) VALUES (?,?,?,?,?)",
-                          ((i, f"q{n}", "l0", "{}", due()) for i in range(1, 11) for n in range(cards)))
+                          ((i, f"q{n}", f"l{n % 10}", "{}", due()) for i in range(1, 11) for n in range(cards)))
         bot = await StudyBot.start(settings, clock)
-        questions = [f"q{n}" for n in range(cards)]  # one lesson of them all
+        questions = [f"q{n}" for n in range(0, cards, 10)]  # lesson l0: a tenth of the cards
         times, scans = [], []
         for _ in range(200):
             started = time.perf_counter()
@@ -237,8 +237,8 @@ async def bench_due_queue(cards: int = 5_000) -> list[str]:
             scans.append((time.perf_counter() - started) * 1000)
         await bot.close()
     med = statistics.median
-    return [f"review due queue, one learner with {cards:,} cards: {med(times):.2f} ms (goal < 5 ms);"
-            f" baseline reading all their cards {med(scans):.2f} ms"]
+    return [f"review due queue, one learner with {cards:,} cards in 10 lessons, one lesson's: {med(times):.2f} ms"
+            f" (goal < 5 ms); baseline reading all their cards {med(scans):.2f} ms"]
 
 
 async def main() -> list[str]:
