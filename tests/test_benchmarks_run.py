@@ -19,4 +19,4 @@ async def test_the_core_benchmarks_run_and_record_what_they_time() -> None:
     board = await bench_core.bench_leaderboard(answers=200, learners=20)
     assert board[0] == "leaderboard: 200 answers from 20 learners in one week"
     [due] = await bench_core.bench_due_queue(cards=50)
-    assert due.startswith("review due queue, one learner with 50 cards: ")
+    assert due.startswith("review due queue, one learner with 50 cards in 10 lessons")
