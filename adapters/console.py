@@ -64,14 +64,14 @@ class ConsoleChat:
         if text.startswith("/"):
             name, _, args = text[1:].partition(" ")
             event = Command(name, args, self.actor, self.place)
-        elif text.isdigit() and self.choices:
+        elif text.isdecimal() and self.choices:
             if not 1 <= int(text) <= len(self.choices):
                 self.say(f"Choose a number from 1 to {len(self.choices)}.")
                 return
             event = ChoiceMade(self.choices[int(text) - 1], self.actor, self.place)
         elif self.form is not None:
             event = TextSubmitted(self.form.token, text, self.actor, self.place)
-        elif text.isdigit():
+        elif text.isdecimal():
             self.say(f"{text[:9]} is not a choice here: a number answers the message just above it, and "
                      "that one offers none. Nothing was recorded; use /quiz for a fresh question.")
             return

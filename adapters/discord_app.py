@@ -99,11 +99,11 @@ def is_instructor(user_id: str, cohort: str, role_ids: frozenset[str], allowed_r
 
 
 def configured_role_ids(instructors: Instructors) -> frozenset[str]:
-    return frozenset(r for r in instructors.discord_roles if r.isdigit())
+    return frozenset(r for r in instructors.discord_roles if r.isdecimal())
 
 
 def configured_role_names(instructors: Instructors) -> frozenset[str]:
-    return frozenset(r for r in instructors.discord_roles if not r.isdigit())
+    return frozenset(r for r in instructors.discord_roles if not r.isdecimal())
 
 
 def resolve_role_names(names: frozenset[str], roles: list[tuple[str, str]]) -> tuple[frozenset[str], list[str]]:
@@ -707,7 +707,7 @@ class DiscordAdapter:
 
     async def channel_problem(self, channel_id: str) -> str | None:
         """Why studybot could not post in this channel (fetched, and its permissions), else None."""
-        if not channel_id.isdigit():
+        if not channel_id.isdecimal():
             return "not a Discord channel id (a number, from Copy Channel ID)"
         try:
             channel = await self.client.fetch_channel(int(channel_id))

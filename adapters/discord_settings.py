@@ -28,7 +28,7 @@ class DiscordSettings:
             raise _config_error(settings, "discord.sync_guilds",
                                 "must be a list of server ids, like [123456789012345678]")
         for i, guild in enumerate(guilds):
-            if isinstance(guild, bool) or not str(guild).isdigit():
+            if isinstance(guild, bool) or not str(guild).isdecimal():
                 raise _config_error(settings, f"discord.sync_guilds[{i}]",
                                     f"'{str(guild)[:20]}' is not a server id; write the server's number "
                                     "(Discord: Copy Server ID), like sync_guilds: [123456789012345678]")

@@ -89,7 +89,7 @@ def running_pid(marker: Path) -> int | None:
                 fcntl.flock(file, fcntl.LOCK_SH | fcntl.LOCK_NB)
             except BlockingIOError:
                 words = file.read().split()
-                return int(words[0]) if words and words[0].isdigit() else None
+                return int(words[0]) if words and words[0].isdecimal() else None
             return None
     except FileNotFoundError:
         return None

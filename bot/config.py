@@ -211,7 +211,7 @@ class Settings:
 
 def port_number(variable: str, text: str) -> int:
     """A TCP port from an environment variable; ConfigError names the variable otherwise."""
-    if not text.isdigit() or not 1 <= int(text) <= 65535:
+    if not text.isdecimal() or not 1 <= int(text) <= 65535:
         raise ConfigError(f"{variable}: '{text[:20]}' is not a port number; set a free port from 1 to 65535, "
                           "such as 3000")
     return int(text)

@@ -40,7 +40,8 @@ async def quiz(ctx: Context, cmd: Command) -> list[Reply]:
     if words and words[0].lower() == "round":
         return await rounds.round_command(ctx, cmd, words[1:])
     name = " ".join(words)
-    if ctx.library.lesson(name) is None and any(w.isdigit() or w.lower().startswith("seconds") for w in words):
+    round_words = any(rounds.looks_like_number(w) or w.lower().startswith("seconds") for w in words)
+    if round_words and ctx.library.lesson(name) is None:
         raise StudyError(f"A number of questions and seconds are for a round. {rounds.USAGE}")
     return await next_question(ctx, cmd.actor, cmd.place, ctx.lesson(name))
 

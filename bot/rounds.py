@@ -47,6 +47,11 @@ async def round_command(ctx: Context, cmd: Command, words: list[str]) -> list[Re
     return await start_round(ctx, cmd, words)
 
 
+def looks_like_number(word: str) -> bool:
+    """Whether a word was meant as a number (-3, 12, ², ①), readable or not."""
+    return word.lstrip("-").isdigit()
+
+
 def parse(ctx: Context, words: list[str]) -> tuple[str, int | None, int | None]:
     """(lesson name, number of questions, seconds per question) from `[lesson] [N] [seconds:S]`."""
     lesson: list[str] = []
@@ -55,11 +60,13 @@ def parse(ctx: Context, words: list[str]) -> tuple[str, int | None, int | None]:
     for word in rest:
         if word.lower().startswith("seconds"):
             value = word[len("seconds"):].lstrip(":=") or next(rest, "")
-            if not value.isdigit():
+            if not value.isdecimal():  # isdigit() would take ² and ①, which int() cannot read
                 raise StudyError("Give the seconds per question as a number, such as seconds:30.")
             seconds = int(value)
-        elif word.isdigit():
-            count = int(word)
+        elif looks_like_number(word):
+            if not word.lstrip("-").isdecimal():
+                raise StudyError("Give the number of questions as a number, such as 5.")
+            count = int(word)  # a negative one is refused with the lesson's range below
         else:
             lesson.append(word)
     shortest, longest = ctx.settings.round_seconds_range

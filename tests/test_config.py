@@ -137,6 +137,7 @@ def test_a_config_file_that_cannot_be_read_says_why(tmp_path, make, message) -> 
     ({"STUDYBOT_HTTP_PORT": "70000"}, "STUDYBOT_HTTP_PORT: '70000' is not a port number; set a free port"),
     ({"STUDYBOT_HTTP_PORT": "99999"}, "STUDYBOT_HTTP_PORT: '99999' is not a port number"),
     ({"STUDYBOT_HTTP_PORT": "http"}, "STUDYBOT_HTTP_PORT: 'http' is not a port number"),
+    ({"STUDYBOT_HTTP_PORT": "²"}, "STUDYBOT_HTTP_PORT: '²' is not a port number"),
     ({"STUDYBOT_METRICS_PORT": "0"}, "STUDYBOT_METRICS_PORT: '0' is not a port number"),
     ({"STUDYBOT_LOG_FORMAT": "jsn"}, "STUDYBOT_LOG_FORMAT: 'jsn' is not a format (did you mean 'json'?)"),
     ({"STUDYBOT_LOG_LEVEL": "LOUD"}, "STUDYBOT_LOG_LEVEL: 'LOUD' is not a level"),

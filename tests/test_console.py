@@ -28,6 +28,23 @@ def run_console(tmp_path: Path, lines: list[str]) -> str:
     return done.stdout
 
 
+async def test_a_digit_that_is_not_a_number_is_refused_and_the_chat_goes_on(tmp_path: Path) -> None:
+    """² and ① count as digits to Python's isdigit() but int() cannot read them: the chat says what
+    to type instead of ending."""
+    settings = Settings(db_path=tmp_path / "bot.db", content_dir=CORE_PACK, results_dir=tmp_path / "results")
+    bot = await StudyBot.start(settings, FixedClock("2026-11-30T08:00:00+00:00"))
+    out = io.StringIO()
+    chat = ConsoleChat(bot, out)
+    try:
+        await chat.line("/quiz")
+        await chat.line("²")
+        assert out.getvalue().endswith("Type a command such as /quiz or /help, or a choice number.\n")
+        await chat.line("/help")
+        assert out.getvalue().rstrip().splitlines()[-1].startswith("• ")
+    finally:
+        await bot.close()
+
+
 def test_glossary_lookups(tmp_path: Path) -> None:
     out = run_console(tmp_path, ["/glossary fsdp", "/glossary FDSP", "/glossary", "/quit"])
     assert "FSDP (Fully Sharded Data Parallel" in out and "Did you mean: FSDP" in out and "Glossary terms (" in out

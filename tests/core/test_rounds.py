@@ -142,6 +142,22 @@ async def test_a_round_of_more_questions_than_the_lesson_has_is_refused(bot) -> 
     assert await rounds_stored(bot) == 0
 
 
+async def test_odd_numbers_in_a_round_get_a_clear_answer_and_start_nothing(bot) -> None:
+    """Digits Python calls digits but cannot read as a number (², ①) and a negative count are a
+    learner's typo, never a bug reference."""
+    for args, wanted in (("round -3", "Lesson core-basics has 4 questions; pick 1 to 4."),
+                         ("round ²", "Give the number of questions as a number, such as 5."),
+                         ("round core-basics ①", "Give the number of questions as a number, such as 5."),
+                         ("round seconds:²", "Give the seconds per question as a number, such as seconds:30."),
+                         ("round seconds:-5", "Give the seconds per question as a number, such as seconds:30.")):
+        [refusal] = await bot.handle(Command("quiz", args, learner("U0"), channel()))
+        assert refusal.text == wanted, args
+    for args in ("³", "-2"):
+        [practice] = await bot.handle(Command("quiz", args, learner("U0"), channel()))
+        assert practice.text.startswith("A number of questions and seconds are for a round."), args
+    assert await rounds_stored(bot) == 0
+
+
 @pytest.fixture
 async def bounded(settings, clock):
     """A bot whose rounds may take 20 to 90 seconds per question."""
