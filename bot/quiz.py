@@ -60,13 +60,13 @@ async def next_question(ctx: Context, actor: Actor, place: Place, lesson: Lesson
 
 
 async def on_choice(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:
+    if suffix == rounds.NEXT:  # moves a round on, even past a question a reload removed
+        return await rounds.on_next(ctx, event, prompt)
     question = ctx.question(prompt.item_id)
     if suffix == OPEN_FORM:
         if prompt.closed:
             raise StudyError("That question has ended. Watch for the next one.")
         return [question.ask(prompt.id, "", Audience.PRIVATE, arrangement(question, prompt))]
-    if suffix == rounds.NEXT:
-        return await rounds.on_next(ctx, event, prompt)
     if suffix == DONT_KNOW:
         return await _answered(ctx, event, prompt, question, _dont_know(question, prompt))
     verdict = question.grade_choice(suffix, arrangement(question, prompt))

@@ -18,7 +18,8 @@ from bot.messages import Actor, Audience, Choice, ChoiceMade, Command, Reply, Ti
 from bot.store.model import Prompt, Round, RoundState
 
 NEXT = "n"  # a choice suffix: the starter moves the round on
-REMOVED = "This question was removed from the lesson; the round goes on with the next one."
+REMOVED = ("This question was removed from the lesson; the next one follows when its time is up (or when the "
+           "round's starter presses Next).")
 TIMER = "round"  # timer keys: round:<round id>:<position>
 
 
@@ -201,11 +202,14 @@ async def reveal(ctx: Context, round_id: int, position: int) -> list[Reply]:
 
 
 async def _silent_twice(ctx: Context, round_: Round, prompt: Prompt) -> bool:
-    """Whether nobody answered this question, nor the one before it (and another one follows)."""
+    """Whether nobody answered this question, nor the one before it (and another one follows). A
+    question a reload removed could not be answered: it never counts as silent."""
     if not 0 < round_.position < len(round_.question_ids) - 1 or (await ctx.store.answers.tally(prompt.id)).answers:
         return False
     before = await ctx.store.rounds.prompt_at(round_.id, round_.position - 1)
-    return before is not None and not (await ctx.store.answers.tally(before.id)).answers
+    asked = round_.question_ids[round_.position - 1:round_.position + 1]
+    return (before is not None and all(q in ctx.library.questions for q in asked)
+            and not (await ctx.store.answers.tally(before.id)).answers)
 
 
 async def on_end(ctx: Context, event: TimerFired, key: str) -> list[Reply]:

@@ -23,7 +23,9 @@ from bot import app
 from bot.app import StudyBot
 from bot.clock import FixedClock
 from bot.config import Settings
-from bot.messages import Audience, ChoiceMade, Command, TextSubmitted
+from bot.messages import Audience, ChoiceMade, Command, MessageRef, TextSubmitted
+from bot.scheduler import fire_due
+from bot.store.model import RoundState
 
 PROBLEM = re.compile(r"^\S+:\d+: \S+: .+$")  # file:line: field: message
 REMOVED = "That question was removed from the lesson."
@@ -245,3 +247,37 @@ async def test_overlapping_reloads_end_with_the_newest_packs(bot: StudyBot, cont
     await asyncio.gather(first, bot.reload())
     assert bot.library.questions["core-q1"].prompt == Q1_REWORDED
     assert most[0] == 1
+
+
+class Outbox:
+    def __init__(self) -> None:
+        self.sent, self.edits = [], []
+
+    async def send(self, reply):
+        self.sent.append(reply)
+        return MessageRef("slack", reply.place.channel_id, f"m{len(self.sent)}")
+
+    async def edit(self, ref, reply):
+        self.edits.append((ref, reply))
+
+
+async def test_a_round_goes_on_past_questions_a_reload_removed(bot: StudyBot, content: Path, clock) -> None:
+    """The open question and the next one are removed mid-round: Next still works on both, and a
+    removed question never counts as one nobody answered (the round is not paused for it)."""
+    starter = learner("U0")
+    replies = await bot.handle(Command("quiz", "round 3", starter, channel()))
+    [first] = [r for r in replies if r.audience is Audience.PUBLIC]
+    await bot.message_posted(first.tag, MessageRef("slack", "C1", "q1"))
+    remove_question(content / "basics" / "quiz.yaml", "core-q1")
+    remove_question(content / "basics" / "quiz.yaml", "core-q2")
+    assert (await bot.reload()).problems == []
+    outbox = Outbox()
+    for _ in range(2):  # question 1, then question 2: both removed, nobody answered either
+        [hurried] = await bot.handle(ChoiceMade(next(c for c in first.choices if c.label == "Next ▶").token,
+                                                starter, channel()))
+        assert hurried.text == "Revealing it now."
+        assert await fire_due(bot, {"slack": outbox}) == 1
+        first = outbox.sent[-1]
+        assert "removed from the lesson" in outbox.edits[-1][1].text
+    assert first.text.startswith("Round · question 3 of 3") and "Put the steps" in first.text
+    assert (await bot.store.rounds.in_channel(channel())).state is RoundState.OPEN
