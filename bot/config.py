@@ -335,9 +335,12 @@ def _daily(where: _Where, key: str, data: object) -> DailyQuestion | None:
     lesson = data.get("lesson")
     if lesson is not None and not isinstance(lesson, str):
         where.fail(f"{key}.lesson", f"{_shown(lesson)} is not a lesson id; write one such as lesson: meta-llm-scale")
-    reveal = data.get("reveal")
-    return DailyQuestion(channel, _time(where, f"{key}.time", data.get("time", "09:00")), lesson,
-                         None if reveal is None else _time(where, f"{key}.reveal", reveal))
+    at = _time(where, f"{key}.time", data.get("time", "09:00"))
+    reveal = None if data.get("reveal") is None else _time(where, f"{key}.reveal", data.get("reveal"))
+    if reveal is not None and reveal <= at:  # it would find no question of that day yet, and never reveal
+        where.fail(f"{key}.reveal", f"{reveal:%H:%M} is not after the question is posted (time: {at:%H:%M}); write "
+                   "a later time of that day, or leave reveal out to reveal each question at the next day's post")
+    return DailyQuestion(channel, at, lesson, reveal)
 
 
 def _channel(where: _Where, key: str, value: object) -> str:

@@ -90,6 +90,13 @@ MISTAKES = [
      "cohorts.T1.leaderboard.channel: is empty; write the channel's id, like channel: C0123456789"),
     ("cohorts: {T1: {platform: slack, leaderboard: {channel: C1, weekday: mondey}}}",
      "cohorts.T1.leaderboard.weekday: 'mondey' is not a weekday (did you mean 'monday'?)"),
+    ("cohorts: {T1: {platform: slack, daily: {channel: C1, time: '09:00', reveal: '08:00'}}}",
+     "cohorts.T1.daily.reveal: 08:00 is not after the question is posted (time: 09:00); write a later time of "
+     "that day, or leave reveal out to reveal each question at the next day's post"),
+    ("cohorts: {T1: {platform: slack, daily: {channel: C1, reveal: '09:00'}}}",
+     "cohorts.T1.daily.reveal: 09:00 is not after the question is posted (time: 09:00)"),
+    ("cohorts: {T1: {platform: slack, daily: {time: '09:00'}}}",
+     "cohorts.T1.daily.channel: is empty; write the channel's id"),
     ("leaderboard: {self_graded: marked}", "leaderboard.self_graded: 'marked' is not a policy (did you mean 'mark'?)"),
     ("leaderboard: {selfgraded: mark}", "leaderboard.selfgraded: unknown key (did you mean 'self_graded'?)"),
     ("- just a list", "(document): must be a mapping of settings"),
