@@ -114,6 +114,7 @@ class StudyBot:
         self.ctx = ctx
         self.gate = Gate()
         self._reloading = asyncio.Lock()  # one reload at a time: a slow one never undoes a newer one
+        self._next_reload: asyncio.Future[Report] | None = None  # the reload waiting to begin, if any
         self.commands: dict[str, CommandSpec] = {spec.name: spec for spec in COMMANDS}
 
     @classmethod
@@ -256,8 +257,17 @@ class StudyBot:
 
     async def reload(self) -> Report:
         """Read and check the lesson packs again; with no problem, serve them from the next event on
-        (never in the middle of one); with any, keep serving the ones loaded before."""
+        (never in the middle of one); with any, keep serving the ones loaded before.
+
+        A request made while another reload waits to begin shares that one (it reads the packs after
+        both were asked for): a burst of SIGHUPs reads them once more, not once per signal."""
+        if self._next_reload is None:
+            self._next_reload = asyncio.ensure_future(self._reload())
+        return await asyncio.shield(self._next_reload)
+
+    async def _reload(self) -> Report:
         async with self._reloading:
+            self._next_reload = None  # from here on, a new request needs a reading of its own
             report = await asyncio.to_thread(check_library, self.ctx.settings.content_dir)
             if report.problems:
                 reload_log.warning("the lesson packs have %d problem(s); still serving the ones loaded before",

@@ -281,3 +281,15 @@ async def test_a_round_goes_on_past_questions_a_reload_removed(bot: StudyBot, co
         assert "removed from the lesson" in outbox.edits[-1][1].text
     assert first.text.startswith("Round · question 3 of 3") and "Put the steps" in first.text
     assert (await bot.store.rounds.in_channel(channel())).state is RoundState.OPEN
+
+
+async def test_a_burst_of_reload_requests_reads_the_packs_at_most_twice(bot: StudyBot, content: Path,
+                                                                        caplog: pytest.LogCaptureFixture) -> None:
+    """A SIGHUP storm: requests that arrive while a reload waits to begin share it, so each one is
+    answered by a reading made after it arrived, and the packs are read one more time, not once each."""
+    caplog.set_level(logging.INFO, app.RELOAD_LOG)
+    edit(content / "basics" / "quiz.yaml", Q1_PROMPT, Q1_REWORDED)
+    reports = await asyncio.gather(*(bot.reload() for _ in range(20)))
+    assert all(report.problems == [] for report in reports)
+    assert bot.library.questions["core-q1"].prompt == Q1_REWORDED
+    assert 1 <= sum(m.startswith("lesson packs reloaded") for m in caplog.messages) <= 2
