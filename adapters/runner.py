@@ -197,7 +197,8 @@ async def run_platforms(bot: StudyBot, configured: Mapping[Platform, Any], stop:
 
 async def check_channels(bot: StudyBot, adapters: Sequence[Adapter]) -> int:
     """Check each channel the configuration posts to on a schedule; each one studybot cannot post
-    in is logged and recorded for `studybot health`. Returns how many have a problem."""
+    in is logged and recorded for `studybot health` (which shows what the latest check found).
+    Returns how many have a problem."""
     problems = 0
     for adapter in adapters:
         for key, channel in bot.settings.channels(adapter.platform):
@@ -207,7 +208,9 @@ async def check_channels(bot: StudyBot, adapters: Sequence[Adapter]) -> int:
             except Exception as exc:  # the platform is slow or down: the posts will retry on their own
                 log.warning("could not check %s (%s): %s", key, channel, type(exc).__name__)
                 continue
-            if problem is not None:
+            if problem is None:
+                await bot.store.timers.can_post(key)
+            else:
                 problems += 1
                 reason = f"studybot cannot post in channel {channel} ({problem}); invite it there or correct {key}"
                 log.warning("%s: %s", key, reason)

@@ -89,10 +89,18 @@ class Timers:
         await self._engine.write(run)
 
     async def cannot_post(self, key: str, reason: str) -> None:
-        """Record a configured channel that a start-up check found studybot cannot post in."""
+        """Record a configured channel that a start-up check found studybot cannot post in (in place
+        of what an earlier check found)."""
+        def run(c: sqlite3.Connection) -> None:
+            c.execute("DELETE FROM failed_deliveries WHERE timer = ?", (key,))
+            c.execute("INSERT INTO failed_deliveries (timer, reason, failed_at) VALUES (?, ?, ?)", (key, reason, now))
+
         now = self._engine.now()
-        await self._engine.write(lambda c: c.execute(
-            "INSERT INTO failed_deliveries (timer, reason, failed_at) VALUES (?, ?, ?)", (key, reason, now)))
+        await self._engine.write(run)
+
+    async def can_post(self, key: str) -> None:
+        """A start-up check found studybot can post in a configured channel: what an earlier one found goes."""
+        await self._engine.write(lambda c: c.execute("DELETE FROM failed_deliveries WHERE timer = ?", (key,)))
 
     async def given_up(self, since: datetime) -> list[GivenUp]:
         """The timers given up since a moment, latest first (for `studybot health`)."""

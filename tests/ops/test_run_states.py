@@ -15,9 +15,9 @@ from datetime import time, timedelta
 from pathlib import Path
 
 import pytest
-from fake_platform import REJECTED, FakeSettings, platform
+from fake_platform import REJECTED, FakeAdapter, FakeSettings, platform
 
-from adapters.runner import Backoff, check_ports, run_platforms
+from adapters.runner import Backoff, check_channels, check_ports, run_platforms
 from adapters.slack_settings import SLACK, SlackSettings
 from bot.app import StudyBot
 from bot.config import CohortSettings, DailyQuestion, LeaderboardSchedule, Secret, Settings
@@ -137,5 +137,25 @@ async def test_a_configured_channel_studybot_cannot_post_in_is_reported_once_ser
         assert problem.timer == "cohorts.F1.leaderboard.channel"
         assert problem.reason == ("studybot cannot post in channel GONE1 (no such channel); invite it there or "
                                   "correct cohorts.F1.leaderboard.channel")
+    finally:
+        await bot.close()
+
+
+async def test_health_shows_each_channel_as_the_latest_check_found_it(settings: Settings, clock) -> None:
+    """A channel found broken at two start-ups is listed once; once a later start-up finds it fixed
+    (the operator invited studybot), it is no longer listed."""
+    def cohorts(channel: str) -> dict:
+        return {Cohort("fake", "F1"): CohortSettings(daily=DailyQuestion(channel, time(9)))}
+
+    bot = await StudyBot.start(replace(settings, cohorts=cohorts("GONE1")), clock)
+    try:
+        adapter = FakeAdapter(bot, FakeSettings(["serve"]))
+        for _ in range(2):  # two start-ups with the channel broken
+            assert await check_channels(bot, [adapter]) == 1
+        [problem] = await bot.store.timers.given_up(clock.now() - timedelta(hours=1))
+        assert problem.timer == "cohorts.F1.daily.channel"
+        bot.ctx.settings = replace(settings, cohorts=cohorts("FIXED1"))  # the next start-up, the config corrected
+        assert await check_channels(bot, [adapter]) == 0
+        assert await bot.store.timers.given_up(clock.now() - timedelta(hours=1)) == []
     finally:
         await bot.close()
