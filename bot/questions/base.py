@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 OPEN_FORM = "f"  # a choice suffix: open the answer form of a text-answered question (rounds)
 DONT_KNOW = "?"  # a choice suffix: "I don't know"
 DONT_KNOW_LABEL = "I don't know"
-DONT_KNOW_WORDS = frozenset({"i dont know", "i do not know", "dont know", "idk", "no idea", "?", "i dunno"})
+DONT_KNOW_WORDS = frozenset({"i dont know", "i do not know", "dont know", "idk", "no idea", "i dunno"})
 
 
 def dont_know_button(prompt_id: str) -> Choice:
@@ -36,8 +36,8 @@ def dont_know_button(prompt_id: str) -> Choice:
 
 def says_dont_know(text: str) -> bool:
     """Whether a typed answer is "I don't know" (in any of the usual ways of typing it)."""
-    said = " ".join(text.lower().replace("'", "").replace("’", "").strip(" .!").split())
-    return said in DONT_KNOW_WORDS
+    said = " ".join(text.lower().replace("'", "").replace("’", "").split()).strip(" .!?")
+    return said in DONT_KNOW_WORDS or (not said and "?" in text)  # "idk?", "?", "??"
 
 
 @dataclass(frozen=True)

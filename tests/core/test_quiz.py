@@ -231,6 +231,20 @@ async def test_i_dont_know_is_a_first_answer_with_no_points_and_comes_back_soone
         await bot.close()
 
 
+@pytest.mark.parametrize("typed", ["I don't know?", "I don’t know...", "idk?", "??", "No idea!"])
+async def test_i_dont_know_typed_with_a_question_mark_is_i_dont_know(bot, typed) -> None:
+    """On a short answer's form: recorded as "I don't know" (its card due at once), not graded."""
+    who = learner()
+    first = await start(bot, who)
+    [feedback] = await bot.handle(answer(lesson(bot).questions[0], first, who, channel()))
+    [short] = await bot.handle(ChoiceMade(feedback.choices[-1].token, who, channel()))
+    assert short.form is not None
+    [reply] = await bot.handle(TextSubmitted(short.form.token, typed, who, channel()))
+    assert "that counts as your first answer, with no points" in reply.text
+    card = next(c for c in await bot.store.cards.of(who) if c.question_id == "core-q2")
+    assert card.due <= bot.ctx.clock.now()
+
+
 async def test_quiz_says_which_question_of_how_many(bot) -> None:
     who = learner()
     reply = await start(bot, who)
