@@ -47,6 +47,9 @@ class Context:
     def lesson(self, name: str | None) -> Lesson:
         """A lesson by id or unique prefix (the first one when no name is given)."""
         lesson = self.library.lesson(name)
+        if lesson is None and name and len(matches := self.library.lessons_named(name)) > 1:
+            raise StudyError(f"'{name[:40]}' could be {', '.join(m.id for m in matches[:-1])} or {matches[-1].id}; "
+                             "type more of its id.")
         if lesson is None:
             known = ", ".join(self.library.lessons) or "none"
             raise StudyError(f"No lesson '{(name or '')[:40]}'. Lessons: {known}.")

@@ -79,8 +79,12 @@ class Library:
             return None
         if not name:
             return next(iter(self.lessons.values()))
+        matches = self.lessons_named(name)
+        return matches[0] if len(matches) == 1 else None
+
+    def lessons_named(self, name: str) -> list[Lesson]:
+        """The lesson with this id, else every lesson whose id starts with it."""
         name = name.lower()
         if name in self.lessons:
-            return self.lessons[name]
-        matches = [lesson for key, lesson in self.lessons.items() if key.startswith(name)]
-        return matches[0] if len(matches) == 1 else None
+            return [self.lessons[name]]
+        return [lesson for key, lesson in self.lessons.items() if key.startswith(name)]

@@ -41,3 +41,18 @@ async def test_lessons_lists_each_lesson_with_the_learners_progress(settings, cl
                                                 "• more-basics: More basics · not started; teach-backs 0/2"]
     finally:
         await bot.close()
+
+
+async def test_a_prefix_of_two_lessons_names_both(settings, clock, tmp_path) -> None:
+    """`core` could be core-basics or core-more: the learner is told which ids it could be."""
+    root = two_lessons(tmp_path / "packs")
+    for name in ("lesson.yaml", "quiz.yaml", "teachback.yaml"):
+        file = root / "more" / name
+        file.write_text(file.read_text(encoding="utf-8").replace("more-basics", "core-more"), encoding="utf-8")
+    bot = await StudyBot.start(replace(settings, content_dir=root), clock)
+    try:
+        for command, args in (("quiz", "core"), ("quiz", "round co"), ("review", "core")):
+            [reply] = await bot.handle(Command(command, args, learner(), channel()))
+            assert reply.text.endswith("could be core-basics or core-more; type more of its id."), (command, args)
+    finally:
+        await bot.close()
