@@ -108,7 +108,7 @@ class ConsoleChat:
         self._posted += 1
         return MessageRef(PLATFORM, CHANNEL, str(self._posted))
 
-    async def channel_problem(self, channel_id: str) -> str | None:
+    async def channel_problem(self, place: Place) -> str | None:
         return None  # the console prints everything
 
     async def edit(self, ref: MessageRef, reply: Reply) -> None:

@@ -705,14 +705,18 @@ class DiscordAdapter:
         message = await channel.send(**message_kwargs(reply))
         return MessageRef(PLATFORM, str(message.channel.id), str(message.id))
 
-    async def channel_problem(self, channel_id: str) -> str | None:
-        """Why studybot could not post in this channel (fetched, and its permissions), else None."""
+    async def channel_problem(self, place: Place) -> str | None:
+        """Why studybot could not post in this server's channel (fetched: its server and its
+        permissions), else None."""
+        channel_id = place.channel_id or ""
         if not channel_id.isdecimal():
             return "not a Discord channel id (a number, from Copy Channel ID)"
         try:
             channel = await self.client.fetch_channel(int(channel_id))
         except discord.HTTPException as exc:
             return f"HTTP {exc.status} code {exc.code}"
+        if isinstance(channel, discord.abc.GuildChannel) and str(channel.guild.id) != place.cohort:
+            return f"the channel is in another server ({channel.guild.id}), not in {place.cohort}"
         if isinstance(channel, discord.abc.GuildChannel) and channel.guild.me is not None:
             allowed = channel.permissions_for(channel.guild.me)
             if not (allowed.view_channel and allowed.send_messages):

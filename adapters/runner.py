@@ -27,6 +27,7 @@ from adapters import metrics_http
 from adapters.platform import Platform
 from bot.app import StudyBot
 from bot.errors import PlatformRejected, PlatformUnreachable, SetupError
+from bot.messages import Place
 from bot.scheduler import Outbox, run_scheduler
 
 log = logging.getLogger("studybot.runner")
@@ -44,8 +45,8 @@ class Adapter(Outbox, Protocol):
 
     async def close(self) -> None: ...
 
-    async def channel_problem(self, channel_id: str) -> str | None:
-        """Why studybot could not post in this channel, else None."""
+    async def channel_problem(self, place: Place) -> str | None:
+        """Why studybot could not post in this cohort's channel, else None."""
 
 
 @dataclass(frozen=True)
@@ -201,10 +202,11 @@ async def check_channels(bot: StudyBot, adapters: Sequence[Adapter]) -> int:
     Returns how many have a problem."""
     problems = 0
     for adapter in adapters:
-        for key, channel in bot.settings.channels(adapter.platform):
+        for key, place in bot.settings.channels(adapter.platform):
+            channel = place.channel_id
             try:
                 async with asyncio.timeout(CHECK_WITHIN):
-                    problem = await adapter.channel_problem(channel)
+                    problem = await adapter.channel_problem(place)
             except Exception as exc:  # the platform is slow or down: the posts will retry on their own
                 log.warning("could not check %s (%s): %s", key, channel, type(exc).__name__)
                 continue

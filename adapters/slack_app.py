@@ -693,8 +693,10 @@ class SlackAdapter:
             posted = await self.client.chat_postMessage(channel=channel, **message_for(reply))
         return MessageRef(PLATFORM, posted["channel"], posted["ts"])
 
-    async def channel_problem(self, channel_id: str) -> str | None:
-        """Why studybot could not post in this channel (conversations.info), else None."""
+    async def channel_problem(self, place: Place) -> str | None:
+        """Why studybot could not post in this channel (conversations.info), else None. The bot token
+        is the workspace's own, so a channel of another workspace is not found."""
+        channel_id = place.channel_id or ""
         try:
             info = await self.client.conversations_info(channel=channel_id)
         except SlackApiError as exc:

@@ -19,7 +19,7 @@ import yaml
 
 from bot import yamlfile
 from bot.errors import ConfigError
-from bot.messages import Cohort
+from bot.messages import Cohort, Place
 from bot.scoring import SelfGraded
 from bot.suggest import did_you_mean
 
@@ -190,13 +190,13 @@ class Settings:
     def cohort(self, cohort: Cohort) -> CohortSettings:
         return self.cohorts.get(cohort) or CohortSettings()
 
-    def channels(self, platform: str) -> list[tuple[str, str]]:
-        """The channels this platform's cohorts post to on a schedule, as (config key, channel id)."""
+    def channels(self, platform: str) -> list[tuple[str, Place]]:
+        """The channels this platform's cohorts post to on a schedule, as (config key, place)."""
         found = []
         for cohort, chosen in self.cohorts.items():
             for what, plan in (("leaderboard", chosen.leaderboard), ("daily", chosen.daily)):
                 if cohort.platform == platform and plan is not None:
-                    found.append((f"cohorts.{cohort.id}.{what}.channel", plan.channel))
+                    found.append((f"cohorts.{cohort.id}.{what}.channel", Place(platform, cohort.id, plan.channel)))
         return found
 
     def section(self, name: str, keys: Collection[str] | None = None) -> Mapping[str, Any]:

@@ -19,6 +19,7 @@ from adapters.discord_settings import DiscordSettings
 from bot.app import StudyBot
 from bot.clock import FixedClock
 from bot.config import Instructors, Secret, Settings
+from bot.messages import Place
 from bot.scheduler import fire_due
 from standins.discord_standin import FakeMember, FakeRole
 
@@ -225,16 +226,22 @@ async def test_a_channel_the_bot_lost_access_to_ends_the_round_and_tells_its_sta
 async def test_configured_channels_are_checked_by_fetching_them(tmp_path: Path, discord_fake: Any) -> None:
     fake = discord_fake
     muted = fake.add_text_channel("announcements")
+    elsewhere = fake.add_text_channel("another-server")
+    fake._channels[elsewhere]["guild_id"] = "9090"  # a channel id copied from another server
     fake._channels[muted]["permission_overwrites"] = [  # @everyone may read but not send (Discord's overwrite)
         {"id": fake.guild_id, "type": 0, "allow": "0", "deny": str(1 << 11)}]
     bot, adapter = await running(tmp_path, fake, frozenset())
+
+    async def problem(channel: str) -> str | None:
+        return await adapter.channel_problem(Place("discord", fake.guild_id, channel))
+
     try:
-        assert await adapter.channel_problem(fake.channel_id) is None
-        assert await adapter.channel_problem(muted) == ("studybot lacks the View Channel or Send Messages "
-                                                        "permission there")
-        assert await adapter.channel_problem("123456789") == "HTTP 404 code 10003"
-        assert (await adapter.channel_problem("#general") or "").startswith("not a Discord channel id")
+        assert await problem(fake.channel_id) is None
+        assert await problem(muted) == "studybot lacks the View Channel or Send Messages permission there"
+        assert await problem("123456789") == "HTTP 404 code 10003"
+        assert await problem(elsewhere) == f"the channel is in another server (9090), not in {fake.guild_id}"
+        assert (await problem("#general") or "").startswith("not a Discord channel id")
         assert [c.path for c in fake.calls_matching("GET", r"/channels/\d+")] == [
-            f"/channels/{fake.channel_id}", f"/channels/{muted}", "/channels/123456789"]
+            f"/channels/{fake.channel_id}", f"/channels/{muted}", "/channels/123456789", f"/channels/{elsewhere}"]
     finally:
         await stop(bot, adapter)

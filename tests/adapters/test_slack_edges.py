@@ -22,6 +22,7 @@ from bot.app import StudyBot
 from bot.clock import FixedClock
 from bot.config import Instructors, Secret, Settings
 from bot.errors import PlatformRejected, PlatformUnreachable
+from bot.messages import Place
 from bot.scheduler import fire_due
 from standins.slack_standin import (
     FORM,
@@ -313,11 +314,15 @@ async def test_a_message_deleted_before_its_reveal_is_left_alone(adapter: SlackA
 async def test_configured_channels_are_checked_through_conversations_info(adapter: SlackAdapter, fake: SlackStandIn,
                                                                          bot: StudyBot) -> None:
     fake.channels.update({"C0ARCH": {"is_archived": True}, "G0SECRET": {"is_private": True, "is_member": False}})
-    assert await adapter.channel_problem("C0001") is None
-    assert await adapter.channel_problem("C0ARCH") == "is_archived"
-    assert await adapter.channel_problem("G0SECRET") == "not_in_channel"
-    assert await adapter.channel_problem("C0TYPO") == "channel_not_found"
+
+    async def problem(channel: str) -> str | None:
+        return await adapter.channel_problem(Place("slack", "T0001", channel))
+
+    assert await problem("C0001") is None
+    assert await problem("C0ARCH") == "is_archived"
+    assert await problem("G0SECRET") == "not_in_channel"
+    assert await problem("C0TYPO") == "channel_not_found"
     assert [c.params["channel"] for c in fake.calls_to("conversations.info")] == ["C0001", "C0ARCH", "G0SECRET",
                                                                                  "C0TYPO"]
     fake.inject("conversations.info", 200, {"ok": False, "error": "missing_scope", "needed": "channels:read"})
-    assert await adapter.channel_problem("C0TYPO") is None  # an app without the scope cannot tell: not a problem
+    assert await problem("C0TYPO") is None  # an app without the scope cannot tell: not a problem

@@ -18,7 +18,7 @@ from typing import Any
 
 from adapters.platform import Platform
 from bot.errors import PlatformRejected, PlatformUnreachable
-from bot.messages import MessageRef, Reply
+from bot.messages import MessageRef, Place, Reply
 
 REJECTED = "FAKE_PLATFORM was refused by the fake platform (invalid_auth); set it to a valid token"
 
@@ -63,8 +63,8 @@ class FakeAdapter:
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
         self.sent.append(reply)
 
-    async def channel_problem(self, channel_id: str) -> str | None:
-        return "no such channel" if channel_id.startswith("GONE") else None
+    async def channel_problem(self, place: Place) -> str | None:
+        return "no such channel" if (place.channel_id or "").startswith("GONE") else None
 
 
 def platform(name: str = "fake") -> Platform:
