@@ -237,9 +237,10 @@ async def _reveal_edit(ctx: Context, round_: Round, position: int, prompt: Promp
 
 async def _summary(ctx: Context, round_: Round, note: str = "") -> Reply:
     scores = await ctx.store.rounds.scores(round_.id)
-    total = len(round_.question_ids)
-    board = "\n".join(f"{s.display_name}: {s.correct}/{total}" for s in scores[:10]) or "Nobody answered this time."
-    return Reply(f"Round over.{note}\n{board}\nPractise privately with /quiz; see the week with /leaderboard.",
+    asked, total = min(round_.position + 1, len(round_.question_ids)), len(round_.question_ids)
+    board = "\n".join(f"{s.display_name}: {s.correct}/{asked}" for s in scores[:10]) or "Nobody answered this time."
+    over = "Round over." if asked == total else f"Round over after {asked} of {total} questions."
+    return Reply(f"{over}{note}\n{board}\nPractise privately with /quiz; see the week with /leaderboard.",
                  Audience.PUBLIC, tag=_summary_tag(round_.id), place=round_.place)
 
 

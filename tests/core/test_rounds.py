@@ -194,7 +194,7 @@ async def stopped_at_once(bot, clock, question) -> RecordingOutbox:
     [(ref, reveal)] = outbox.edits
     assert ref.message_id == "q1-message" and "0 answered" in reveal.text
     [summary] = outbox.sent
-    assert summary.text.startswith("Round over.") and summary.audience is Audience.PUBLIC
+    assert summary.text.startswith("Round over after 1 of ") and summary.audience is Audience.PUBLIC
     [late] = await bot.handle(ChoiceMade(question.choices[0].token, learner("U1"), channel()))
     assert "has ended" in late.text
     await time_runs_out(bot, clock, outbox, 3600)
@@ -285,8 +285,9 @@ async def test_a_round_started_over_a_day_ago_is_closed_at_start_up_never_resume
         [(ref, reveal)] = outbox.edits
         assert ref.message_id == "q1-message" and "1 answered, 1 correct" in reveal.text
         [summary] = outbox.sent
-        assert summary.text.startswith("Round over. (It was closed because it was started over a day ago.)")
-        assert "name-U1: 1/4" in summary.text
+        assert summary.text.startswith("Round over after 1 of 4 questions. (It was closed because it was started "
+                                       "over a day ago.)")
+        assert "name-U1: 1/1" in summary.text  # out of the questions asked
         for _ in range(5):
             await time_runs_out(reopened, clock, outbox)
         assert len(outbox.sent) == 1 and await reopened.store.count("timers") == 0
