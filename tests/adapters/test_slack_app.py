@@ -469,7 +469,7 @@ async def test_quiz_round_stop_by_its_starter_only(
     [update] = fake.calls_to("chat.update")
     assert "0 answered, 0 correct." in update.params["text"]
     texts = posted_texts(fake)
-    assert len(texts) == 2 and texts[-1].startswith("Round over.\nNobody answered this time.")
+    assert len(texts) == 2 and texts[-1].startswith("Round over after 1 of 3 questions.\nNobody answered this time.")
     assert await command(adapter, fake, "/quiz", "round stop") == "No round is running in this channel."
     assert answers(settings) == []
 
