@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bot.messages import Actor, Choice, ChoiceMade, Place, Reply, TextSubmitted
+from bot.messages import Actor, Choice, ChoiceMade, MessageRef, Place, Reply, TextSubmitted
 from bot.store.model import AnswerMode, PromptKind
 
 REPO = Path(__file__).resolve().parents[1]
@@ -66,3 +66,18 @@ async def record(bot: Any, who: Actor, question_id: str, *, correct: bool = True
     return await bot.store.answers.record(prompt.id, who, lesson_id=lesson_id, question_id=question_id,
                                           mode=AnswerMode.PRACTICE, correct=correct,
                                           week=bot.ctx.week(who.in_cohort))
+
+
+class RecordingOutbox:
+    """An Outbox that records what the core asked the platform to do."""
+
+    def __init__(self) -> None:
+        self.sent: list[Reply] = []
+        self.edits: list[tuple[MessageRef, Reply]] = []
+
+    async def send(self, reply: Reply) -> MessageRef:
+        self.sent.append(reply)
+        return MessageRef("slack", reply.place.channel_id if reply.place else "D", f"m{len(self.sent)}")
+
+    async def edit(self, ref: MessageRef, reply: Reply) -> None:
+        self.edits.append((ref, reply))

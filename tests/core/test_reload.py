@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from fsrs import Scheduler
-from support import CORE_PACK, answer, channel, learner
+from support import CORE_PACK, RecordingOutbox, answer, channel, learner
 
 from bot import app
 from bot.app import StudyBot
@@ -249,18 +249,6 @@ async def test_overlapping_reloads_end_with_the_newest_packs(bot: StudyBot, cont
     assert most[0] == 1
 
 
-class Outbox:
-    def __init__(self) -> None:
-        self.sent, self.edits = [], []
-
-    async def send(self, reply):
-        self.sent.append(reply)
-        return MessageRef("slack", reply.place.channel_id, f"m{len(self.sent)}")
-
-    async def edit(self, ref, reply):
-        self.edits.append((ref, reply))
-
-
 async def test_a_round_goes_on_past_questions_a_reload_removed(bot: StudyBot, content: Path, clock) -> None:
     """The open question and the next one are removed mid-round: Next still works on both, and a
     removed question never counts as one nobody answered (the round is not paused for it)."""
@@ -271,7 +259,7 @@ async def test_a_round_goes_on_past_questions_a_reload_removed(bot: StudyBot, co
     remove_question(content / "basics" / "quiz.yaml", "core-q1")
     remove_question(content / "basics" / "quiz.yaml", "core-q2")
     assert (await bot.reload()).problems == []
-    outbox = Outbox()
+    outbox = RecordingOutbox()
     for _ in range(2):  # question 1, then question 2: both removed, nobody answered either
         [hurried] = await bot.handle(ChoiceMade(next(c for c in first.choices if c.label == "Next ▶").token,
                                                 starter, channel()))

@@ -1,26 +1,12 @@
 """Public rounds: posted once, one answer each, revealed by the stored timer as an edit."""
 
 import pytest
-from support import channel, choice_for, dont_know, learner, with_cohort
+from support import RecordingOutbox, channel, choice_for, dont_know, learner, with_cohort
 
 from bot.app import StudyBot
 from bot.messages import Audience, ChoiceMade, Cohort, Command, MessageRef
 from bot.scheduler import fire_due
 from bot.store.model import RoundState
-
-
-class RecordingOutbox:
-    """An Outbox that records what the core asked the platform to do."""
-
-    def __init__(self) -> None:
-        self.sent, self.edits = [], []
-
-    async def send(self, reply):
-        self.sent.append(reply)
-        return MessageRef("slack", reply.place.channel_id, f"m{len(self.sent)}")
-
-    async def edit(self, ref, reply):
-        self.edits.append((ref, reply))
 
 
 async def start_round(bot, starter, args="round"):

@@ -7,11 +7,11 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
-from support import channel, choice_for, learner
+from support import RecordingOutbox, channel, choice_for, learner
 
 from bot.app import StudyBot
 from bot.clock import FixedClock
-from bot.messages import Audience, ChoiceMade, Command, MessageRef, Reply
+from bot.messages import Audience, ChoiceMade, Command, MessageRef
 from bot.scheduler import fire_due
 
 LEARNERS = 200
@@ -23,21 +23,6 @@ RELIABILITY = [
     ("the round's timer fires the reveal after the concurrent burst", "1 reveal, tally per choice",
      "the reveal's per-choice counts and 'N answered, K correct' equal the true counts; store.tally agrees"),
 ]
-
-
-class RecordingOutbox:
-    """An Outbox that records what the core asked the platform to do."""
-
-    def __init__(self) -> None:
-        self.sent: list[Reply] = []
-        self.edits: list[tuple[MessageRef, Reply]] = []
-
-    async def send(self, reply: Reply) -> MessageRef:
-        self.sent.append(reply)
-        return MessageRef("slack", reply.place.channel_id if reply.place else "D", f"m{len(self.sent)}")
-
-    async def edit(self, ref: MessageRef, reply: Reply) -> None:
-        self.edits.append((ref, reply))
 
 
 async def test_two_hundred_learners_answer_one_round_question_at_once(bot: StudyBot, clock: FixedClock) -> None:
