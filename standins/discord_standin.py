@@ -23,10 +23,12 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal, Self
+from typing import Any, Literal
 
 import discord
 from aiohttp import WSMsgType, web
+
+from standins.loopback import LoopbackServer
 
 DISCORD_EPOCH_MS = 1_420_070_400_000
 JOINED_AT = "2024-01-01T00:00:00+00:00"
@@ -203,13 +205,14 @@ def walk_components(components: Iterable[Mapping[str, Any]]) -> Iterable[Mapping
             yield from walk_components([comp["accessory"]])
 
 
-class DiscordStandIn:
+class DiscordStandIn(LoopbackServer):
     """An aiohttp server on 127.0.0.1 that plays Discord for the real discord.py.
 
     Use ``async with DiscordStandIn() as fake:`` or ``await fake.start()`` / ``await fake.close()``.
     """
 
     def __init__(self, *, token: str = "Bot-token.standin.0123456789") -> None:
+        super().__init__()
         self.token = token
         self.app_id = "1111"
         self.bot_user_id = self.app_id  # a bot user's id equals its application's id
@@ -251,10 +254,8 @@ class DiscordStandIn:
         self._counter = itertools.count(1)
         self._seq = 0
         self._ws: web.WebSocketResponse | None = None
-        self._sockets: set[web.WebSocketResponse] = set()
         self._send_lock = asyncio.Lock()
         self._changed = asyncio.Condition()
-        self._runner: web.AppRunner | None = None
         self.port = 0
         self.add_text_channel("general", self.channel_id)
 
@@ -266,26 +267,9 @@ class DiscordStandIn:
         app.router.add_get("/gateway", self._gateway)
         app.router.add_get("/attachments/{channel}/{aid}/{filename}", self._attachment)
         app.router.add_route("*", "/api/v10/{tail:.*}", self._rest)
-        self._runner = web.AppRunner(app, shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.port = self._runner.addresses[0][1]
+        self.port = await self.serve(app)
         return self
 
-    async def close(self) -> None:
-        """Close open gateway sockets and stop the server."""
-        for ws in list(self._sockets):
-            await ws.close(code=1001)
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> Self:
-        return await self.start()
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
     @property
     def url(self) -> str:

@@ -30,6 +30,8 @@ import aiohttp
 from aiohttp import web
 from multidict import CIMultiDict
 
+from standins.loopback import LoopbackServer
+
 BOT_TOKEN = "xoxb-test-token"
 APP_TOKEN = "xapp-test-token"
 SIGNING_SECRET = "test-signing-secret"
@@ -75,7 +77,7 @@ class _Injected:
     headers: dict[str, str]
 
 
-class SlackStandIn:
+class SlackStandIn(LoopbackServer):
     """Slack Web API, upload, response_url and Socket Mode endpoints on 127.0.0.1.
 
     Records: `calls` (every Web API call in order, plus the upload POST as method "upload"),
@@ -93,6 +95,7 @@ class SlackStandIn:
         signing_secret: str = SIGNING_SECRET,
         trigger_ttl: float = 3.0,
     ) -> None:
+        super().__init__()
         self.bot_token = bot_token
         self.app_token = app_token
         self.signing_secret = signing_secret
@@ -117,11 +120,9 @@ class SlackStandIn:
         self._pending_uploads: dict[str, Json] = {}
         self._injected: dict[str, deque[_Injected]] = {}
         self._tickets: set[str] = set()
-        self._sockets: set[web.WebSocketResponse] = set()
         self._ws: web.WebSocketResponse | None = None
         self._connected = asyncio.Event()
         self._acks: dict[str, asyncio.Future[Json]] = {}
-        self._runner: web.AppRunner | None = None
         self.response_gate: asyncio.Event | None = None  # when set, response_url posts wait for it
         self._held: dict[str, asyncio.Event] = {}
         self._methods: dict[str, Handler] = {
@@ -150,27 +151,9 @@ class SlackStandIn:
         app.router.add_post("/upload/v1/{file_id}", self._upload)
         app.router.add_post("/response_url/{id}", self._response_url)
         app.router.add_get("/link/", self._socket)
-        self._runner = web.AppRunner(app, shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        self.url = f"http://127.0.0.1:{port}"
+        self.url = f"http://127.0.0.1:{await self.serve(app)}"
         return self
 
-    async def close(self) -> None:
-        """Close open websockets and stop the server."""
-        for ws in list(self._sockets):
-            await ws.close(code=aiohttp.WSCloseCode.GOING_AWAY)
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> Self:
-        return await self.start()
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
     @property
     def api_url(self) -> str:
