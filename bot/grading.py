@@ -28,8 +28,12 @@ that the answer states voids it. How an answer (and each phrasing) is read:
 - Negation: a negator ("no", "not", "n't", "cannot", "never", "without", "unlike", "instead of",
   "rather than", ...; "unless" reads as "if not") opens a scope that runs to the end of its
   clause: the next clause break, a conjunction such as "but", "while", "whereas", "because", or a
-  "where". The scope of a contrast ("unlike DDP, where each GPU has the full model, ...") also
-  covers a relative clause that follows it. A phrase
+  "where". A relative clause after a contrast ("unlike DDP, where each GPU has the full model, ...") is an
+  aside about the thing contrasted: true of it, so it credits an accepted phrasing ("unlike TP, which
+  splits each layer, ..." states "splits each layer"), but it claims nothing of the answer's subject, so a
+  misconception said there voids nothing. An "unlike" followed by UNDELIMITED_CONTRAST words or more
+  with no clause break ("unlike DP TP splits each layer") holds only its next content word, the thing
+  contrasted ("instead of" and "rather than" hold what follows them to the break). A phrase
   inside a scope opened by a negator that is not part of the phrase is not stated: it neither
   credits an accepted phrasing nor voids by a misconception. A phrasing that carries its own
   negator ("no backward pass") is matched like any other, and also by its other words standing
@@ -73,6 +77,7 @@ from bot.content.rubric import KeyPoint, Rubric
 
 MAX_INSERTED = 2  # content words an answer may insert inside a phrase
 MAX_INSERTED_FUNCTION = 3  # and function words ("of", "that", "is")
+UNDELIMITED_CONTRAST = 4  # words after "unlike" with no break: it holds only its next content word
 BREAK = ","  # the token that stands for any clause break
 
 # Articles, possessives and demonstratives: ignored on both sides, like fillers.
@@ -274,13 +279,15 @@ def same_word(said: str, wanted: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Word:
-    """One word of an answer: where it stands and which negator's scope holds it (-1: none)."""
+    """One word of an answer: where it stands, which negator's scope holds it (-1: none), and whether it is in
+    an aside about a thing contrasted ("unlike DDP, where each GPU has the full model, ...")."""
 
     text: str
     lemma: str
     clause: int
     item: int
     negated_by: int
+    aside: bool = False
 
 
 def _negator(tokens: list[str], i: int) -> bool:
@@ -296,35 +303,47 @@ def _next_word(tokens: list[str], i: int) -> str:
     return next((t for t in tokens[i + 1 :] if t != BREAK), "")
 
 
+def _clause_length(tokens: list[str], i: int) -> int:
+    """How many words (determiners and fillers aside) follow tokens[i] before the next clause break."""
+    length = 0
+    for token in tokens[i + 1 :]:
+        if token == BREAK:
+            break
+        length += token not in DETERMINERS and token not in FILLERS
+    return length
+
+
 def _read(tokens: list[str]) -> tuple[list[Word], bool]:
     """The words (determiners and fillers dropped) with clause, item and negation scope; and whether
     the tokens are a bare list: no relation word, and no determiner after the first word of an item."""
     words: list[Word] = []
     clause = item = 0
     owner, contrast, related = -1, False, False
+    one_word = aside = False  # one_word: the open scope is an undelimited contrast's, ending at its next content word
     for i, token in enumerate(tokens):
         if token == BREAK:
             clause, item = clause + 1, item + 1
-            if contrast and _next_word(tokens, i) in RELATIVES:
-                contrast = False  # "unlike X, where ...": the scope runs on over the relative clause
-            else:
-                owner, contrast = -1, False
+            aside = contrast and _next_word(tokens, i) in RELATIVES  # "unlike X, where ...": an aside about X
+            owner, contrast = -1, False
             continue
         if token in FILLERS or token in DETERMINERS:
             related = related or (token in DETERMINERS and bool(words) and words[-1].item == item)
             continue
         if token in CLAUSE_WORDS or (token == "where" and i and tokens[i - 1] != BREAK):  # not "unlike X, where"
-            owner, contrast = -1, False
+            owner, contrast, aside = -1, False, False
         item += token in LIST_JOINERS
         negator = _negator(tokens, i)
-        words.append(Word(token, lemma(token), clause, item, -1 if negator else owner))
+        words.append(Word(token, lemma(token), clause, item, -1 if negator else owner, aside))
         item += token in LIST_JOINERS
         related = related or token in RELATION_WORDS or words[-1].lemma in RELATION_WORDS
         if negator:
             owner, contrast = len(words) - 1, token not in NEGATORS
+            one_word = token in CONTRASTS and _clause_length(tokens, i) >= UNDELIMITED_CONTRAST
+        elif one_word and owner >= 0 and is_content(token):
+            owner, contrast, one_word = -1, False, False
     bare_list = bool(words) and not related
     if bare_list and len(words) >= 4 and len({w.item for w in words}) == 1:
-        words = [Word(w.text, w.lemma, w.clause, n, w.negated_by) for n, w in enumerate(words)]  # one per word
+        words = [Word(w.text, w.lemma, w.clause, n, w.negated_by, w.aside) for n, w in enumerate(words)]  # one each
     return words, bare_list
 
 
@@ -467,17 +486,22 @@ def _placements(answer: Answer, wanted: Phrase, loose: bool = True) -> Iterator[
                 yield span
 
 
-def find(answer: Answer, wanted: Phrase, loose: bool = True) -> int:
+def find(answer: Answer, wanted: Phrase, loose: bool = True, asides: bool = True) -> int:
     """STATED, NEGATED (only inside a negator's scope) or ABSENT. A phrasing with its own negator ("not copy")
-    is also stated by its other words inside one negator's scope ("does not need any extra space to copy")."""
+    is also stated by its other words inside one negator's scope ("does not need any extra space to copy").
+    Without `asides`, what an aside about a thing contrasted says is not stated (a misconception's reading)."""
     best = ABSENT
     for span in _placements(answer, wanted, loose):
+        if not asides and any(answer.words[n].aside for n in span):
+            continue
         if not answer.negated(span):
             return STATED
         best = NEGATED
     core = wanted.core
     if core is not None:
         for span in _placements(answer, core, loose):
+            if not asides and any(answer.words[n].aside for n in span):
+                continue
             owner = answer.words[span[0]].negated_by
             if owner >= 0 and all(answer.words[n].negated_by == owner for n in span):
                 return STATED
@@ -542,7 +566,7 @@ def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms) -> tuple
     """The coverage, and the missed points the answer denies (a phrasing stated only under negation)."""
     matched, missed, voided, credit, denied = [], [], [], [], set()
     for point in points:
-        if any(find(answer, phrase(m, table), loose=False) == STATED for m in point.misconceptions):
+        if any(find(answer, phrase(m, table), loose=False, asides=False) == STATED for m in point.misconceptions):
             voided.append(point.id)
             missed.append(point.id)
             credit.append(0.0)

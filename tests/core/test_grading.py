@@ -278,8 +278,25 @@ def test_a_lone_non_reads_as_none() -> None:
     assert not grade(one("none"), "non-constant").correct
 
 
-def test_where_ends_a_negation_but_not_a_contrast() -> None:
+def test_where_ends_a_negation() -> None:
     rubric = one("each gpu holds a shard")
     assert grade(rubric, "nothing is replicated where each GPU holds a shard").correct
     assert not grade(rubric, "nothing is replicated and each GPU holds a shard").correct
-    assert not grade(one("each gpu has the full model"), "unlike DDP, where each GPU has the full model").correct
+
+
+def test_an_unlike_with_no_break_holds_only_the_thing_contrasted() -> None:
+    rubric = one("splits each layer")
+    assert grade(rubric, "Unlike DP TP splits each layer across the GPUs of one server").correct
+    assert not grade(rubric, "Unlike splitting each layer, DP copies the model").correct  # delimited by a comma
+    assert not grade(rubric, "instead of splitting each layer it copies the whole model to every GPU").correct
+
+
+def test_an_aside_about_the_thing_contrasted_credits_but_never_voids() -> None:
+    rubric = Rubric(2, (KeyPoint("tp", "TP splits each layer", ("splits each layer",), ("tp copies the model",)),
+                        KeyPoint("dp", "DP copies the model", ("copies the model",), ("dp splits each layer",))))
+    assert grade(rubric, "Unlike TP, which splits each layer, DP copies the model to every GPU.").correct
+    assert grade(rubric, "Unlike DP, where every GPU copies the model, TP splits each layer.").correct
+    assert grade(rubric, "Unlike TP, DP splits each layer.").voided == ("dp",)
+    tp_only = Rubric(1, rubric.points[:1])
+    assert grade(tp_only, "Unlike DP, where every GPU copies the model, TP splits each layer.").correct
+    assert not grade(tp_only, "TP copies the model, which splits each layer.").correct  # no contrast: it voids
