@@ -49,7 +49,7 @@ from pathlib import Path
 import yaml
 
 from bot.content.rubric import KeyPoint, Rubric
-from bot.grading import NEGATED, STATED, Answer, Grade, Phrase, Synonyms, find, grade, phrase
+from bot.grading import NEGATED, Answer, Grade, Phrase, Synonyms, find, grade, phrase
 from bot.rubric_audit import audit_rubric
 
 ENV = "STUDYBOT_UNT_DATA"
@@ -219,14 +219,25 @@ def _in_one_clause(answer: Answer, wanted: Phrase) -> bool:
 
 
 def _why_accepted(rubric: Rubric, text: str, result: Grade, synonyms: Synonyms) -> str:
-    """The category of a false accept: whether a one-word phrasing carried it."""
+    """The category of a false accept: whether the answer says enough accepted phrasings word for word (so any
+    reading of the rubric accepts it), and whether one-word phrasings carried it."""
     answer = Answer(text, synonyms)
-    longer = [p for p in rubric.points if p.id in result.matched and any(
-        find(answer, phrase(a, synonyms)) == STATED and phrase(a, synonyms).content > 1
+    said = [w.lemma for w in answer.words]
+    literal = [p for p in rubric.points if p.id in result.matched
+               and any(_contains(said, [lemma for _, lemma in phrase(a, synonyms).words]) for a in p.accept)]
+    if len(literal) < rubric.needed:
+        return "needing the matcher's latitude (typos, inserted words, word order, half a point)"
+    longer = [p for p in literal if any(
+        _contains(said, [lemma for _, lemma in phrase(a, synonyms).words]) and phrase(a, synonyms).content > 1
         for a in p.accept)]
     if len(longer) >= rubric.needed:
-        return "stated in phrasings of several words"
-    return "carried by one-word phrasings"
+        return "accepted phrasings said word for word, of several words"
+    return "accepted phrasings said word for word, carried by one-word phrasings"
+
+
+def _contains(said: list[str], wanted: list[str]) -> bool:
+    """Whether the lemmas `wanted` stand together, in order, in `said`."""
+    return bool(wanted) and any(said[i : i + len(wanted)] == wanted for i in range(len(said) - len(wanted) + 1))
 
 
 def error_categories(questions: Sequence[Question], rubrics: dict[str, Rubric], synonyms: Synonyms) -> Counter[str]:
