@@ -20,11 +20,12 @@ that the answer states voids it. How an answer (and each phrasing) is read:
   may also be said the other way round with only function words between ("memory location" as
   "location in memory", "store a value" as "a value can be stored"). A phrase never runs across
   a clause break: a comma, semicolon, colon, ! ?, a full stop, or an aside in parentheses.
+- Short verbs are spelled out ("we'd" is "we would", "they're" "they are"; "n't" is "not").
 - Numbers are normalised: "184,320" is "184320", "16k" and "16 thousand" are "16000", "3.3M" is
   "3300000", "one" to "twelve" are digits; decimals are kept ("3.5"); "n^2" is "n2". Symbols read
   as words ("&" and, "+" plus, "<=" less than or equal to, "->" to, "w/o" without), "non-"
   and "non " join the next word ("nonconstant"; a "non" left alone before a function word is
-  "none"), and an identifier splits into its words ("arrayName" is "array name").
+  "none"), and an identifier splits into its words ("arrayName" is "array name"; "LoRA" is one word).
 - Negation: a negator ("no", "not", "n't", "cannot", "never", "without", "unlike", "instead of",
   "rather than", ...; "unless" reads as "if not") opens a scope that runs to the end of its
   clause: the next clause break, a conjunction such as "but", "while", "whereas", "because", or a
@@ -116,7 +117,7 @@ _SCALE = {"k": 1000, "thousand": 1000, "m": 10**6, "million": 10**6, "b": 10**9,
 _NON = re.compile(r"\bnon(-|\s+)([a-z]+)")
 _TOKEN = re.compile(r"\d+\.\d+|\w+|[,;:!?\n]|\.(?=\s|$)|(?:^|(?<=\s))\(|\)(?=\s|$|[^\w\s])")
 _BREAKS = frozenset(",;:!?()\n.")
-_CAMEL = re.compile(r"([a-z])([A-Z])")  # arrayName, bPtr: words of an identifier
+_CAMEL = re.compile(r"([a-z])([A-Z][a-z])")  # arrayName, bPtr: words of an identifier (not LoRA, ZeRO)
 _EMPTY_PARENS = re.compile(r"\(\s*\)")
 _CONTRACTIONS = {
     "dont": "do not", "doesnt": "does not", "didnt": "did not", "isnt": "is not", "arent": "are not",
@@ -131,6 +132,8 @@ _SYMBOLS = (
     ("=", " equals "), ("&", " and "), ("+", " plus "),
 )
 _WITHOUT, _WITH = re.compile(r"\bw/o\b"), re.compile(r"\bw/")
+_SHORT_VERB = re.compile(r"(?<=[a-z])'(d|ll|re|ve|m)\b")  # we'd, they'll, we're, I've, I'm
+_SHORT_VERBS = {"d": " would", "ll": " will", "re": " are", "ve": " have", "m": " am"}
 _NUMBER_WORDS = {
     w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
 }
@@ -215,6 +218,7 @@ def _raw_tokens(text: str) -> list[str]:
     for symbol, words in _SYMBOLS:
         text = text.replace(symbol, words)
     text = _WITHOUT.sub(" without ", text)
+    text = _SHORT_VERB.sub(lambda m: _SHORT_VERBS[m[1]], text)
     text = _WITH.sub(" with ", _EMPTY_PARENS.sub(" ", text)).replace("^", "").replace("'", "")
     text = _NON.sub(_joined_non, text)
     text = _NUMBER.sub(_number, text)
@@ -239,7 +243,7 @@ def lemma(word: str) -> str:
     if word[0].isdigit():
         return word
     found = simplemma.lemmatize(word, lang="en")
-    if (found == word and len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+    if (found == word and len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "is"))
             and not simplemma.is_known(word, lang="en")):
         return word[:-1]
     return found

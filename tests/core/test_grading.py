@@ -300,3 +300,15 @@ def test_an_aside_about_the_thing_contrasted_credits_but_never_voids() -> None:
     tp_only = Rubric(1, rubric.points[:1])
     assert grade(tp_only, "Unlike DP, where every GPU copies the model, TP splits each layer.").correct
     assert not grade(tp_only, "TP copies the model, which splits each layer.").correct  # no contrast: it voids
+
+
+def test_mixed_case_acronyms_stay_one_word_and_acronym_plurals_lose_their_s() -> None:
+    assert grade(one("use lora adapters"), "we'd use LoRA adapters").correct
+    assert grade(one("array name"), "pass arrayName").correct
+    assert grade(one("thousands of gpu"), "Llama 3 used thousands of GPUs").correct
+    assert not grade(one("use lora adapters"), "we'd use Lo Ra adapters").correct
+
+
+def test_short_verbs_are_spelled_out() -> None:
+    assert grade(one("they would need fast links"), "they'd need fast links").correct
+    assert not grade(one("use lora adapters"), "lora, adapters, use").correct  # still a bare list
