@@ -53,11 +53,13 @@ that the answer states voids it. How an answer (and each phrasing) is read:
   needing two or more is also met by one fewer and a further point half stated (half the content
   words of one of its phrasings, outside negation: NEAR_POINT), as a grader gives a point to an
   answer that names it in part; a bare list never is, nor a point the answer denies (one of its
-  phrasings said under negation: "it does not need fast links").
+  phrasings said under negation: "it does not need fast links"). A word that states one point (or a
+  misconception) is no part of another: "millions of GPU hours" states nothing of "on one GPU".
 - Score: besides the verdict, a grade has a score from 0 to 1 for ranking answers. A matched point earns 1, a
   voided one 0, and any other NEAR_CREDIT times the square of the share of its best phrasing's content words
-  that the answer states outside negation (all of them, said apart: 0.7). The score is NEEDED_WEIGHT times the
-  mean credit of the best `needed` points plus the rest times the mean credit of all points.
+  that the answer states outside negation and outside other points (all of them, said apart: 0.7). The score
+  is NEEDED_WEIGHT times the mean credit of the best `needed` points plus the rest times the mean credit of all
+  points.
 """
 
 from __future__ import annotations
@@ -550,14 +552,22 @@ NEAR_POINT = NEAR_CREDIT * 0.5**2  # the credit of a point half of whose phrasin
 NEEDED_WEIGHT = 0.6  # the share of the score from the best `needed` points; the rest is from all points
 
 
-def _partial(answer: Answer, wanted: Phrase) -> float:
+def _partial(answer: Answer, wanted: Phrase, taken: set[int]) -> float:
     """NEAR_CREDIT times the square of the share of the phrase's content words the answer states (anywhere,
-    outside any negation scope): some credit for the words of a key point said apart or in other words."""
+    outside any negation scope, and not already `taken` by another point): some credit for the words of a key
+    point said apart or in other words."""
     content = [w for w in wanted.words if is_content(w[0])]
     if not content:
         return 0.0
-    said = sum(any(answer.words[n].negated_by < 0 for n in answer.positions(*w)) for w in content)
+    said = sum(any(answer.words[n].negated_by < 0 and n not in taken for n in answer.positions(*w)) for w in content)
     return NEAR_CREDIT * (said / len(content)) ** 2
+
+
+def _stating(answer: Answer, wanted: Phrase, loose: bool = True, asides: bool = True) -> set[int]:
+    """The content words of the answer that state the phrase (in every placement outside negation)."""
+    return {n for span in _placements(answer, wanted, loose) if not answer.negated(span)
+            and (asides or not any(answer.words[k].aside for k in span))
+            for n in span if is_content(answer.words[n].text)}
 
 
 def cover(points: Iterable[KeyPoint], text: str, *, synonyms: Synonyms | None = None) -> Coverage:
@@ -567,28 +577,31 @@ def cover(points: Iterable[KeyPoint], text: str, *, synonyms: Synonyms | None = 
 
 
 def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms) -> tuple[Coverage, frozenset[str]]:
-    """The coverage, and the missed points the answer denies (a phrasing stated only under negation)."""
-    matched, missed, voided, credit, denied = [], [], [], [], set()
+    """The coverage, and the missed points the answer denies (a phrasing stated only under negation). A word that
+    states a matched point or a misconception earns no partial credit for another point."""
+    points = tuple(points)
+    matched, voided, denied, taken = [], [], set(), set()
     for point in points:
-        if any(find(answer, phrase(m, table), loose=False, asides=False) == STATED for m in point.misconceptions):
+        wrong = [m for m in (phrase(m, table) for m in point.misconceptions)
+                 if find(answer, m, loose=False, asides=False) == STATED]
+        if wrong:
             voided.append(point.id)
-            missed.append(point.id)
-            credit.append(0.0)
+            taken |= _stating(answer, wrong[0], loose=False, asides=False)
             continue
         found = ABSENT
-        for accepted in point.accept:
-            found = max(found, find(answer, phrase(accepted, table)))
+        for accepted in (phrase(a, table) for a in point.accept):
+            found = max(found, find(answer, accepted))
             if found == STATED:
+                matched.append(point.id)
+                taken |= _stating(answer, accepted)
                 break
-        if found == STATED:
-            matched.append(point.id)
-            credit.append(1.0)
-        else:
-            missed.append(point.id)
-            credit.append(max((_partial(answer, phrase(a, table)) for a in point.accept), default=0.0))
-            if found == NEGATED:
-                denied.add(point.id)
-    return Coverage(tuple(matched), tuple(missed), tuple(voided), credit=tuple(credit)), frozenset(denied)
+        if found == NEGATED:
+            denied.add(point.id)
+    credit = tuple(1.0 if p.id in matched else 0.0 if p.id in voided
+                   else max((_partial(answer, phrase(a, table), taken) for a in p.accept), default=0.0)
+                   for p in points)
+    missed = tuple(p.id for p in points if p.id not in matched)
+    return Coverage(tuple(matched), missed, tuple(voided), credit=credit), frozenset(denied)
 
 
 def score(needed: int, credit: Iterable[float]) -> float:

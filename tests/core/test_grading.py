@@ -312,3 +312,10 @@ def test_mixed_case_acronyms_stay_one_word_and_acronym_plurals_lose_their_s() ->
 def test_short_verbs_are_spelled_out() -> None:
     assert grade(one("they would need fast links"), "they'd need fast links").correct
     assert not grade(one("use lora adapters"), "lora, adapters, use").correct  # still a bare list
+
+
+def test_a_word_that_states_one_point_is_no_half_of_another() -> None:
+    rubric = Rubric(2, (KeyPoint("cost", "costly", ("millions of gpu hours",), ()),
+                        KeyPoint("small", "fits small", ("on one gpu",), ())))
+    assert not grade(rubric, "pretraining costs millions of GPU hours").correct
+    assert grade(rubric, "pretraining costs millions of GPU hours, we fine tune on a GPU").correct
