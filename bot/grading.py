@@ -28,18 +28,21 @@ that the answer states voids it. How an answer (and each phrasing) is read:
   "none"), and an identifier splits into its words ("arrayName" is "array name"; "LoRA" is one word).
 - Negation: a negator ("no", "not", "n't", "cannot", "never", "without", "unlike", "instead of",
   "rather than", ...; "unless" reads as "if not") opens a scope that runs to the end of its
-  clause: the next clause break, a conjunction such as "but", "while", "whereas", "because", or a
-  "where". A relative clause after a contrast ("unlike DDP, where each GPU has the full model, ...") is an
-  aside about the thing contrasted: true of it, so it credits an accepted phrasing ("unlike TP, which
-  splits each layer, ..." states "splits each layer"), but it claims nothing of the answer's subject, so a
-  misconception said there voids nothing. An "unlike" followed by UNDELIMITED_CONTRAST words or more
-  with no clause break ("unlike DP TP splits each layer") holds only its next content word, the thing
-  contrasted ("instead of" and "rather than" hold what follows them to the break). A phrase
-  inside a scope opened by a negator that is not part of the phrase is not stated: it neither
-  credits an accepted phrasing nor voids by a misconception. A phrasing that carries its own
+  clause: the next clause break, a conjunction such as "but", "while", "whereas", "because", a
+  "where", or an "and" that starts a new clause with its subject ("... and it splits each layer").
+  A phrase inside a scope opened by a negator that is not part of the phrase is not stated: it
+  neither credits an accepted phrasing nor voids by a misconception. A phrasing that carries its own
   negator ("no backward pass") is matched like any other, and also by its other words standing
   inside the scope of one negator of the answer ("never runs a backward pass", "does not need any
   extra room to copy" states "not copy").
+- Contrasts: a relative clause after a contrast ("unlike DDP, where each GPU has the full model,
+  ...") is an aside about the thing contrasted: true of it, so it credits an accepted phrasing
+  ("unlike TP, which splits each layer, ..." states "splits each layer"), but it claims nothing of
+  the answer's subject, so a misconception said there voids nothing. An "unlike" followed by
+  UNDELIMITED_CONTRAST words or more with no clause break holds only the thing contrasted: its next
+  content word ("unlike DP TP splits each layer"), or the words up to a relative word just after it,
+  which opens an aside ("unlike DDP which copies the model, ..."). "Instead of" and "rather than"
+  hold what follows them to the break.
 - Synonyms: a pack-level table rewrites words ("DP" -> "data parallelism") in answers and
   phrasings alike, before they are read.
 - Bare lists: an answer without a single function word ("of", "is", "it", "which", ...), and
@@ -53,8 +56,9 @@ that the answer states voids it. How an answer (and each phrasing) is read:
   needing two or more is also met by one fewer and a further point half stated (half the content
   words of one of its phrasings, outside negation: NEAR_POINT), as a grader gives a point to an
   answer that names it in part; a bare list never is, nor a point the answer denies (one of its
-  phrasings said under negation: "it does not need fast links"). A word that states one point (or a
-  misconception) is no part of another: "millions of GPU hours" states nothing of "on one GPU".
+  phrasings said under negation: "it does not need fast links"), nor an answer that states a
+  misconception. A word that states one point (or a misconception) is no part of another: "millions
+  of GPU hours" states nothing of "on one GPU".
 - Score: besides the verdict, a grade has a score from 0 to 1 for ranking answers. A matched point earns 1, a
   voided one 0, and any other NEAR_CREDIT times the square of the share of its best phrasing's content words
   that the answer states outside negation and outside other points (all of them, said apart: 0.7). The score
@@ -96,6 +100,7 @@ CLAUSE_WORDS = frozenset({
     "instead", "rather",
 })
 RELATIVES = frozenset({"where", "which", "who", "whose", "that"})
+SUBJECTS = frozenset({"it", "they", "we", "you", "i", "he", "she", "there"})  # after "and": a new clause
 LIST_JOINERS = frozenset({"and", "or"})
 # Words that relate other words: an answer with none of them is a bare list.
 RELATION_WORDS = NEGATORS | CLAUSE_WORDS | RELATIVES | frozenset({
@@ -326,7 +331,10 @@ def _read(tokens: list[str]) -> tuple[list[Word], bool]:
     clause = item = 0
     owner, contrast, related = -1, False, False
     one_word = aside = False  # one_word: the open scope is an undelimited contrast's, ending at its next content word
+    aside_from = -1  # where an undelimited contrast's relative clause starts: "unlike DDP which copies ..."
     for i, token in enumerate(tokens):
+        if i == aside_from:
+            owner, contrast, one_word, aside = -1, False, False, True
         if token == BREAK:
             clause, item = clause + 1, item + 1
             aside = contrast and _next_word(tokens, i) in RELATIVES  # "unlike X, where ...": an aside about X
@@ -335,7 +343,8 @@ def _read(tokens: list[str]) -> tuple[list[Word], bool]:
         if token in FILLERS or token in DETERMINERS:
             related = related or (token in DETERMINERS and bool(words) and words[-1].item == item)
             continue
-        if token in CLAUSE_WORDS or (token == "where" and i and tokens[i - 1] != BREAK):  # not "unlike X, where"
+        if (token in CLAUSE_WORDS or (token == "where" and i and tokens[i - 1] != BREAK)  # not "unlike X, where"
+                or (token in LIST_JOINERS and _next_word(tokens, i) in SUBJECTS)):  # "... and it splits"
             owner, contrast, aside = -1, False, False
         item += token in LIST_JOINERS
         negator = _negator(tokens, i)
@@ -345,7 +354,10 @@ def _read(tokens: list[str]) -> tuple[list[Word], bool]:
         if negator:
             owner, contrast = len(words) - 1, token not in NEGATORS
             one_word = token in CONTRASTS and _clause_length(tokens, i) >= UNDELIMITED_CONTRAST
-        elif one_word and owner >= 0 and is_content(token):
+            if one_word:
+                aside_from = next((k for k in range(i + 2, min(i + 5, len(tokens)))
+                                   if tokens[k] in RELATIVES and BREAK not in tokens[i:k]), -1)
+        elif one_word and owner >= 0 and is_content(token) and aside_from < i:
             owner, contrast, one_word = -1, False, False
     bare_list = bool(words) and not related
     if bare_list and len(words) >= 4 and len({w.item for w in words}) == 1:
@@ -622,6 +634,7 @@ def grade(rubric: Rubric, text: str, *, synonyms: Synonyms | None = None) -> Gra
     found, denied = _cover(rubric.points, answer, table)
     short = rubric.needed - len(found.matched)
     near = any(NEAR_POINT <= c < 1 and p.id not in denied for p, c in zip(rubric.points, found.credit, strict=True))
-    correct = short <= 0 or (short == 1 and near and rubric.half_point and rubric.needed >= 2 and not answer.bare_list)
+    correct = short <= 0 or (short == 1 and near and rubric.half_point and rubric.needed >= 2 and not answer.bare_list
+                             and not found.voided)
     return Grade(found.matched, found.missed, found.voided, correct, credit=found.credit,
                  score=score(rubric.needed, found.credit))

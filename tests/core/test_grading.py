@@ -319,3 +319,23 @@ def test_a_word_that_states_one_point_is_no_half_of_another() -> None:
                         KeyPoint("small", "fits small", ("on one gpu",), ())))
     assert not grade(rubric, "pretraining costs millions of GPU hours").correct
     assert grade(rubric, "pretraining costs millions of GPU hours, we fine tune on a GPU").correct
+
+
+def test_no_half_point_for_an_answer_with_a_misconception() -> None:
+    rubric = Rubric(2, (KeyPoint("fast", "low latency", ("low latency",), ()),
+                        KeyPoint("small", "weights only", ("only the weights",), ("serving needs more memory",)),
+                        KeyPoint("big", "training is big", ("many gpus",), ())))
+    assert grade(rubric, "it has low latency, on GPUs").correct
+    assert not grade(rubric, "serving needs more memory than training, and it has low latency, on GPUs").correct
+
+
+def test_an_unlike_with_a_relative_clause_and_no_comma_is_an_aside() -> None:
+    rubric = one("shards the parameters", misconceptions=("replicates the model",))
+    assert grade(rubric, "unlike DDP which replicates the model on every GPU, FSDP shards the parameters").correct
+    assert not grade(rubric, "FSDP replicates the model on every GPU, and shards the parameters").correct
+
+
+def test_and_with_a_new_subject_ends_a_negation() -> None:
+    rubric = one("splits each layer")
+    assert grade(rubric, "TP isn't about copying the model and it splits each layer across GPUs").correct
+    assert not grade(rubric, "TP isn't about copying the model and splitting each layer").correct
