@@ -27,14 +27,16 @@ that the answer states voids it. How an answer (and each phrasing) is read:
   and "non " join the next word ("nonconstant"; a "non" left alone before a function word is
   "none"), and an identifier splits into its words ("arrayName" is "array name"; "LoRA" is one word).
 - Negation: a negator ("no", "not", "n't", "cannot", "never", "without", "unlike", "instead of",
-  "rather than", ...; "unless" reads as "if not") opens a scope that runs to the end of its
-  clause: the next clause break, a conjunction such as "but", "while", "whereas", "because", a
-  "where", or an "and" that starts a new clause with its subject ("... and it splits each layer").
+  "rather than", ...; "unless" reads as "if not"; but not "not only" or "whether or not") opens a
+  scope that runs to the end of its clause: the next clause break, a conjunction such as "but",
+  "while", "whereas", "because", a "where", or an "and" that starts a new clause with its subject
+  ("... and it splits each layer").
   A phrase inside a scope opened by a negator that is not part of the phrase is not stated: it
   neither credits an accepted phrasing nor voids by a misconception. A phrasing that carries its own
   negator ("no backward pass") is matched like any other, and also by its other words standing
   inside the scope of one negator of the answer ("never runs a backward pass", "does not need any
-  extra room to copy" states "not copy").
+  extra room to copy" states "not copy"), or with its subject just before that negator ("a
+  constructor is not provided" states "not provide a constructor").
 - Contrasts: a relative clause after a contrast ("unlike DDP, where each GPU has the full model,
   ...") is an aside about the thing contrasted: true of it, so it credits an accepted phrasing
   ("unlike TP, which splits each layer, ..." states "splits each layer"), but it claims nothing of
@@ -302,10 +304,10 @@ class Word:
 
 
 def _negator(tokens: list[str], i: int) -> bool:
-    """Whether tokens[i] opens a negation scope ("not only" does not; "instead of" does)."""
+    """Whether tokens[i] opens a negation scope ("not only" and "whether or not" do not; "instead of" does)."""
     word, after = tokens[i], tokens[i + 1] if i + 1 < len(tokens) else ""
     if word in NEGATORS:
-        return not (word == "not" and after == "only")
+        return not ((word == "not" and after == "only") or (word == "not" and i and tokens[i - 1] == "or"))
     return (word in CONTRASTS or (word == "instead" and after == "of") or (word == "rather" and after == "than")
             or (word == "opposed" and after == "to"))
 
@@ -520,9 +522,9 @@ def find(answer: Answer, wanted: Phrase, loose: bool = True, asides: bool = True
         for span in _placements(answer, core, loose):
             if not asides and any(answer.words[n].aside for n in span):
                 continue
-            owner = answer.words[span[0]].negated_by
-            if owner >= 0 and all(answer.words[n].negated_by == owner for n in span):
-                return STATED
+            owner = answer.words[span[-1]].negated_by
+            if owner >= 0 and all(answer.words[n].negated_by == (owner if n > owner else -1) for n in span):
+                return STATED  # inside the scope, or its subject just before ("a constructor is not provided")
     return best
 
 

@@ -339,3 +339,15 @@ def test_and_with_a_new_subject_ends_a_negation() -> None:
     rubric = one("splits each layer")
     assert grade(rubric, "TP isn't about copying the model and it splits each layer across GPUs").correct
     assert not grade(rubric, "TP isn't about copying the model and splitting each layer").correct
+
+
+def test_a_negated_phrasing_is_stated_with_its_subject_before_the_negator() -> None:
+    rubric = one("not provide a constructor")
+    assert grade(rubric, "when a constructor is not provided by the programmer").correct
+    assert not grade(rubric, "when a constructor is provided by the programmer").correct
+
+
+def test_whether_or_not_negates_nothing() -> None:
+    rubric = one("at least once")
+    assert grade(rubric, "it checks whether or not to loop after running the body at least once").correct
+    assert not grade(rubric, "it does not run the body at least once").correct
