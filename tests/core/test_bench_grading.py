@@ -80,13 +80,33 @@ def test_the_baseline_fits_its_threshold_on_the_data(tmp_path: Path) -> None:
     assert len(scored) == 5 and all(s.correct == (s.fraction >= threshold) for s in scored)
 
 
-def test_the_report_states_its_definitions_and_both_graders(tmp_path: Path) -> None:
-    lines = bench.report(write_dataset(tmp_path), tmp_path / "rubrics.yaml", detail=True)
+STRICT = """
+"1.1":
+  needed: 2
+  points:
+    - {id: yellow, point: "It is yellow", accept: ["yellow"]}
+    - {id: sweet, point: "It is sweet", accept: ["sweet"]}
+"1.2":
+  needed: 1
+  points:
+    - {id: weekend, point: "Saturday or Sunday", accept: ["saturday"]}
+"""
+
+
+def two_sets(root: Path) -> dict[str, Path]:
+    (root / "strict.yaml").write_text(STRICT)
+    return {"first set": root / "rubrics.yaml", "strict set": root / "strict.yaml"}
+
+
+def test_the_report_states_its_definitions_and_every_grader(tmp_path: Path) -> None:
+    lines = bench.report(write_dataset(tmp_path), two_sets(tmp_path), detail=True)
     assert lines[0].startswith("grading vs human graders") and "5 answers to 2 questions" in lines[0]
     assert ">= 3" in lines[1] and ">= 4" in lines[1] and "<= 2.5" in lines[1] and "Pearson" in lines[2]
-    assert "studybot rubrics: accuracy 1.000, false-accept 0.0% (0/2), false-reject 0.0% (0/3)" in lines[3]
     assert "baseline word-overlap" in lines[4]
-    assert any(line.strip().startswith("1.1: n 3") for line in lines)
+    assert "studybot, first set: accuracy 1.000, false-accept 0.0% (0/2), false-reject 0.0% (0/3)" in lines[5]
+    strict = next(line for line in lines if "strict set" in line)
+    assert "studybot, strict set: accuracy 0.600, false-accept 0.0% (0/2), false-reject 66.7% (2/3)" in strict
+    assert sum(line.strip().startswith("1.1: n 3") for line in lines) == 2
 
 
 async def test_without_the_data_it_says_why_it_skipped(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -119,8 +139,8 @@ def test_errors_are_counted_by_category(tmp_path: Path) -> None:
 
 
 def test_the_halves_and_the_categories_are_reported_on_request(tmp_path: Path) -> None:
-    lines = bench.report(write_dataset(tmp_path), tmp_path / "rubrics.yaml", halves=True, errors=True)
-    assert any(line.startswith("  assignments 1-3 (2 questions)") for line in lines)
-    assert any(line.startswith("  assignments 4-6 (0 questions)") for line in lines)
-    assert "  errors by category, assignments 1-6:" in lines
-    assert not any("assignments" in line for line in bench.report(write_dataset(tmp_path), tmp_path / "rubrics.yaml"))
+    lines = bench.report(write_dataset(tmp_path), two_sets(tmp_path), halves=True, errors=True)
+    assert sum(line.startswith("    assignments 1-3 (2 questions)") for line in lines) == 2
+    assert sum(line.startswith("    assignments 4-6 (0 questions)") for line in lines) == 2
+    assert lines.count("    errors by category, assignments 1-6:") == 2
+    assert not any("assignments" in line for line in bench.report(write_dataset(tmp_path), two_sets(tmp_path)))
