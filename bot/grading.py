@@ -29,8 +29,9 @@ that the answer states voids it. How an answer (and each phrasing) is read:
 - Negation: a negator ("no", "not", "n't", "cannot", "never", "without", "unlike", "instead of",
   "rather than", ...; "unless" reads as "if not"; but not "not only" or "whether or not") opens a
   scope that runs to the end of its clause: the next clause break, a conjunction such as "but",
-  "while", "whereas", "because", a "where", or an "and" that starts a new clause with its subject
-  ("... and it splits each layer").
+  "while", "whereas", "because", "if" or "when", a "where", or an "and" that starts a new clause
+  with its subject ("... and it splits each layer"). A second negator inside the scope (not after
+  "and" or "or") closes it: "never ship without an eval gate" states "eval gate".
   A phrase inside a scope opened by a negator that is not part of the phrase is not stated: it
   neither credits an accepted phrasing nor voids by a misconception. A phrasing that carries its own
   negator ("no backward pass") is matched like any other, and also by its other words standing
@@ -99,7 +100,7 @@ NEGATORS = frozenset({"no", "not", "never", "without", "none", "nothing", "nobod
 CONTRASTS = frozenset({"unlike"})  # also "instead of", "rather than", "as opposed to": see _negator
 CLAUSE_WORDS = frozenset({
     "but", "while", "whereas", "although", "though", "however", "yet", "because", "since", "so", "unlike",
-    "instead", "rather",
+    "instead", "rather", "if", "when",
 })
 RELATIVES = frozenset({"where", "which", "who", "whose", "that"})
 SUBJECTS = frozenset({"it", "they", "we", "you", "i", "he", "she", "there"})  # after "and": a new clause
@@ -353,7 +354,9 @@ def _read(tokens: list[str]) -> tuple[list[Word], bool]:
         words.append(Word(token, lemma(token), clause, item, -1 if negator else owner, aside))
         item += token in LIST_JOINERS
         related = related or token in RELATION_WORDS or words[-1].lemma in RELATION_WORDS
-        if negator:
+        if negator and owner >= 0 and not contrast and token in NEGATORS and tokens[i - 1] not in LIST_JOINERS:
+            owner = -1  # a negation inside a negation: "never ship without an eval" requires the eval
+        elif negator:
             owner, contrast = len(words) - 1, token not in NEGATORS
             one_word = token in CONTRASTS and _clause_length(tokens, i) >= UNDELIMITED_CONTRAST
             if one_word:

@@ -351,3 +351,15 @@ def test_whether_or_not_negates_nothing() -> None:
     rubric = one("at least once")
     assert grade(rubric, "it checks whether or not to loop after running the body at least once").correct
     assert not grade(rubric, "it does not run the body at least once").correct
+
+
+def test_a_negation_inside_a_negation_asserts() -> None:
+    rubric = one("an eval gate")
+    assert grade(rubric, "we never ship without an eval gate").correct
+    assert not grade(rubric, "we ship without an eval gate").correct
+
+
+def test_if_and_when_start_a_clause_that_a_negation_does_not_reach() -> None:
+    rubric = one("base case is missing")
+    assert grade(rubric, "the recursion does not stop if the base case is missing").correct
+    assert not grade(rubric, "it is not true that the base case is missing").correct
