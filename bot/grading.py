@@ -30,8 +30,8 @@ that the answer states voids it. How an answer (and each phrasing) is read:
   "rather than", ...; "unless" reads as "if not"; but not "not only" or "whether or not") opens a
   scope that runs to the end of its clause: the next clause break, a conjunction such as "but",
   "while", "whereas", "because", "if" or "when", a "where", or an "and" that starts a new clause
-  with its subject ("... and it splits each layer"). A second negator inside the scope (not after
-  "and" or "or") closes it: "never ship without an eval gate" states "eval gate".
+  with its subject ("... and it splits each layer"; no phrase runs across it either). A "without"
+  inside the scope closes it: "never ship without an eval gate" states "eval gate".
   A phrase inside a scope opened by a negator that is not part of the phrase is not stated: it
   neither credits an accepted phrasing nor voids by a misconception. A phrasing that carries its own
   negator ("no backward pass") is matched like any other, and also by its other words standing
@@ -346,15 +346,16 @@ def _read(tokens: list[str]) -> tuple[list[Word], bool]:
         if token in FILLERS or token in DETERMINERS:
             related = related or (token in DETERMINERS and bool(words) and words[-1].item == item)
             continue
-        if (token in CLAUSE_WORDS or (token == "where" and i and tokens[i - 1] != BREAK)  # not "unlike X, where"
-                or (token in LIST_JOINERS and _next_word(tokens, i) in SUBJECTS)):  # "... and it splits"
-            owner, contrast, aside = -1, False, False
+        new_clause = token in LIST_JOINERS and _next_word(tokens, i) in SUBJECTS  # "... and it splits"
+        if token in CLAUSE_WORDS or (token == "where" and i and tokens[i - 1] != BREAK) or new_clause:
+            owner, contrast, aside = -1, False, False  # ("unlike X, where" goes on: see above)
+            clause += new_clause
         item += token in LIST_JOINERS
         negator = _negator(tokens, i)
         words.append(Word(token, lemma(token), clause, item, -1 if negator else owner, aside))
         item += token in LIST_JOINERS
         related = related or token in RELATION_WORDS or words[-1].lemma in RELATION_WORDS
-        if negator and owner >= 0 and not contrast and token in NEGATORS and tokens[i - 1] not in LIST_JOINERS:
+        if negator and owner >= 0 and not contrast and token == "without" and tokens[i - 1] not in LIST_JOINERS:
             owner = -1  # a negation inside a negation: "never ship without an eval" requires the eval
         elif negator:
             owner, contrast = len(words) - 1, token not in NEGATORS
@@ -522,11 +523,13 @@ def find(answer: Answer, wanted: Phrase, loose: bool = True, asides: bool = True
         best = NEGATED
     core = wanted.core
     if core is not None:
+        one_negator = len(wanted.words) - len(core.words) == 1  # a subject may stand before it
         for span in _placements(answer, core, loose):
             if not asides and any(answer.words[n].aside for n in span):
                 continue
             owner = answer.words[span[-1]].negated_by
-            if owner >= 0 and all(answer.words[n].negated_by == (owner if n > owner else -1) for n in span):
+            if owner >= 0 and all(answer.words[n].negated_by == (owner if n > owner or not one_negator else -1)
+                                  for n in span):
                 return STATED  # inside the scope, or its subject just before ("a constructor is not provided")
     return best
 

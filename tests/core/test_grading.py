@@ -363,3 +363,10 @@ def test_if_and_when_start_a_clause_that_a_negation_does_not_reach() -> None:
     rubric = one("base case is missing")
     assert grade(rubric, "the recursion does not stop if the base case is missing").correct
     assert not grade(rubric, "it is not true that the base case is missing").correct
+
+
+def test_the_readings_of_negation_do_not_leak_into_each_other() -> None:
+    assert not grade(one("not ship without an eval gate"), "we'd ship without an eval gate for the demo").correct
+    assert not grade(one("not our use case"), "benchmarks aren't contaminated and they do test our use case").correct
+    assert not grade(one("less memory"), "pretraining isn't that expensive and LoRA doesn't need less memory").correct
+    assert grade(one("not our use case"), "benchmarks are not our use case").correct
