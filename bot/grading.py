@@ -20,32 +20,37 @@ that the answer states voids it. How an answer (and each phrasing) is read:
   may also be said the other way round with only function words between ("memory location" as
   "location in memory", "store a value" as "a value can be stored"). A phrase never runs across
   a clause break: a comma, semicolon, colon, ! ?, a full stop, or an aside in parentheses.
-- Short verbs are spelled out ("we'd" is "we would", "they're" "they are"; "n't" is "not").
+- Short verbs are spelled out ("we'd" is "we would", "they're" "they are", "it's" and "thats" "it
+  is" and "that is"; "n't" is "not"), and a possessive 's goes ("TP's" is "TP").
 - Numbers are normalised: "184,320" is "184320", "16k" and "16 thousand" are "16000", "3.3M" is
   "3300000", "one" to "twelve" are digits; decimals are kept ("3.5"); "n^2" is "n2". Symbols read
   as words ("&" and, "+" plus, "<=" less than or equal to, "->" to, "w/o" without), "non-"
   and "non " join the next word ("nonconstant"; a "non" left alone before a function word is
   "none"), and an identifier splits into its words ("arrayName" is "array name"; "LoRA" is one word).
 - Negation: a negator ("no", "not", "n't", "cannot", "never", "without", "unlike", "instead of",
-  "rather than", ...; "unless" reads as "if not"; but not "not only" or "whether or not") opens a
-  scope that runs to the end of its clause: the next clause break, a conjunction such as "but",
-  "while", "whereas", "because", "if" or "when", a "where", or an "and" that starts a new clause
-  with its subject ("... and it splits each layer"; no phrase runs across it either). A "without"
-  inside the scope closes it: "never ship without an eval gate" states "eval gate".
+  "rather than", "unless", ...; but not "not only" or "whether or not") opens a scope that runs to
+  the end of its clause: the next clause break, a conjunction such as "but", "while", "whereas",
+  "because", "if", "when" or "unless", a "where", or an "and" that starts a new clause with a
+  pronoun or a verb of its own ("... and it splits each layer", "... and is judged on latency"; no
+  phrase runs across it either). Inside a scope, a "without" within three words closes it ("never
+  ship without an eval gate" states "eval gate"), and so does an "unless" ("we won't ship unless it
+  passes the eval gate" states "passes the eval gate").
   A phrase inside a scope opened by a negator that is not part of the phrase is not stated: it
   neither credits an accepted phrasing nor voids by a misconception. A phrasing that carries its own
   negator ("no backward pass") is matched like any other, and also by its other words standing
   inside the scope of one negator of the answer ("never runs a backward pass", "does not need any
-  extra room to copy" states "not copy"), or with its subject just before that negator ("a
-  constructor is not provided" states "not provide a constructor").
+  extra room to copy" states "not copy"), or with its subject just before that negator, only function
+  words between ("a constructor is not provided" states "not provide a constructor"). Without its
+  negators, such a phrasing must keep a content word ("nothing about" is never stated by "about").
 - Contrasts: a relative clause after a contrast ("unlike DDP, where each GPU has the full model,
   ...") is an aside about the thing contrasted: true of it, so it credits an accepted phrasing
   ("unlike TP, which splits each layer, ..." states "splits each layer"), but it claims nothing of
   the answer's subject, so a misconception said there voids nothing. An "unlike" followed by
   UNDELIMITED_CONTRAST words or more with no clause break holds only the thing contrasted: its next
-  content word ("unlike DP TP splits each layer"), or the words up to a relative word just after it,
-  which opens an aside ("unlike DDP which copies the model, ..."). "Instead of" and "rather than"
-  hold what follows them to the break.
+  CONTRAST_HOLDS content words ("unlike DP TP splits each layer", "unlike full pretraining LoRA fits
+  on one GPU"), or the words up to a relative word a few words on, which opens an aside ("unlike
+  plain DDP training which copies the model, ..."). "Instead of" and "rather than" hold what follows
+  them to the break.
 - Synonyms: a pack-level table rewrites words ("DP" -> "data parallelism") in answers and
   phrasings alike, before they are read.
 - Bare lists: an answer without a single function word ("of", "is", "it", "which", ...), and
@@ -59,7 +64,8 @@ that the answer states voids it. How an answer (and each phrasing) is read:
   needing two or more is also met by one fewer and a further point half stated (half the content
   words of one of its phrasings, outside negation: NEAR_POINT), as a grader gives a point to an
   answer that names it in part; a bare list never is, nor a point the answer denies (one of its
-  phrasings said under negation: "it does not need fast links"), nor an answer that states a
+  phrasings said under negation: "it does not need fast links") or half states only by a word a
+  clause denies something of ("latency is not important"), nor an answer that states a
   misconception. A word that states one point (or a misconception) is no part of another: "millions
   of GPU hours" states nothing of "on one GPU".
 - Score: besides the verdict, a grade has a score from 0 to 1 for ranking answers. A matched point earns 1, a
@@ -87,7 +93,8 @@ from bot.content.rubric import KeyPoint, Rubric
 
 MAX_INSERTED = 2  # content words an answer may insert inside a phrase
 MAX_INSERTED_FUNCTION = 3  # and function words ("of", "that", "is")
-UNDELIMITED_CONTRAST = 4  # words after "unlike" with no break: it holds only its next content word
+UNDELIMITED_CONTRAST = 4  # words after "unlike" with no break: it holds only the thing contrasted,
+CONTRAST_HOLDS = 2  # its next two content words ("unlike DP, TP ..." typed as "unlike DP TP ...")
 BREAK = ","  # the token that stands for any clause break
 
 # Articles, possessives and demonstratives: ignored on both sides, like fillers.
@@ -96,14 +103,21 @@ FILLERS = frozenset({
     "basically", "actually", "really", "simply", "very", "quite", "essentially", "literally", "certainly",
     "definitely", "truly", "um", "umm", "uh", "uhm", "er", "erm", "hmm", "ok", "okay",
 })
-NEGATORS = frozenset({"no", "not", "never", "without", "none", "nothing", "nobody", "nowhere", "neither", "nor"})
+NEGATORS = frozenset({
+    "no", "not", "never", "without", "none", "nothing", "nobody", "nowhere", "neither", "nor", "unless",
+})
 CONTRASTS = frozenset({"unlike"})  # also "instead of", "rather than", "as opposed to": see _negator
 CLAUSE_WORDS = frozenset({
     "but", "while", "whereas", "although", "though", "however", "yet", "because", "since", "so", "unlike",
-    "instead", "rather", "if", "when",
+    "instead", "rather", "if", "when", "unless",
 })
 RELATIVES = frozenset({"where", "which", "who", "whose", "that"})
-SUBJECTS = frozenset({"it", "they", "we", "you", "i", "he", "she", "there"})  # after "and": a new clause
+# After "and": a new clause, with a subject of its own ("and it splits") or the same one ("and is judged on").
+SUBJECTS = frozenset({
+    "it", "they", "we", "you", "i", "he", "she", "there", "that", "this",
+    "is", "are", "was", "were", "has", "have", "had", "can", "could", "will", "would", "should", "may", "might",
+    "must", "does", "did",
+})
 LIST_JOINERS = frozenset({"and", "or"})
 # Words that relate other words: an answer with none of them is a bare list.
 RELATION_WORDS = NEGATORS | CLAUSE_WORDS | RELATIVES | frozenset({
@@ -127,14 +141,15 @@ _SCALE = {"k": 1000, "thousand": 1000, "m": 10**6, "million": 10**6, "b": 10**9,
 _NON = re.compile(r"\bnon(-|\s+)([a-z]+)")
 _TOKEN = re.compile(r"\d+\.\d+|\w+|[,;:!?\n]|\.(?=\s|$)|(?:^|(?<=\s))\(|\)(?=\s|$|[^\w\s])")
 _BREAKS = frozenset(",;:!?()\n.")
-_CAMEL = re.compile(r"([a-z])([A-Z][a-z])")  # arrayName, bPtr: words of an identifier (not LoRA, ZeRO)
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")  # arrayName, bPtr: words of an identifier (not LoRA, ZeRO)
 _EMPTY_PARENS = re.compile(r"\(\s*\)")
 _CONTRACTIONS = {
     "dont": "do not", "doesnt": "does not", "didnt": "did not", "isnt": "is not", "arent": "are not",
     "wasnt": "was not", "werent": "were not", "hasnt": "has not", "havent": "have not", "hadnt": "had not",
     "wont": "will not", "wouldnt": "would not", "shouldnt": "should not", "couldnt": "could not",
     "cant": "can not", "cannot": "can not", "mustnt": "must not", "neednt": "need not", "aint": "is not",
-    "unless": "if not", "non": "none",  # "non" alone is what is left of a "none" typo: see _joined_non
+    "thats": "that is", "theres": "there is",
+    "non": "none",  # "non" alone is what is left of a "none" typo: see _joined_non
 }
 _SYMBOLS = (
     ("<=", " less than or equal to "), (">=", " greater than or equal to "), ("!=", " not equal to "),
@@ -142,7 +157,8 @@ _SYMBOLS = (
     ("=", " equals "), ("&", " and "), ("+", " plus "),
 )
 _WITHOUT, _WITH = re.compile(r"\bw/o\b"), re.compile(r"\bw/")
-_SHORT_VERB = re.compile(r"(?<=[a-z])'(d|ll|re|ve|m)\b")  # we'd, they'll, we're, I've, I'm
+_SHORT_VERB = re.compile(r"(?<=[a-z])'(d|ll|re|ve|m)\b|\b(it|that|there|here|what|who|he|she)'s\b")
+_POSSESSIVE = re.compile(r"(?<=\w)'s\b")  # TP's, the model's
 _SHORT_VERBS = {"d": " would", "ll": " will", "re": " are", "ve": " have", "m": " am"}
 _NUMBER_WORDS = {
     w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
@@ -224,11 +240,12 @@ def _joined_non(match: re.Match[str]) -> str:
 
 def _raw_tokens(text: str) -> list[str]:
     """Lower-case words and numbers, with BREAK for each clause break; contractions spelled out."""
-    text = _CAMEL.sub(r"\1 \2", unicodedata.normalize("NFKC", text)).translate(_QUOTES).lower()
+    text = _CAMEL.sub(" ", unicodedata.normalize("NFKC", text)).translate(_QUOTES).lower()
     for symbol, words in _SYMBOLS:
         text = text.replace(symbol, words)
     text = _WITHOUT.sub(" without ", text)
-    text = _SHORT_VERB.sub(lambda m: _SHORT_VERBS[m[1]], text)
+    text = _SHORT_VERB.sub(lambda m: _SHORT_VERBS[m[1]] if m[1] else m[2] + " is", text)
+    text = _POSSESSIVE.sub("", text)
     text = _WITH.sub(" with ", _EMPTY_PARENS.sub(" ", text)).replace("^", "").replace("'", "")
     text = _NON.sub(_joined_non, text)
     text = _NUMBER.sub(_number, text)
@@ -333,11 +350,12 @@ def _read(tokens: list[str]) -> tuple[list[Word], bool]:
     words: list[Word] = []
     clause = item = 0
     owner, contrast, related = -1, False, False
-    one_word = aside = False  # one_word: the open scope is an undelimited contrast's, ending at its next content word
+    held = 0  # content words an undelimited contrast still holds ("unlike full pretraining LoRA fits ...")
+    aside = False
     aside_from = -1  # where an undelimited contrast's relative clause starts: "unlike DDP which copies ..."
     for i, token in enumerate(tokens):
         if i == aside_from:
-            owner, contrast, one_word, aside = -1, False, False, True
+            owner, contrast, held, aside = -1, False, 0, True
         if token == BREAK:
             clause, item = clause + 1, item + 1
             aside = contrast and _next_word(tokens, i) in RELATIVES  # "unlike X, where ...": an aside about X
@@ -346,39 +364,58 @@ def _read(tokens: list[str]) -> tuple[list[Word], bool]:
         if token in FILLERS or token in DETERMINERS:
             related = related or (token in DETERMINERS and bool(words) and words[-1].item == item)
             continue
+        was_negated = owner >= 0 and not contrast
         new_clause = token in LIST_JOINERS and _next_word(tokens, i) in SUBJECTS  # "... and it splits"
-        if token in CLAUSE_WORDS or (token == "where" and i and tokens[i - 1] != BREAK) or new_clause:
+        if (token in CLAUSE_WORDS or (token == "where" and i and tokens[i - 1] != BREAK and i != aside_from)
+                or new_clause):
             owner, contrast, aside = -1, False, False  # ("unlike X, where" goes on: see above)
             clause += new_clause
         item += token in LIST_JOINERS
-        negator = _negator(tokens, i)
+        negator = _negator(tokens, i) and not (token == "unless" and was_negated)  # "won't ship unless it passes"
         words.append(Word(token, lemma(token), clause, item, -1 if negator else owner, aside))
         item += token in LIST_JOINERS
         related = related or token in RELATION_WORDS or words[-1].lemma in RELATION_WORDS
-        if negator and owner >= 0 and not contrast and token == "without" and tokens[i - 1] not in LIST_JOINERS:
+        if (negator and owner >= 0 and not contrast and token == "without" and len(words) - owner <= 5
+                and not any(w.text in LIST_JOINERS for w in words[owner:])):
             owner = -1  # a negation inside a negation: "never ship without an eval" requires the eval
         elif negator:
             owner, contrast = len(words) - 1, token not in NEGATORS
-            one_word = token in CONTRASTS and _clause_length(tokens, i) >= UNDELIMITED_CONTRAST
-            if one_word:
-                aside_from = next((k for k in range(i + 2, min(i + 5, len(tokens)))
+            held = CONTRAST_HOLDS if token in CONTRASTS and _clause_length(tokens, i) >= UNDELIMITED_CONTRAST else 0
+            if held:
+                aside_from = next((k for k in range(i + 2, min(i + 7, len(tokens)))
                                    if tokens[k] in RELATIVES and BREAK not in tokens[i:k]), -1)
-        elif one_word and owner >= 0 and is_content(token) and aside_from < i:
-            owner, contrast, one_word = -1, False, False
+        elif held and owner >= 0 and is_content(token) and aside_from < i:
+            held -= 1
+            if not held:
+                owner, contrast = -1, False
     bare_list = bool(words) and not related
     if bare_list and len(words) >= 4 and len({w.item for w in words}) == 1:
         words = [Word(w.text, w.lemma, w.clause, n, w.negated_by, w.aside) for n, w in enumerate(words)]  # one each
     return words, bare_list
 
 
+def _subjects_of_negation(words: tuple[Word, ...]) -> Iterator[int]:
+    """The content words a negator follows closely in their clause, with only function words between ("latency
+    is not important", "the golden set isn't needed"): what the clause denies something of."""
+    for n, w in enumerate(words):
+        if w.text in NEGATORS and w.negated_by < 0:
+            for m in range(n - 1, max(n - 4, -1), -1):
+                if words[m].clause != w.clause:
+                    break
+                if is_content(words[m].text):
+                    yield m
+                    break
+
+
 class Answer:
     """An answer read once for matching: its words, negation scopes and whether it is a bare list."""
 
-    __slots__ = ("words", "bare_list", "_by_text", "_by_lemma", "_by_letter", "_memo")
+    __slots__ = ("words", "bare_list", "denied", "_by_text", "_by_lemma", "_by_letter", "_memo")
 
     def __init__(self, text: str, synonyms: Synonyms = NO_SYNONYMS) -> None:
         words, self.bare_list = _read(synonyms.rewrite(_raw_tokens(text)))
         self.words = tuple(words)
+        self.denied = frozenset(_subjects_of_negation(self.words))
         self._by_text: dict[tuple[str, str], list[int]] = {}
         self._by_lemma: dict[str, list[int]] = {}
         self._by_letter: dict[str, list[tuple[str, str]]] = {}
@@ -400,6 +437,10 @@ class Answer:
                     hits.update(self._by_text[said])
             found = self._memo[key] = sorted(hits)
         return found
+
+    def content_between(self, first: int, last: int) -> bool:
+        """Whether a content word stands between two positions."""
+        return any(is_content(self.words[n].text) for n in range(first + 1, last))
 
     def negated(self, span: list[int]) -> bool:
         """Whether a negator outside the span holds any word from its first to its last."""
@@ -423,8 +464,8 @@ class Phrase:
     def core(self) -> Phrase | None:
         """The phrase without its negators, when it has any (and other words)."""
         kept = tuple(w for w in self.words if w[0] not in NEGATORS)
-        if len(kept) in (0, len(self.words)):
-            return None
+        if len(kept) == len(self.words) or not any(is_content(t) for t, _ in kept):
+            return None  # no negator, or nothing but function words without it ("nothing about")
         return Phrase(kept, sum(is_content(t) for t, _ in kept))
 
     @cached_property
@@ -528,8 +569,9 @@ def find(answer: Answer, wanted: Phrase, loose: bool = True, asides: bool = True
             if not asides and any(answer.words[n].aside for n in span):
                 continue
             owner = answer.words[span[-1]].negated_by
+            before = [n for n in span if n < owner]
             if owner >= 0 and all(answer.words[n].negated_by == (owner if n > owner or not one_negator else -1)
-                                  for n in span):
+                                  for n in span) and not (before and answer.content_between(before[-1], owner)):
                 return STATED  # inside the scope, or its subject just before ("a constructor is not provided")
     return best
 
@@ -597,8 +639,9 @@ def cover(points: Iterable[KeyPoint], text: str, *, synonyms: Synonyms | None = 
 
 
 def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms) -> tuple[Coverage, frozenset[str]]:
-    """The coverage, and the missed points the answer denies (a phrasing stated only under negation). A word that
-    states a matched point or a misconception earns no partial credit for another point."""
+    """The coverage, and the missed points half stated: credit NEAR_POINT or more from words no clause denies
+    anything of, and not denied themselves (a phrasing stated only under negation). A word that states a matched
+    point or a misconception earns no partial credit for another point."""
     points = tuple(points)
     matched, voided, denied, taken = [], [], set(), set()
     for point in points:
@@ -621,7 +664,10 @@ def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms) -> tuple
                    else max((_partial(answer, phrase(a, table), taken) for a in p.accept), default=0.0)
                    for p in points)
     missed = tuple(p.id for p in points if p.id not in matched)
-    return Coverage(tuple(matched), missed, tuple(voided), credit=credit), frozenset(denied)
+    unsaid = taken | answer.denied
+    halves = frozenset(p.id for p, c in zip(points, credit, strict=True) if NEAR_POINT <= c < 1 and p.id not in denied
+                       and max(_partial(answer, phrase(a, table), unsaid) for a in p.accept) >= NEAR_POINT)
+    return Coverage(tuple(matched), missed, tuple(voided), credit=credit), halves
 
 
 def score(needed: int, credit: Iterable[float]) -> float:
@@ -639,10 +685,9 @@ def grade(rubric: Rubric, text: str, *, synonyms: Synonyms | None = None) -> Gra
     or more)."""
     table = synonyms or NO_SYNONYMS
     answer = Answer(text, table)
-    found, denied = _cover(rubric.points, answer, table)
+    found, halves = _cover(rubric.points, answer, table)
     short = rubric.needed - len(found.matched)
-    near = any(NEAR_POINT <= c < 1 and p.id not in denied for p, c in zip(rubric.points, found.credit, strict=True))
-    correct = short <= 0 or (short == 1 and near and rubric.half_point and rubric.needed >= 2 and not answer.bare_list
-                             and not found.voided)
+    correct = short <= 0 or (short == 1 and bool(halves) and rubric.half_point and rubric.needed >= 2
+                             and not answer.bare_list and not found.voided)
     return Grade(found.matched, found.missed, found.voided, correct, credit=found.credit,
                  score=score(rubric.needed, found.credit))

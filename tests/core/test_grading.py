@@ -370,3 +370,51 @@ def test_the_readings_of_negation_do_not_leak_into_each_other() -> None:
     assert not grade(one("not our use case"), "benchmarks aren't contaminated and they do test our use case").correct
     assert not grade(one("less memory"), "pretraining isn't that expensive and LoRA doesn't need less memory").correct
     assert grade(one("not our use case"), "benchmarks are not our use case").correct
+
+
+def test_its_and_thats_are_verbs_and_a_possessive_s_goes() -> None:
+    rubric = Rubric(2, (KeyPoint("g", "g", ("not need gradients",), ()),
+                        KeyPoint("l", "l", ("judged on latency",), ())))
+    assert grade(rubric, "serving doesnt need gradients and it's judged on latency").correct
+    assert grade(rubric, "serving doesnt need gradients and is judged on latency").correct
+    assert not grade(rubric, "serving doesnt need gradients or get judged on latency").correct
+    assert grade(one("tp splits each layer"), "TP's job: TP splits each layer").correct
+    assert grade(one("need a golden set"), "benchmarks miss our domain and that's why we need a golden set").correct
+
+
+def test_an_undelimited_contrast_holds_two_words_or_runs_to_its_relative() -> None:
+    rubric = one("lora fits on one gpu", misconceptions=("pretraining fits on one gpu",))
+    assert grade(rubric, "unlike full pretraining LoRA fits on one GPU").correct
+    assert not grade(rubric, "pretraining fits on one GPU, LoRA fits on one GPU too").correct
+    shards = one("shards the params", misconceptions=("each gpu has the full model",))
+    assert grade(shards, "unlike DDP where each GPU has the full model FSDP shards the params").correct
+    assert grade(shards, "unlike plain DDP training which means each GPU has the full model, FSDP shards the params"
+                 ).correct
+
+
+def test_unless_after_a_negation_states_the_condition() -> None:
+    rubric = one("passes the eval gate")
+    assert grade(rubric, "we wont ship unless it passes the eval gate").correct
+    assert not grade(rubric, "we ship unless it passes the eval gate").correct
+
+
+def test_no_half_point_from_what_a_clause_denies() -> None:
+    rubric = Rubric(2, (KeyPoint("w", "w", ("only the weights",), ()),
+                        KeyPoint("l", "l", ("latency per request",), ())))
+    assert grade(rubric, "serving only needs the weights, and each request has its latency").correct
+    assert not grade(rubric, "serving only needs the weights and latency is not important").correct
+
+
+def test_a_without_undoes_only_a_close_negation() -> None:
+    rubric = one("an eval gate")
+    assert grade(rubric, "there is no way we ship without an eval gate").correct
+    assert not grade(rubric, "nothing stops us from shipping without an eval gate").correct
+    assert not grade(rubric, "I did not write tests and shipped without an eval gate").correct
+
+
+def test_a_negated_phrasing_needs_its_subject_right_before_the_negator() -> None:
+    rubric = one("golden set is not needed")
+    assert grade(rubric, "the golden set is not needed").correct
+    assert grade(one("not provide a constructor"), "when a constructor is not provided").correct
+    assert not grade(one("not provide a constructor"), "a constructor and its destructor are not provided").correct
+    assert not grade(one("nothing about our"), "not sure about that").correct  # no content word left to state

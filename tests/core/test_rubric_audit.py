@@ -76,7 +76,7 @@ def test_warns_when_an_accepted_word_is_one_typo_from_a_prompt_word() -> None:
                        ' in the prompt', True) not in issues  # the same lemma is the same word, not a typo
     near = Rubric(1, (KeyPoint("p", "p", ("shards the parameters", "the modle state", "modle"), ()),))
     typo = RubricIssue(("rubric", "points", 0, "accept", 1),
-                       'accepted word "modle" is one typo away from "models" in the prompt', True)
+                       'accepted word "modle" is one typo away from "model" in the prompt', True)
     assert [i for i in audit_rubric(near, PROMPT) if "typo" in i.message] == [typo]  # once, where it first occurs
     assert not [i for i in audit_rubric(RUBRIC, PROMPT) if "typo" in i.message]
 
