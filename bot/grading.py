@@ -64,7 +64,8 @@ that the answer states voids it. How an answer (and each phrasing) is read:
   needing two or more is also met by one fewer and a further point half stated (half the content
   words of one of its phrasings, outside negation: NEAR_POINT), as a grader gives a point to an
   answer that names it in part; a bare list never is, nor a point the answer denies (one of its
-  phrasings said under negation: "it does not need fast links") or half states only by a word a
+  phrasings said under negation, "it does not need fast links", or with a word swapped for its
+  opposite, "it needs less communication" for "more communication") or half states only by a word a
   clause denies something of ("latency is not important"), nor an answer that states a
   misconception. A word that states one point (or a misconception) is no part of another: "millions
   of GPU hours" states nothing of "on one GPU".
@@ -112,6 +113,12 @@ CLAUSE_WORDS = frozenset({
     "instead", "rather", "if", "when", "unless",
 })
 RELATIVES = frozenset({"where", "which", "who", "whose", "that"})
+# Words whose swap states the opposite: an answer that says "less communication" denies "more communication".
+_OPPOSITES = (("more", "less"), ("many", "few"), ("fast", "slow"), ("faster", "slower"), ("high", "low"),
+              ("higher", "lower"), ("large", "small"), ("larger", "smaller"), ("big", "small"), ("bigger", "smaller"),
+              ("increase", "decrease"), ("before", "after"), ("first", "last"),
+              ("cheap", "expensive"), ("cheaper", "costlier"), ("easy", "hard"), ("easier", "harder"))
+OPPOSITES = {a: b for pair in _OPPOSITES for a, b in (pair, pair[::-1])}
 # After "and": a new clause, with a subject of its own ("and it splits") or the same one ("and is judged on").
 SUBJECTS = frozenset({
     "it", "they", "we", "you", "i", "he", "she", "there", "that", "this",
@@ -625,6 +632,16 @@ def _partial(answer: Answer, wanted: Phrase, taken: set[int]) -> float:
     return NEAR_CREDIT * (said / len(content)) ** 2
 
 
+@lru_cache(maxsize=20_000)
+def _opposite(wanted: Phrase) -> Phrase | None:
+    """The phrase with its first word that has an opposite swapped for it ("more memory": "less memory")."""
+    for n, (text, _) in enumerate(wanted.words):
+        if text in OPPOSITES:
+            other = OPPOSITES[text]
+            return Phrase(wanted.words[:n] + ((other, lemma(other)),) + wanted.words[n + 1 :], wanted.content)
+    return None
+
+
 def _stating(answer: Answer, wanted: Phrase, loose: bool = True, asides: bool = True) -> set[int]:
     """The content words of the answer that state the phrase (in every placement outside negation)."""
     return {n for span in _placements(answer, wanted, loose) if not answer.negated(span)
@@ -658,8 +675,9 @@ def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms) -> tuple
                 matched.append(point.id)
                 taken |= _stating(answer, accepted)
                 break
-        if found == NEGATED:
-            denied.add(point.id)
+        opposites = (_opposite(phrase(a, table)) for a in point.accept) if found == ABSENT else ()
+        if found == NEGATED or any(o is not None and find(answer, o) == STATED for o in opposites):
+            denied.add(point.id)  # said under a negation, or its opposite said
     credit = tuple(1.0 if p.id in matched else 0.0 if p.id in voided
                    else max((_partial(answer, phrase(a, table), taken) for a in p.accept), default=0.0)
                    for p in points)

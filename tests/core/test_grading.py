@@ -418,3 +418,10 @@ def test_a_negated_phrasing_needs_its_subject_right_before_the_negator() -> None
     assert grade(one("not provide a constructor"), "when a constructor is not provided").correct
     assert not grade(one("not provide a constructor"), "a constructor and its destructor are not provided").correct
     assert not grade(one("nothing about our"), "not sure about that").correct  # no content word left to state
+
+
+def test_no_half_point_for_a_point_whose_opposite_is_said() -> None:
+    rubric = Rubric(2, (KeyPoint("s", "s", ("shards the parameters",), ()),
+                        KeyPoint("c", "c", ("more communication",), ())))
+    assert grade(rubric, "FSDP shards the parameters, so GPUs talk: communication").correct
+    assert not grade(rubric, "FSDP shards the parameters and needs less communication").correct
