@@ -43,9 +43,11 @@ that the answer states voids it. How an answer (and each phrasing) is read:
   words between ("a constructor is not provided" states "not provide a constructor"). Without its
   negators, such a phrasing must keep a content word ("nothing about" is never stated by "about").
 - Contrasts: a relative clause after a contrast ("unlike DDP, where each GPU has the full model,
-  ...") is an aside about the thing contrasted: true of it, so it credits an accepted phrasing
-  ("unlike TP, which splits each layer, ..." states "splits each layer"), but it claims nothing of
-  the answer's subject, so a misconception said there voids nothing. An "unlike" followed by
+  ...") is an aside about the thing contrasted. It claims nothing of the answer's subject, so a
+  misconception said there voids nothing, and it states a key point only when the point names the
+  thing contrasted in its label or a phrasing ("unlike TP, which splits each layer, ..." states "TP
+  splits each layer", not "pipeline parallelism needs the fastest links"; an aside no comma closes
+  states any point), and never half of one. An "unlike" followed by
   UNDELIMITED_CONTRAST words or more with no clause break holds only the thing contrasted: its next
   CONTRAST_HOLDS content words ("unlike DP TP splits each layer", "unlike full pretraining LoRA fits
   on one GPU"), or the words up to a relative word a few words on, which opens an aside ("unlike
@@ -317,15 +319,15 @@ def same_word(said: str, wanted: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Word:
-    """One word of an answer: where it stands, which negator's scope holds it (-1: none), and whether it is in
-    an aside about a thing contrasted ("unlike DDP, where each GPU has the full model, ...")."""
+    """One word of an answer: where it stands, which negator's scope holds it (-1: none), and which contrast's
+    aside holds it (-1: none): "unlike DDP, where each GPU has the full model, ..." is an aside about DDP."""
 
     text: str
     lemma: str
     clause: int
     item: int
     negated_by: int
-    aside: bool = False
+    aside_of: int = -1
 
 
 def _negator(tokens: list[str], i: int) -> bool:
@@ -351,21 +353,24 @@ def _clause_length(tokens: list[str], i: int) -> int:
     return length
 
 
-def _read(tokens: list[str]) -> tuple[list[Word], bool]:
+def _read(tokens: list[str]) -> tuple[list[Word], bool, frozenset[int]]:
     """The words (determiners and fillers dropped) with clause, item and negation scope; and whether
-    the tokens are a bare list: no relation word, and no determiner after the first word of an item."""
+    the tokens are a bare list: no relation word, and no determiner after the first word of an item; and the
+    contrasts whose aside no comma closes, so that it may run on into what the answer says of its subject."""
     words: list[Word] = []
     clause = item = 0
     owner, contrast, related = -1, False, False
     held = 0  # content words an undelimited contrast still holds ("unlike full pretraining LoRA fits ...")
-    aside = False
+    aside = -1  # the contrast whose aside the words are in
     aside_from = -1  # where an undelimited contrast's relative clause starts: "unlike DDP which copies ..."
+    open_asides: set[int] = set()
     for i, token in enumerate(tokens):
         if i == aside_from:
-            owner, contrast, held, aside = -1, False, 0, True
+            open_asides.add(owner)
+            owner, contrast, held, aside = -1, False, 0, owner
         if token == BREAK:
             clause, item = clause + 1, item + 1
-            aside = contrast and _next_word(tokens, i) in RELATIVES  # "unlike X, where ...": an aside about X
+            aside = owner if contrast and _next_word(tokens, i) in RELATIVES else -1  # "unlike X, where ...": on X
             owner, contrast = -1, False
             continue
         if token in FILLERS or token in DETERMINERS:
@@ -375,7 +380,7 @@ def _read(tokens: list[str]) -> tuple[list[Word], bool]:
         new_clause = token in LIST_JOINERS and _next_word(tokens, i) in SUBJECTS  # "... and it splits"
         if (token in CLAUSE_WORDS or (token == "where" and i and tokens[i - 1] != BREAK and i != aside_from)
                 or new_clause):
-            owner, contrast, aside = -1, False, False  # ("unlike X, where" goes on: see above)
+            owner, contrast, aside = -1, False, -1  # ("unlike X, where" goes on: see above)
             clause += new_clause
         item += token in LIST_JOINERS
         negator = _negator(tokens, i) and not (token == "unless" and was_negated)  # "won't ship unless it passes"
@@ -397,8 +402,8 @@ def _read(tokens: list[str]) -> tuple[list[Word], bool]:
                 owner, contrast = -1, False
     bare_list = bool(words) and not related
     if bare_list and len(words) >= 4 and len({w.item for w in words}) == 1:
-        words = [Word(w.text, w.lemma, w.clause, n, w.negated_by, w.aside) for n, w in enumerate(words)]  # one each
-    return words, bare_list
+        words = [Word(w.text, w.lemma, w.clause, n, w.negated_by, w.aside_of) for n, w in enumerate(words)]  # each
+    return words, bare_list, frozenset(open_asides)
 
 
 def _subjects_of_negation(words: tuple[Word, ...]) -> Iterator[int]:
@@ -417,10 +422,10 @@ def _subjects_of_negation(words: tuple[Word, ...]) -> Iterator[int]:
 class Answer:
     """An answer read once for matching: its words, negation scopes and whether it is a bare list."""
 
-    __slots__ = ("words", "bare_list", "denied", "_by_text", "_by_lemma", "_by_letter", "_memo")
+    __slots__ = ("words", "bare_list", "open_asides", "denied", "_by_text", "_by_lemma", "_by_letter", "_memo")
 
     def __init__(self, text: str, synonyms: Synonyms = NO_SYNONYMS) -> None:
-        words, self.bare_list = _read(synonyms.rewrite(_raw_tokens(text)))
+        words, self.bare_list, self.open_asides = _read(synonyms.rewrite(_raw_tokens(text)))
         self.words = tuple(words)
         self.denied = frozenset(_subjects_of_negation(self.words))
         self._by_text: dict[tuple[str, str], list[int]] = {}
@@ -444,6 +449,15 @@ class Answer:
                     hits.update(self._by_text[said])
             found = self._memo[key] = sorted(hits)
         return found
+
+    def in_aside(self, span: list[int], counted: frozenset[int] = frozenset()) -> bool:
+        """Whether a word of the span is in an aside about a thing contrasted (other than those `counted`)."""
+        return any(self.words[n].aside_of >= 0 and self.words[n].aside_of not in counted for n in span)
+
+    def asides_about(self, lemmas: set[str]) -> frozenset[int]:
+        """The contrasts whose thing contrasted ("DDP" in "unlike DDP, where ...") has one of the lemmas."""
+        owners = {w.aside_of for w in self.words if w.aside_of >= 0}
+        return frozenset(w.negated_by for w in self.words if w.negated_by in owners and w.lemma in lemmas)
 
     def content_between(self, first: int, last: int) -> bool:
         """Whether a content word stands between two positions."""
@@ -558,13 +572,13 @@ def _placements(answer: Answer, wanted: Phrase, loose: bool = True) -> Iterator[
                 yield span
 
 
-def find(answer: Answer, wanted: Phrase, loose: bool = True, asides: bool = True) -> int:
+def find(answer: Answer, wanted: Phrase, loose: bool = True, asides: frozenset[int] | None = None) -> int:
     """STATED, NEGATED (only inside a negator's scope) or ABSENT. A phrasing with its own negator ("not copy")
     is also stated by its other words inside one negator's scope ("does not need any extra space to copy").
-    Without `asides`, what an aside about a thing contrasted says is not stated (a misconception's reading)."""
+    With `asides`, what an aside about a thing contrasted says is stated only for those contrasts."""
     best = ABSENT
     for span in _placements(answer, wanted, loose):
-        if not asides and any(answer.words[n].aside for n in span):
+        if asides is not None and answer.in_aside(span, asides):
             continue
         if not answer.negated(span):
             return STATED
@@ -573,7 +587,7 @@ def find(answer: Answer, wanted: Phrase, loose: bool = True, asides: bool = True
     if core is not None:
         one_negator = len(wanted.words) - len(core.words) == 1  # a subject may stand before it
         for span in _placements(answer, core, loose):
-            if not asides and any(answer.words[n].aside for n in span):
+            if asides is not None and answer.in_aside(span, asides):
                 continue
             owner = answer.words[span[-1]].negated_by
             before = [n for n in span if n < owner]
@@ -642,10 +656,10 @@ def _opposite(wanted: Phrase) -> Phrase | None:
     return None
 
 
-def _stating(answer: Answer, wanted: Phrase, loose: bool = True, asides: bool = True) -> set[int]:
+def _stating(answer: Answer, wanted: Phrase, loose: bool = True, asides: frozenset[int] | None = None) -> set[int]:
     """The content words of the answer that state the phrase (in every placement outside negation)."""
     return {n for span in _placements(answer, wanted, loose) if not answer.negated(span)
-            and (asides or not any(answer.words[k].aside for k in span))
+            and (asides is None or not answer.in_aside(span, asides))
             for n in span if is_content(answer.words[n].text)}
 
 
@@ -655,25 +669,34 @@ def cover(points: Iterable[KeyPoint], text: str, *, synonyms: Synonyms | None = 
     return _cover(points, Answer(text, table), table)[0]
 
 
+def _counted_asides(point: KeyPoint, answer: Answer, table: Synonyms) -> frozenset[int]:
+    """The asides whose words may state the point: those about a thing the point names (its label or a phrasing:
+    "unlike TP, which splits each layer, ..." states "TP splits each layer"), and those no comma closes."""
+    if not any(w.aside_of >= 0 for w in answer.words):
+        return frozenset()
+    named = {lemma(w) for text in (point.point, *point.accept) for w in content_words(text, table)}
+    return answer.asides_about(named) | answer.open_asides
+
+
 def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms) -> tuple[Coverage, frozenset[str]]:
-    """The coverage, and the missed points half stated: credit NEAR_POINT or more from words no clause denies
-    anything of, and not denied themselves (a phrasing stated only under negation). A word that states a matched
-    point or a misconception earns no partial credit for another point."""
+    """The coverage, and the missed points half stated: credit NEAR_POINT or more from words outside asides that
+    no clause denies anything of, and not denied themselves (a phrasing stated only under negation, or its
+    opposite stated). A word that states a matched point or a misconception earns no partial credit for another."""
     points = tuple(points)
     matched, voided, denied, taken = [], [], set(), set()
     for point in points:
         wrong = [m for m in (phrase(m, table) for m in point.misconceptions)
-                 if find(answer, m, loose=False, asides=False) == STATED]
+                 if find(answer, m, loose=False, asides=frozenset()) == STATED]
         if wrong:
             voided.append(point.id)
-            taken |= _stating(answer, wrong[0], loose=False, asides=False)
+            taken |= _stating(answer, wrong[0], loose=False, asides=frozenset())
             continue
-        found = ABSENT
+        found, counted = ABSENT, _counted_asides(point, answer, table)
         for accepted in (phrase(a, table) for a in point.accept):
-            found = max(found, find(answer, accepted))
+            found = max(found, find(answer, accepted, asides=counted))
             if found == STATED:
                 matched.append(point.id)
-                taken |= _stating(answer, accepted)
+                taken |= _stating(answer, accepted, asides=counted)
                 break
         opposites = (_opposite(phrase(a, table)) for a in point.accept) if found == ABSENT else ()
         if found == NEGATED or any(o is not None and find(answer, o) == STATED for o in opposites):
@@ -682,7 +705,7 @@ def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms) -> tuple
                    else max((_partial(answer, phrase(a, table), taken) for a in p.accept), default=0.0)
                    for p in points)
     missed = tuple(p.id for p in points if p.id not in matched)
-    unsaid = taken | answer.denied
+    unsaid = taken | answer.denied | {n for n, w in enumerate(answer.words) if w.aside_of >= 0}
     halves = frozenset(p.id for p, c in zip(points, credit, strict=True) if NEAR_POINT <= c < 1 and p.id not in denied
                        and max(_partial(answer, phrase(a, table), unsaid) for a in p.accept) >= NEAR_POINT)
     return Coverage(tuple(matched), missed, tuple(voided), credit=credit), halves

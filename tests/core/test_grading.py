@@ -425,3 +425,12 @@ def test_no_half_point_for_a_point_whose_opposite_is_said() -> None:
                         KeyPoint("c", "c", ("more communication",), ())))
     assert grade(rubric, "FSDP shards the parameters, so GPUs talk: communication").correct
     assert not grade(rubric, "FSDP shards the parameters and needs less communication").correct
+
+
+def test_an_aside_states_only_points_about_the_thing_contrasted() -> None:
+    rubric = Rubric(2, (KeyPoint("split", "It splits each layer", ("splits each layer",), ()),
+                        KeyPoint("fast", "It needs the fastest links", ("needs the fastest links",), ())))
+    assert not grade(rubric, "unlike pipeline parallelism, which needs the fastest links, TP splits each layer").correct
+    assert grade(rubric, "TP splits each layer, so it needs the fastest links").correct
+    about_pp = Rubric(1, (KeyPoint("pp", "Pipeline parallelism needs slow links only", ("needs slow links",), ()),))
+    assert grade(about_pp, "unlike pipeline parallelism, which needs slow links, TP needs the fastest").correct
