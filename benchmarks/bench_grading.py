@@ -52,7 +52,8 @@ from pathlib import Path
 import yaml
 
 from bot.content.rubric import KeyPoint, Rubric
-from bot.grading import NEGATED, Answer, Grade, Phrase, Synonyms, find, grade, phrase
+from bot.grading import NEGATED, Grade, find, grade
+from bot.reading import Answer, Phrase, Synonyms, phrase
 from bot.rubric_audit import audit_rubric
 
 ENV = "STUDYBOT_UNT_DATA"

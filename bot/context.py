@@ -16,9 +16,9 @@ from bot.config import Settings
 from bot.content.glossary import Glossary
 from bot.content.model import Lesson, Library
 from bot.errors import StudyError
-from bot.grading import NO_SYNONYMS, Synonyms
 from bot.messages import Actor, Cohort
 from bot.questions.base import Question
+from bot.reading import NO_SYNONYMS, Synonyms
 from bot.store import Store
 
 

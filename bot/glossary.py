@@ -5,8 +5,8 @@ from __future__ import annotations
 from bot.commands import Option, command
 from bot.content.model import Term
 from bot.context import Context
-from bot.grading import normalise
 from bot.messages import Command, Reply
+from bot.reading import normalise
 
 COUNTED = 60  # characters of a missing query kept for the count
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.grading import Synonyms, content_words
+from bot.reading import Synonyms, content_words
 
 FEW_WORDS = 3  # fewer content words than this ("x", "no idea at all") is not an attempt
 ECHO_SHARE = 0.8  # an answer whose content words are mostly the question's repeats it

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.content.rubric import Rubric
-from bot.grading import Grade, Synonyms, content_words, grade, lemma, same_word
+from bot.grading import Grade, grade
+from bot.reading import Synonyms, content_words, lemma, same_word
 
 QUOTE_LENGTH = 60
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from rapidfuzz import fuzz, process
 
 from bot.content.model import Term
-from bot.grading import normalise
+from bot.reading import normalise
 
 SUGGESTION_CUTOFF = 60  # rapidfuzz ratio below which a term is not worth suggesting
 AUTOCOMPLETE_LIMIT = 25  # Discord shows at most 25 choices

@@ -20,9 +20,9 @@ from bot import yamlfile
 from bot.content.checker import Checker, FieldPath, field_name
 from bot.content.model import Goal, Lesson, Library, TeachbackPrompt, Term
 from bot.errors import ContentError, ContentErrors
-from bot.grading import Synonyms
 from bot.questions.base import Question
 from bot.questions.registry import TYPES
+from bot.reading import Synonyms
 from bot.render import render_quiz
 from bot.rubric_audit import audit_rubric
 from bot.scoring import teachback_needed

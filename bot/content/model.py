@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.content.rubric import Examples, KeyPoint, Rubric
-from bot.grading import NO_SYNONYMS, Synonyms
 from bot.questions.base import Question
+from bot.reading import NO_SYNONYMS, Synonyms
 
 
 @dataclass(frozen=True)

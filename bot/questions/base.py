@@ -21,7 +21,7 @@ from bot.messages import Audience, Choice, Form, Place, Reply
 
 if TYPE_CHECKING:
     from bot.content.checker import Checker, FieldPath
-    from bot.grading import Synonyms
+    from bot.reading import Synonyms
     from bot.rubric_audit import RubricIssue
 
 OPEN_FORM = "f"  # a choice suffix: open the answer form of a text-answered question (rounds)

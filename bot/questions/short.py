@@ -9,8 +9,9 @@ from typing import Any, ClassVar
 
 from bot.content.checker import Checker, FieldPath
 from bot.content.rubric import Examples, Rubric
-from bot.grading import Synonyms, grade
+from bot.grading import grade
 from bot.questions.base import Arrangement, TextAnswered, Verdict
+from bot.reading import Synonyms
 from bot.rubric_audit import RubricIssue, audit_rubric
 
 RUBRIC_KEYS = frozenset({"needed", "points"})

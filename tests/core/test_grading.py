@@ -1,7 +1,8 @@
 import pytest
 
 from bot.content.rubric import KeyPoint, Rubric
-from bot.grading import Synonyms, grade, normalise
+from bot.grading import grade
+from bot.reading import Synonyms, normalise
 
 RUBRIC = Rubric(2, (
     KeyPoint("shard", "splits the model state", ("splits the model", "shards the parameters"),

@@ -1,5 +1,5 @@
 from bot.content.rubric import KeyPoint, Rubric
-from bot.grading import Synonyms
+from bot.reading import Synonyms
 from bot.rubric_audit import RubricIssue, audit_rubric, bare_list
 
 PROMPT = "In a sentence: what does FSDP do with the model's state, and what does it cost?"
