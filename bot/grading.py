@@ -21,7 +21,7 @@ that the answer states voids it. Both are read as bot.reading reads them; where 
   is never stated by "about").
 - Asides: what an aside says of a thing contrasted ("unlike DDP, where each GPU has the full model,
   ...") claims nothing of the answer's subject, so a misconception said there voids nothing, and it
-  states a key point only when the point names the thing contrasted in its label or a phrasing
+  states a key point only when the point names the whole thing contrasted in its label or a phrasing
   ("unlike TP, which splits each layer, ..." states "TP splits each layer", not "pipeline
   parallelism needs the fastest links"; an aside no comma closes states any point).
 - Bare lists: in an answer that is a bare list, a phrasing of several content words counts only

@@ -27,9 +27,9 @@ scopes, asides and bare lists marked, so that bot.grading can tell what an answe
   ship without an eval gate" states "eval gate"), and so does an "unless" ("we won't ship unless it
   passes the eval gate" states "passes the eval gate"). The content word a negator closely follows
   in its clause is what the clause denies something of ("latency is not important").
-- Contrasts: a relative clause after a contrast ("unlike DDP, where each GPU has the full model,
-  ...") is an aside about the thing contrasted (bot.grading says what it states). An "unlike"
-  followed by UNDELIMITED_CONTRAST words or more with no clause break holds only the thing
+- Contrasts ("unlike", "vs"): a relative clause after a contrast ("unlike DDP, where each GPU has
+  the full model, ...") is an aside about the thing contrasted (bot.grading says what it states). A
+  contrast followed by UNDELIMITED_CONTRAST words or more with no clause break holds only the thing
   contrasted: its next CONTRAST_HOLDS content words ("unlike DP TP splits each layer", "unlike full
   pretraining LoRA fits on one GPU"), or the words up to a relative word a few words on, which opens
   an aside that no comma closes ("unlike plain DDP training which copies the model, ..."). "Instead
@@ -68,10 +68,10 @@ FILLERS = frozenset({
 NEGATORS = frozenset({
     "no", "not", "never", "without", "none", "nothing", "nobody", "nowhere", "neither", "nor", "unless",
 })
-CONTRASTS = frozenset({"unlike"})  # also "instead of", "rather than", "as opposed to": see _negator
+CONTRASTS = frozenset({"unlike", "vs", "versus"})  # also "instead of", "rather than", "as opposed to": see _negator
 CLAUSE_WORDS = frozenset({
     "but", "while", "whereas", "although", "though", "however", "yet", "because", "since", "so", "unlike",
-    "instead", "rather", "if", "when", "unless",
+    "vs", "versus", "instead", "rather", "if", "when", "unless",
 })
 RELATIVES = frozenset({"where", "which", "who", "whose", "that"})
 # After "and": a new clause, with a subject of its own ("and it splits") or the same one ("and is judged on").
@@ -408,9 +408,13 @@ class Answer:
         return any(self.words[n].aside_of >= 0 and self.words[n].aside_of not in counted for n in span)
 
     def asides_about(self, lemmas: set[str]) -> frozenset[int]:
-        """The contrasts whose thing contrasted ("DDP" in "unlike DDP, where ...") has one of the lemmas."""
-        owners = {w.aside_of for w in self.words if w.aside_of >= 0}
-        return frozenset(w.negated_by for w in self.words if w.negated_by in owners and w.lemma in lemmas)
+        """The contrasts whose thing contrasted ("data parallelism" in "unlike DP, where ...") the lemmas name
+        whole: every content word of it."""
+        things: dict[int, set[str]] = {w.aside_of: set() for w in self.words if w.aside_of >= 0}
+        for w in self.words:
+            if w.negated_by in things and is_content(w.text):
+                things[w.negated_by].add(w.lemma)
+        return frozenset(owner for owner, thing in things.items() if thing and thing <= lemmas)
 
     def content_between(self, first: int, last: int) -> bool:
         """Whether a content word stands between two positions."""

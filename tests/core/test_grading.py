@@ -435,3 +435,15 @@ def test_an_aside_states_only_points_about_the_thing_contrasted() -> None:
     assert grade(rubric, "TP splits each layer, so it needs the fastest links").correct
     about_pp = Rubric(1, (KeyPoint("pp", "Pipeline parallelism needs slow links only", ("needs slow links",), ()),))
     assert grade(about_pp, "unlike pipeline parallelism, which needs slow links, TP needs the fastest").correct
+
+
+def test_vs_is_a_contrast_and_an_aside_must_name_the_whole_thing_contrasted() -> None:
+    rubric = one("shards the params", misconceptions=("each gpu has the full model",))
+    assert grade(rubric, "vs DDP, where each gpu has the full model, FSDP shards the params").correct
+    assert not grade(rubric, "each gpu has the full model, FSDP shards the params").correct
+    synonyms = Synonyms({"DP": "data parallelism"})
+    links = Rubric(2, (KeyPoint("split", "TP splits each layer", ("splits each layer",), ()),
+                       KeyPoint("fast", "It exchanges data every layer: fast links", ("needs fast links",), ())))
+    assert not grade(links, "unlike DP, which needs fast links, TP splits each layer", synonyms=synonyms).correct
+    about_dp = Rubric(1, (KeyPoint("dp", "Data parallelism copies the model", ("copies the model",), ()),))
+    assert grade(about_dp, "unlike DP, which copies the model, TP splits each layer", synonyms=synonyms).correct
