@@ -17,7 +17,8 @@ that the answer states voids it. Both are read as bot.reading reads them; where 
   words standing inside the scope of one negator of the answer ("never runs a backward pass",
   "does not need any extra room to copy" states "not copy"), or with its subject just before that
   negator, only function words between ("a constructor is not provided" states "not provide a
-  constructor"). Without its negators, such a phrasing must keep a content word ("nothing about"
+  constructor"; the "do" of a negation goes: "parallelism isn't needed" states "doesn't need
+  parallelism"). Without its negators, such a phrasing must keep a content word ("nothing about"
   is never stated by "about").
 - Asides: what an aside says of a thing contrasted ("unlike DDP, where each GPU has the full model,
   ...") claims nothing of the answer's subject, so a misconception said there voids nothing, and it
@@ -52,7 +53,7 @@ from functools import lru_cache
 from itertools import chain
 
 from bot.content.rubric import KeyPoint, Rubric
-from bot.reading import NO_SYNONYMS, Answer, Phrase, Synonyms, content_words, is_content, lemma, phrase
+from bot.reading import NEGATORS, NO_SYNONYMS, Answer, Phrase, Synonyms, content_words, is_content, lemma, phrase
 
 MAX_INSERTED = 2  # content words an answer may insert inside a phrase
 MAX_INSERTED_FUNCTION = 3  # and function words ("of", "that", "is")
@@ -143,7 +144,7 @@ def find(answer: Answer, wanted: Phrase, loose: bool = True, asides: frozenset[i
         best = NEGATED
     core = wanted.core
     if core is not None:
-        one_negator = len(wanted.words) - len(core.words) == 1  # a subject may stand before it
+        one_negator = sum(t in NEGATORS for t, _ in wanted.words) == 1  # a subject may stand before it
         for span in _placements(answer, core, loose):
             if asides is not None and answer.in_aside(span, asides):
                 continue

@@ -440,10 +440,13 @@ class Phrase:
 
     @cached_property
     def core(self) -> Phrase | None:
-        """The phrase without its negators, when it has any (and other words)."""
-        kept = tuple(w for w in self.words if w[0] not in NEGATORS)
-        if len(kept) == len(self.words) or not any(is_content(t) for t, _ in kept):
-            return None  # no negator, or nothing but function words without it ("nothing about")
+        """The phrase without its negators, when it has any (and other words), and without the "do" that
+        carries a negation ("doesn't need parallelism": "need parallelism", said as "parallelism isn't needed")."""
+        if not any(t in NEGATORS for t, _ in self.words):
+            return None
+        kept = tuple(w for w in self.words if w[0] not in NEGATORS and w[1] != "do")
+        if not any(is_content(t) for t, _ in kept):
+            return None  # nothing but function words without it ("nothing about")
         return Phrase(kept, sum(is_content(t) for t, _ in kept))
 
     @cached_property

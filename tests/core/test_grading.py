@@ -447,3 +447,9 @@ def test_vs_is_a_contrast_and_an_aside_must_name_the_whole_thing_contrasted() ->
     assert not grade(links, "unlike DP, which needs fast links, TP splits each layer", synonyms=synonyms).correct
     about_dp = Rubric(1, (KeyPoint("dp", "Data parallelism copies the model", ("copies the model",), ()),))
     assert grade(about_dp, "unlike DP, which copies the model, TP splits each layer", synonyms=synonyms).correct
+
+
+def test_a_negated_phrasing_with_do_is_stated_in_the_passive() -> None:
+    rubric = one("doesnt need parallelism")
+    assert grade(rubric, "serving runs forward only, and parallelism isnt needed").correct
+    assert not grade(rubric, "serving runs forward only, and parallelism is needed").correct
