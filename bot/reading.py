@@ -22,8 +22,9 @@ scopes, asides and bare lists marked, so that bot.grading can tell what an answe
   "rather than", "unless", ...; but not "not only" or "whether or not") opens a scope that runs to
   the end of its clause: the next clause break, a conjunction such as "but", "while", "whereas",
   "because", "if", "when" or "unless", a "where", or an "and" that starts a new clause with a
-  pronoun or a verb of its own ("... and it splits each layer", "... and is judged on latency"; a
-  new clause for phrases too). Inside a scope, a "without" within three words closes it ("never
+  pronoun or a verb of its own, or with a short noun phrase and a verb after a clause of three words
+  or more ("... and it splits each layer", "... and is judged on latency", "... and the model might
+  have memorized it"; a new clause for phrases too). Inside a scope, a "without" within three words closes it ("never
   ship without an eval gate" states "eval gate"), and so does an "unless" ("we won't ship unless it
   passes the eval gate" states "passes the eval gate"). The content word a negator closely follows
   in its clause is what the clause denies something of ("latency is not important").
@@ -75,11 +76,11 @@ CLAUSE_WORDS = frozenset({
 })
 RELATIVES = frozenset({"where", "which", "who", "whose", "that"})
 # After "and": a new clause, with a subject of its own ("and it splits") or the same one ("and is judged on").
-SUBJECTS = frozenset({
-    "it", "they", "we", "you", "i", "he", "she", "there", "that", "this",
+AUXILIARIES = frozenset({
     "is", "are", "was", "were", "has", "have", "had", "can", "could", "will", "would", "should", "may", "might",
     "must", "does", "did",
 })
+SUBJECTS = AUXILIARIES | {"it", "they", "we", "you", "i", "he", "she", "there", "that", "this"}
 LIST_JOINERS = frozenset({"and", "or"})
 # Words that relate other words: an answer with none of them is a bare list.
 RELATION_WORDS = NEGATORS | CLAUSE_WORDS | RELATIVES | frozenset({
@@ -296,6 +297,25 @@ def _next_word(tokens: list[str], i: int) -> str:
     return next((t for t in tokens[i + 1 :] if t != BREAK), "")
 
 
+def _starts_clause(tokens: list[str], i: int) -> bool:
+    """Whether the words after tokens[i] (an "and") start a clause: a pronoun or a verb ("and it splits", "and is
+    judged"), or a short noun phrase and then a verb ("and the model might have memorized it")."""
+    after = [t for t in tokens[i + 1 : i + 5] if t not in DETERMINERS and t not in FILLERS]
+    if after and after[0] in SUBJECTS:
+        return True
+    before = 0  # a noun phrase after an "and" that ends a clause of its own, not a subject ("X and Y can ...")
+    for t in reversed(tokens[:i]):
+        if t == BREAK:
+            break
+        before += t not in DETERMINERS and t not in FILLERS
+    for n, t in enumerate(after[:3] if before >= 3 else ()):
+        if t == BREAK or t in LIST_JOINERS:
+            return False
+        if n and t in AUXILIARIES:
+            return all(is_content(w) for w in after[:n])
+    return False
+
+
 def _clause_length(tokens: list[str], i: int) -> int:
     """How many words (determiners and fillers aside) follow tokens[i] before the next clause break."""
     length = 0
@@ -330,7 +350,7 @@ def _read(tokens: list[str]) -> tuple[list[Word], bool, frozenset[int]]:
             related = related or (token in DETERMINERS and bool(words) and words[-1].item == item)
             continue
         was_negated = owner >= 0 and not contrast
-        new_clause = token in LIST_JOINERS and _next_word(tokens, i) in SUBJECTS  # "... and it splits"
+        new_clause = token in LIST_JOINERS and _starts_clause(tokens, i)  # "... and it splits"
         if (token in CLAUSE_WORDS or (token == "where" and i and tokens[i - 1] != BREAK and i != aside_from)
                 or new_clause):
             owner, contrast, aside = -1, False, -1  # ("unlike X, where" goes on: see above)

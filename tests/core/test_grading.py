@@ -453,3 +453,10 @@ def test_a_negated_phrasing_with_do_is_stated_in_the_passive() -> None:
     rubric = one("doesnt need parallelism")
     assert grade(rubric, "serving runs forward only, and parallelism isnt needed").correct
     assert not grade(rubric, "serving runs forward only, and parallelism is needed").correct
+
+
+def test_and_with_a_noun_and_a_verb_after_a_clause_starts_a_new_one() -> None:
+    rubric = one("model might have memorized")
+    assert grade(rubric, "benchmarks dont test our refund policy and the model might have memorized them").correct
+    assert not grade(rubric, "benchmarks dont test our refund policy or whether the model might have memorized").correct
+    assert grade(one("any function can use"), "if declared global, any function or class can use it").correct
