@@ -22,9 +22,10 @@ scopes, asides and bare lists marked, so that bot.grading can tell what an answe
   "rather than", "unless", ...; but not "not only" or "whether or not") opens a scope that runs to
   the end of its clause: the next clause break, a conjunction such as "but", "while", "whereas",
   "because", "if", "when" or "unless", a "where", or an "and" that starts a new clause with a
-  pronoun or a verb of its own, or with a short noun phrase and a verb after a clause of three words
-  or more ("... and it splits each layer", "... and is judged on latency", "... and the model might
-  have memorized it"; a new clause for phrases too). Inside a scope, a "without" within three words closes it ("never
+  pronoun or a verb of its own, or, after a clause of three words or more, with an article, a short
+  noun and a singular verb ("... and it splits each layer", "... and is judged on latency", "... and
+  the model might have memorized it", but not "... the weights and the gradients are sharded"; a new
+  clause for phrases too). Inside a scope, a "without" within three words closes it ("never
   ship without an eval gate" states "eval gate"), and so does an "unless" ("we won't ship unless it
   passes the eval gate" states "passes the eval gate"). The content word a negator closely follows
   in its clause is what the clause denies something of ("latency is not important").
@@ -80,6 +81,7 @@ AUXILIARIES = frozenset({
     "is", "are", "was", "were", "has", "have", "had", "can", "could", "will", "would", "should", "may", "might",
     "must", "does", "did",
 })
+PLURAL_BE = frozenset({"are", "were"})  # "X and Y are ...": one subject of two
 SUBJECTS = AUXILIARIES | {"it", "they", "we", "you", "i", "he", "she", "there", "that", "this"}
 LIST_JOINERS = frozenset({"and", "or"})
 # Words that relate other words: an answer with none of them is a bare list.
@@ -299,11 +301,14 @@ def _next_word(tokens: list[str], i: int) -> str:
 
 def _starts_clause(tokens: list[str], i: int) -> bool:
     """Whether the words after tokens[i] (an "and") start a clause: a pronoun or a verb ("and it splits", "and is
-    judged"), or a short noun phrase and then a verb ("and the model might have memorized it")."""
+    judged"), or an article, a short noun and a singular verb ("and the model might have memorized it"; not
+    "the weights and the gradients are", a subject of two)."""
     after = [t for t in tokens[i + 1 : i + 5] if t not in DETERMINERS and t not in FILLERS]
     if after and after[0] in SUBJECTS:
         return True
-    before = 0  # a noun phrase after an "and" that ends a clause of its own, not a subject ("X and Y can ...")
+    if i + 1 >= len(tokens) or tokens[i + 1] not in DETERMINERS:
+        return False
+    before = 0  # the clause before the "and" has words of its own: "... our refund policy and the model might"
     for t in reversed(tokens[:i]):
         if t == BREAK:
             break
@@ -312,7 +317,7 @@ def _starts_clause(tokens: list[str], i: int) -> bool:
         if t == BREAK or t in LIST_JOINERS:
             return False
         if n and t in AUXILIARIES:
-            return all(is_content(w) for w in after[:n])
+            return t not in PLURAL_BE and all(is_content(w) for w in after[:n])
     return False
 
 

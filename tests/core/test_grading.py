@@ -460,3 +460,10 @@ def test_and_with_a_noun_and_a_verb_after_a_clause_starts_a_new_one() -> None:
     assert grade(rubric, "benchmarks dont test our refund policy and the model might have memorized them").correct
     assert not grade(rubric, "benchmarks dont test our refund policy or whether the model might have memorized").correct
     assert grade(one("any function can use"), "if declared global, any function or class can use it").correct
+
+
+def test_a_subject_of_two_after_a_denial_stays_denied() -> None:
+    rubric = one("gradients are sharded")
+    assert not grade(rubric, "I don't think the weights and gradients are sharded across GPUs").correct
+    assert not grade(rubric, "it is not true that the weights and the gradients are sharded").correct
+    assert grade(rubric, "the weights and gradients are sharded across GPUs").correct
