@@ -21,10 +21,12 @@ that the answer states voids it. Both are read as bot.reading reads them; where 
   parallelism"). Without its negators, such a phrasing must keep a content word ("nothing about"
   is never stated by "about").
 - Asides: what an aside says of a thing contrasted ("unlike DDP, where each GPU has the full model,
-  ...") claims nothing of the answer's subject, so a misconception said there voids nothing, and it
-  states a key point only when the point names the whole thing contrasted in its label or a phrasing
-  ("unlike TP, which splits each layer, ..." states "TP splits each layer", not "pipeline
-  parallelism needs the fastest links"; an aside no comma closes states any point).
+  ...") claims nothing of the answer's subject, so a misconception said there voids nothing, unless
+  the misconception names that thing ("..., vs training, which fits on one GPU" says "training fits on
+  one GPU"; not in an aside no comma closes). An aside states a key point only when the point names
+  the whole thing contrasted in its label or a phrasing ("unlike TP, which splits each layer, ..."
+  states "TP splits each layer", not "pipeline parallelism needs the fastest links"; an aside no comma
+  closes states any point).
 - Bare lists: in an answer that is a bare list, a phrasing of several content words counts only
   where it stands word for word inside one item, as a listed term does ("optimizer state" in
   "parameters, optimizer state").
@@ -223,6 +225,20 @@ def cover(points: Iterable[KeyPoint], text: str, *, synonyms: Synonyms | None = 
     return _cover(points, Answer(text, table), table)[0]
 
 
+def _said_in_aside(answer: Answer, wanted: Phrase) -> bool:
+    """Whether a misconception about a thing ("training fits on one GPU") is said, without its name, in an aside
+    about that thing ("serving is judged on latency, vs training, which fits on one GPU")."""
+    for owner, thing in answer.contrasted().items():
+        rest = tuple(w for w in wanted.words if w[1] not in thing)
+        named = thing <= {lemma_ for _, lemma_ in wanted.words}
+        if owner in answer.open_asides or not named or not any(is_content(t) for t, _ in rest):
+            continue  # an aside no comma closes may run into the answer's own claims
+        for span in _placements(answer, Phrase(rest, sum(is_content(t) for t, _ in rest)), loose=False):
+            if all(answer.words[n].aside_of == owner for n in span) and not answer.negated(span):
+                return True
+    return False
+
+
 def _counted_asides(point: KeyPoint, answer: Answer, table: Synonyms) -> frozenset[int]:
     """The asides whose words may state the point: those about a thing the point names (its label or a phrasing:
     "unlike TP, which splits each layer, ..." states "TP splits each layer"), and those no comma closes."""
@@ -240,7 +256,7 @@ def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms) -> tuple
     matched, voided, denied, taken = [], [], set(), set()
     for point in points:
         wrong = [m for m in (phrase(m, table) for m in point.misconceptions)
-                 if find(answer, m, loose=False, asides=frozenset()) == STATED]
+                 if find(answer, m, loose=False, asides=frozenset()) == STATED or _said_in_aside(answer, m)]
         if wrong:
             voided.append(point.id)
             taken |= _stating(answer, wrong[0], loose=False, asides=frozenset())

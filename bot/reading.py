@@ -432,14 +432,18 @@ class Answer:
         """Whether a word of the span is in an aside about a thing contrasted (other than those `counted`)."""
         return any(self.words[n].aside_of >= 0 and self.words[n].aside_of not in counted for n in span)
 
-    def asides_about(self, lemmas: set[str]) -> frozenset[int]:
-        """The contrasts whose thing contrasted ("data parallelism" in "unlike DP, where ...") the lemmas name
-        whole: every content word of it."""
+    def contrasted(self) -> dict[int, frozenset[str]]:
+        """Each contrast with an aside, and the lemmas of the thing it contrasts ("data parallelism" in "unlike DP,
+        where ...")."""
         things: dict[int, set[str]] = {w.aside_of: set() for w in self.words if w.aside_of >= 0}
         for w in self.words:
             if w.negated_by in things and is_content(w.text):
                 things[w.negated_by].add(w.lemma)
-        return frozenset(owner for owner, thing in things.items() if thing and thing <= lemmas)
+        return {owner: frozenset(thing) for owner, thing in things.items() if thing}
+
+    def asides_about(self, lemmas: set[str]) -> frozenset[int]:
+        """The contrasts whose thing contrasted the lemmas name whole: every content word of it."""
+        return frozenset(owner for owner, thing in self.contrasted().items() if thing <= lemmas)
 
     def content_between(self, first: int, last: int) -> bool:
         """Whether a content word stands between two positions."""

@@ -467,3 +467,10 @@ def test_a_subject_of_two_after_a_denial_stays_denied() -> None:
     assert not grade(rubric, "I don't think the weights and gradients are sharded across GPUs").correct
     assert not grade(rubric, "it is not true that the weights and the gradients are sharded").correct
     assert grade(rubric, "the weights and gradients are sharded across GPUs").correct
+
+
+def test_a_misconception_about_the_thing_contrasted_said_in_its_aside_voids() -> None:
+    rubric = Rubric(1, (KeyPoint("scale", "Training needs many GPUs; the small model fits on one GPU",
+                                 ("fits on a single gpu",), ("training fits on a single gpu",)),))
+    assert not grade(rubric, "serving is judged on latency, vs training, which fits on a single GPU").correct
+    assert grade(rubric, "unlike training, which needs many GPUs, the small model fits on a single GPU").correct
