@@ -11,7 +11,6 @@ import socket
 import sqlite3
 import sys
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
@@ -33,12 +32,6 @@ RELIABILITY = [
 ]
 CONCURRENCY = 8  # clicks in flight at once
 KILL_AFTER = 30  # acknowledged clicks before the SIGKILL
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[SlackStandIn]:
-    async with SlackStandIn() as fake:
-        yield fake
 
 
 def free_port() -> int:

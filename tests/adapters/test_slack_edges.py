@@ -37,18 +37,6 @@ TEACHER = "U0TEACH"
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[SlackStandIn]:
-    async with SlackStandIn() as fake:
-        yield fake
-
-
-@pytest.fixture
-def slack(fake: SlackStandIn) -> SlackSettings:
-    return SlackSettings(bot_token=Secret(fake.bot_token), signing_secret=Secret(fake.signing_secret),
-                         api_url=fake.api_url, http_host="127.0.0.1", http_port=0)
-
-
-@pytest.fixture
 async def bot(tmp_path: Path) -> AsyncIterator[StudyBot]:
     settings = Settings(db_path=tmp_path / "bot.db", content_dir=CORE_PACK, results_dir=tmp_path / "results",
                         instructors=Instructors(everywhere={"slack": frozenset({TEACHER})}))

@@ -26,12 +26,6 @@ from standins.slack_standin import (
 )
 
 
-@pytest.fixture
-async def fake() -> AsyncIterator[SlackStandIn]:
-    async with SlackStandIn() as fake:
-        yield fake
-
-
 def web_client(fake: SlackStandIn, **kwargs) -> AsyncWebClient:
     return AsyncWebClient(
         token=kwargs.pop("token", fake.bot_token), base_url=fake.api_url, **kwargs
