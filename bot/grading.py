@@ -228,7 +228,7 @@ def cover(points: Iterable[KeyPoint], text: str, *, synonyms: Synonyms | None = 
 def _said_in_aside(answer: Answer, wanted: Phrase) -> bool:
     """Whether a misconception about a thing ("training fits on one GPU") is said, without its name, in an aside
     about that thing ("serving is judged on latency, vs training, which fits on one GPU")."""
-    for owner, thing in answer.contrasted().items():
+    for owner, thing in answer.contrasted.items():
         rest = tuple(w for w in wanted.words if w[1] not in thing)
         named = thing <= {lemma_ for _, lemma_ in wanted.words}
         if owner in answer.open_asides or not named or not any(is_content(t) for t, _ in rest):
@@ -242,7 +242,7 @@ def _said_in_aside(answer: Answer, wanted: Phrase) -> bool:
 def _counted_asides(point: KeyPoint, answer: Answer, table: Synonyms) -> frozenset[int]:
     """The asides whose words may state the point: those about a thing the point names (its label or a phrasing:
     "unlike TP, which splits each layer, ..." states "TP splits each layer"), and those no comma closes."""
-    if not any(w.aside_of >= 0 for w in answer.words):
+    if not answer.contrasted and not answer.open_asides:
         return frozenset()
     named = {lemma(w) for text in (point.point, *point.accept) for w in content_words(text, table)}
     return answer.asides_about(named) | answer.open_asides

@@ -397,14 +397,26 @@ def _subjects_of_negation(words: tuple[Word, ...]) -> Iterator[int]:
                     break
 
 
+def _contrasted(words: tuple[Word, ...]) -> dict[int, frozenset[str]]:
+    """Each contrast with an aside, and the lemmas of the thing it contrasts ("data parallelism" in "unlike DP,
+    where ...")."""
+    things: dict[int, set[str]] = {w.aside_of: set() for w in words if w.aside_of >= 0}
+    for w in words:
+        if w.negated_by in things and is_content(w.text):
+            things[w.negated_by].add(w.lemma)
+    return {owner: frozenset(thing) for owner, thing in things.items() if thing}
+
+
 class Answer:
     """An answer read once for matching: its words, negation scopes and whether it is a bare list."""
 
-    __slots__ = ("words", "bare_list", "open_asides", "denied", "_by_text", "_by_lemma", "_by_letter", "_memo")
+    __slots__ = ("words", "bare_list", "open_asides", "contrasted", "denied", "_by_text", "_by_lemma", "_by_letter",
+                 "_memo")
 
     def __init__(self, text: str, synonyms: Synonyms = NO_SYNONYMS) -> None:
         words, self.bare_list, self.open_asides = _read(synonyms.rewrite(_raw_tokens(text)))
         self.words = tuple(words)
+        self.contrasted = _contrasted(self.words)
         self.denied = frozenset(_subjects_of_negation(self.words))
         self._by_text: dict[tuple[str, str], list[int]] = {}
         self._by_lemma: dict[str, list[int]] = {}
@@ -432,18 +444,9 @@ class Answer:
         """Whether a word of the span is in an aside about a thing contrasted (other than those `counted`)."""
         return any(self.words[n].aside_of >= 0 and self.words[n].aside_of not in counted for n in span)
 
-    def contrasted(self) -> dict[int, frozenset[str]]:
-        """Each contrast with an aside, and the lemmas of the thing it contrasts ("data parallelism" in "unlike DP,
-        where ...")."""
-        things: dict[int, set[str]] = {w.aside_of: set() for w in self.words if w.aside_of >= 0}
-        for w in self.words:
-            if w.negated_by in things and is_content(w.text):
-                things[w.negated_by].add(w.lemma)
-        return {owner: frozenset(thing) for owner, thing in things.items() if thing}
-
     def asides_about(self, lemmas: set[str]) -> frozenset[int]:
         """The contrasts whose thing contrasted the lemmas name whole: every content word of it."""
-        return frozenset(owner for owner, thing in self.contrasted().items() if thing <= lemmas)
+        return frozenset(owner for owner, thing in self.contrasted.items() if thing <= lemmas)
 
     def content_between(self, first: int, last: int) -> bool:
         """Whether a content word stands between two positions."""
