@@ -19,7 +19,7 @@ import yaml
 
 from bot.core import yamlfile
 from bot.core.errors import ConfigError
-from bot.core.messages import Cohort, Place
+from bot.core.messages import Cohort
 from bot.core.suggest import did_you_mean
 from bot.grading.scoring import SelfGraded
 
@@ -189,15 +189,6 @@ class Settings:
 
     def cohort(self, cohort: Cohort) -> CohortSettings:
         return self.cohorts.get(cohort) or CohortSettings()
-
-    def channels(self, platform: str) -> list[tuple[str, Place]]:
-        """The channels this platform's cohorts post to on a schedule, as (config key, place)."""
-        found = []
-        for cohort, chosen in self.cohorts.items():
-            for what, plan in (("leaderboard", chosen.leaderboard), ("daily", chosen.daily)):
-                if cohort.platform == platform and plan is not None:
-                    found.append((f"cohorts.{cohort.id}.{what}.channel", Place(platform, cohort.id, plan.channel)))
-        return found
 
     def section(self, name: str, keys: Collection[str] | None = None) -> Mapping[str, Any]:
         """A platform's section of the config file (empty when absent); with `keys`, any other
