@@ -210,7 +210,7 @@ def test_the_golden_set_gate_is_on_the_release_path_not_the_request_path():
 def test_every_teachback_the_readme_names_is_a_prompt_of_the_pack():
     # `/teachback <prompt id>` asks that prompt; the README must name only prompts that exist
     named = re.findall(r"/teachback (\S+?)`", text("README.md"))
-    assert named == ["meta-tb5", "meta-tb6"]
+    assert named == ["meta-tb7", "meta-tb5", "meta-tb6"]
     ids = {p["id"] for p in load("teachback.yaml")["prompts"]}
     assert set(named) <= ids
 
@@ -283,7 +283,7 @@ async def test_the_readme_teachback_commands_ask_those_prompts(tmp_path, clock):
     bot = await StudyBot.start(Settings(db_path=tmp_path / "studybot.db", content_dir=CONTENT,
                                         results_dir=tmp_path / "results"), clock)
     try:
-        for prompt_id in ("meta-tb5", "meta-tb6"):
+        for prompt_id in ("meta-tb7", "meta-tb5", "meta-tb6"):
             [reply] = await bot.handle(Command("teachback", prompt_id, learner(), channel()))
             assert reply.form is not None and reply.text == f"Teach-back ({prompt_id}): {prompt(prompt_id)['prompt']}"
     finally:
