@@ -26,14 +26,15 @@ from dotenv import dotenv_values
 from adapters import platforms
 from adapters.platform import Platform
 from adapters.runner import check_ports, pid_file, reload_on_hangup, run_platforms, running_pid, stop_signals
-from bot import daily, yamlfile
-from bot.app import RELOAD_LOG, StudyBot
-from bot.clock import SystemClock
-from bot.config import Settings
 from bot.content.loader import QUIZ_MD, Report, check_library
-from bot.errors import ConfigError, ContentErrors, SetupError, StoreUnavailable
-from bot.logs import configure
-from bot.render import render_quiz
+from bot.content.render import render_quiz
+from bot.core import yamlfile
+from bot.core.clock import SystemClock
+from bot.core.config import Settings
+from bot.core.errors import ConfigError, ContentErrors, SetupError, StoreUnavailable
+from bot.core.logs import configure
+from bot.features import daily
+from bot.runtime.app import RELOAD_LOG, StudyBot
 from bot.store import Store
 from bot.store.engine import examine, restore
 

@@ -19,8 +19,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TextIO
 
-from bot.app import StudyBot
-from bot.messages import (
+from bot.core.messages import (
     Actor,
     Audience,
     ChoiceMade,
@@ -32,7 +31,8 @@ from bot.messages import (
     Reply,
     TextSubmitted,
 )
-from bot.scheduler import deliver, run_scheduler
+from bot.runtime.app import StudyBot
+from bot.runtime.scheduler import deliver, run_scheduler
 
 PLATFORM, COHORT, CHANNEL = "console", "local", "console"
 BANNER = "studybot console. Type /help for the commands, /quit (or Ctrl-D) to leave."

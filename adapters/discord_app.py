@@ -36,11 +36,9 @@ from discord.ui.view import BaseView
 
 from adapters.discord_settings import DiscordSettings
 from adapters.log_guard import clean
-from bot.app import StudyBot
-from bot.commands import CommandSpec
-from bot.config import Instructors
-from bot.errors import DeliveryFailed, PlatformRejected, PlatformUnreachable
-from bot.messages import (
+from bot.core.config import Instructors
+from bot.core.errors import DeliveryFailed, PlatformRejected, PlatformUnreachable
+from bot.core.messages import (
     Actor,
     Audience,
     ChoiceMade,
@@ -53,7 +51,9 @@ from bot.messages import (
     TextSubmitted,
     fit,
 )
-from bot.scheduler import deliver
+from bot.runtime.app import StudyBot
+from bot.runtime.commands import CommandSpec
+from bot.runtime.scheduler import deliver
 
 log = logging.getLogger("studybot.discord")
 V = TypeVar("V", bound=BaseView)

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from adapters.platform import Platform
-from bot.config import Secret, Settings
-from bot.errors import ConfigError
+from bot.core.config import Secret, Settings
+from bot.core.errors import ConfigError
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,9 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from bot import metrics
-from bot.app import StudyBot
-from bot.errors import SetupError
+from bot.core.errors import SetupError
+from bot.runtime import metrics
+from bot.runtime.app import StudyBot
 
 HOST = "0.0.0.0"  # a container's port is reached from outside it
 PATH = "/metrics"

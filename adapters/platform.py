@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import Any
 
-from bot.config import Settings
+from bot.core.config import Settings
 
 
 @dataclass(frozen=True)

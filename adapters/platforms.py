@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from adapters.discord_settings import DISCORD
 from adapters.platform import Platform
 from adapters.slack_settings import SLACK
-from bot.config import Settings
+from bot.core.config import Settings
 
 PLATFORMS: tuple[Platform, ...] = (
     SLACK,

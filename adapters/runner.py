@@ -25,10 +25,10 @@ from typing import IO, Any, Protocol
 
 from adapters import metrics_http
 from adapters.platform import Platform
-from bot.app import StudyBot
-from bot.errors import PlatformRejected, PlatformUnreachable, SetupError
-from bot.messages import Place
-from bot.scheduler import Outbox, run_scheduler
+from bot.core.errors import PlatformRejected, PlatformUnreachable, SetupError
+from bot.core.messages import Place
+from bot.runtime.app import StudyBot
+from bot.runtime.scheduler import Outbox, run_scheduler
 
 log = logging.getLogger("studybot.runner")
 

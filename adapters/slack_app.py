@@ -50,9 +50,8 @@ from adapters import metrics_http
 from adapters.http_guard import CappedSite, Limits, json_depth_within
 from adapters.log_guard import NoBodies, RefusalLog, clean
 from adapters.slack_settings import SlackSettings
-from bot.app import StudyBot
-from bot.errors import DeliveryFailed, PlatformRejected, PlatformUnreachable, reference_id
-from bot.messages import (
+from bot.core.errors import DeliveryFailed, PlatformRejected, PlatformUnreachable, reference_id
+from bot.core.messages import (
     CUT_NOTE,
     Actor,
     Audience,
@@ -65,7 +64,8 @@ from bot.messages import (
     Reply,
     TextSubmitted,
 )
-from bot.scheduler import deliver
+from bot.runtime.app import StudyBot
+from bot.runtime.scheduler import deliver
 
 log = logging.getLogger("studybot.slack")
 BOLT_LOG = "slack_bolt.studybot"  # Bolt's and the Socket Mode client's logger: under slack_bolt, bodies withheld

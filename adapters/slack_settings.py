@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from adapters.platform import Platform
-from bot.config import Secret, Settings, port_number
+from bot.core.config import Secret, Settings, port_number
 
 
 @dataclass(frozen=True)

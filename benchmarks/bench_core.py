@@ -15,13 +15,13 @@ from pathlib import Path
 import aiosqlite
 import yaml
 
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.config import Settings
-from bot.content.glossary import Glossary
 from bot.content.loader import load_library
-from bot.messages import Actor, ChoiceMade, Cohort, Place
+from bot.content.term_index import Glossary
+from bot.core.clock import FixedClock
+from bot.core.config import Settings
+from bot.core.messages import Actor, ChoiceMade, Cohort, Place
 from bot.questions.mc import MultipleChoice
+from bot.runtime.app import StudyBot
 from bot.store.model import AnswerMode, PromptKind
 
 LESSONS, QUESTIONS_PER_LESSON, TERMS_PER_LESSON = 100, 50, 50

@@ -15,8 +15,8 @@ from discord.ext import commands
 
 from adapters.discord_app import DiscordAdapter, apply_urls
 from adapters.discord_settings import DiscordSettings
-from bot.app import StudyBot
-from bot.config import Secret, Settings
+from bot.core.config import Secret, Settings
+from bot.runtime.app import StudyBot
 from standins.discord_standin import DiscordStandIn
 
 REPO = Path(__file__).resolve().parents[1]

@@ -13,7 +13,7 @@ Definitions (printed in the header too):
 - false-accept: the share of clearly wrong answers graded correct.
 - false-reject: the share of clearly right answers graded wrong.
 - r: Pearson correlation of a grader's fraction with the human average; studybot's fraction is the grade's
-  score (bot.grading: the credit of the best `needed` key points and of all of them, with partial credit for
+  score (bot.grading.matching: the credit of the best `needed` key points and of all of them, with partial credit for
   a key point whose words are said apart), the baseline's is its cosine.
 - baseline: cosine of word-count vectors (lower case, punctuation stripped) of the student and instructor
   answers, graded correct at or above the threshold that maximises its accuracy on this same data.
@@ -51,10 +51,10 @@ from pathlib import Path
 
 import yaml
 
-from bot.content.rubric import KeyPoint, Rubric
-from bot.grading import NEGATED, Grade, find, grade
-from bot.reading import Answer, Phrase, Synonyms, phrase
-from bot.rubric_audit import audit_rubric
+from bot.grading.matching import NEGATED, Grade, find, grade
+from bot.grading.reading import Answer, Phrase, Synonyms, phrase
+from bot.grading.rubric import KeyPoint, Rubric
+from bot.grading.selfcheck import audit_rubric
 
 ENV = "STUDYBOT_UNT_DATA"
 RUBRICS = Path(__file__).with_name("unt_rubrics.yaml")

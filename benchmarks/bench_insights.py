@@ -14,10 +14,10 @@ import time
 from datetime import UTC, timedelta
 from pathlib import Path
 
-from bot.app import StudyBot
-from bot.clock import FixedClock, iso_week
-from bot.config import Settings
-from bot.messages import Actor, Command, Place
+from bot.core.clock import FixedClock, iso_week
+from bot.core.config import Settings
+from bot.core.messages import Actor, Command, Place
+from bot.runtime.app import StudyBot
 from bot.store.engine import iso
 
 LESSONS, MC, SHORT, PROMPTS = 2, 40, 10, 5  # per lesson: 100 questions, 10 teach-back prompts in all

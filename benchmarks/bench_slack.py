@@ -16,8 +16,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack_app import SlackAdapter
 from adapters.slack_settings import SlackSettings
-from bot.app import StudyBot
-from bot.config import Secret, Settings
+from bot.core.config import Secret, Settings
+from bot.runtime.app import StudyBot
 from standins.slack_standin import SlackStandIn, post_signed, slash_command
 
 REPO = Path(__file__).resolve().parents[1]

@@ -14,9 +14,9 @@ import yarl
 from fsrs import Scheduler
 from support import CORE_PACK
 
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.config import Settings
+from bot.core.clock import FixedClock
+from bot.core.config import Settings
+from bot.runtime.app import StudyBot
 from standins.discord_standin import DiscordStandIn
 
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy")

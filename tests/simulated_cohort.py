@@ -12,10 +12,10 @@ from zoneinfo import ZoneInfo
 
 from support import CORE_PACK, answer, choice_for, record
 
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.config import CohortSettings, Settings
-from bot.messages import Actor, ChoiceMade, Cohort, Command, Place, TextSubmitted
+from bot.core.clock import FixedClock
+from bot.core.config import CohortSettings, Settings
+from bot.core.messages import Actor, ChoiceMade, Cohort, Command, Place, TextSubmitted
+from bot.runtime.app import StudyBot
 
 ZONE = ZoneInfo("America/New_York")
 NOW = "2026-12-02T15:00:00+00:00"  # Wednesday 10:00 in New York: week 2026-W49 began Monday 05:00 UTC

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bot.messages import Actor, Choice, ChoiceMade, MessageRef, Place, Reply, TextSubmitted
+from bot.core.messages import Actor, Choice, ChoiceMade, MessageRef, Place, Reply, TextSubmitted
 from bot.store.model import AnswerMode, PromptKind
 
 REPO = Path(__file__).resolve().parents[1]

@@ -25,7 +25,7 @@ def test_walk_finds_the_core_modules() -> None:
     import bot
 
     names = {m.name for m in pkgutil.walk_packages(bot.__path__, "bot.")}
-    assert {"bot.app", "bot.store", "bot.quiz", "bot.rounds", "bot.content"} <= names
+    assert {"bot.runtime.app", "bot.store", "bot.features.quiz", "bot.features.rounds", "bot.content"} <= names
 
 
 # ---------------------------------------------------------------- the import graph
@@ -93,7 +93,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_modules_import_without_a_cycle() -> None:
     graph = import_graph()
-    assert {"bot.app", "bot.quiz", "bot.store", "adapters.cli"} <= set(graph)  # the walk found the modules
+    assert {"bot.runtime.app", "bot.features.quiz", "bot.store", "adapters.cli"} <= set(graph)  # the walk found them
     assert cycles(graph) == []
 
 
@@ -105,5 +105,38 @@ def test_the_core_never_imports_the_edge_and_features_never_import_the_router() 
     graph = import_graph()
     core = {m: edges for m, edges in graph.items() if m.split(".")[0] == "bot"}
     assert not {m: e for m, e in core.items() if any(t.startswith("adapters") for t in e)}
-    assert not [f for f in FEATURES if "bot.app" in graph[f"bot.{f}"]]
-    assert "bot.quiz" in graph["bot.app"]  # the router depends on the features
+    assert not [f for f in FEATURES if "bot.runtime.app" in graph[f"bot.features.{f}"]]
+    assert "bot.features.quiz" in graph["bot.runtime.app"]  # the router depends on the features
+
+
+# What each package of bot/ may import: a package reaches only the ones below it. Grading is pure (it
+# knows only rubrics and text); the store knows no feature; features never reach the router.
+BELOW = {
+    "bot.grading": set(),
+    "bot.core": {"bot.grading"},
+    "bot.questions": {"bot.core", "bot.grading"},
+    "bot.content": {"bot.questions", "bot.core", "bot.grading"},
+    "bot.store": {"bot.questions", "bot.core", "bot.grading"},
+    "bot.reports": {"bot.runtime.context", "bot.store", "bot.content", "bot.questions", "bot.core", "bot.grading"},
+    "bot.features": {"bot.runtime.context", "bot.runtime.commands", "bot.reports", "bot.store", "bot.content",
+                     "bot.questions", "bot.core", "bot.grading"},
+}
+
+
+def _allowed(module: str, target: str) -> bool:
+    package = ".".join(module.split(".")[:2])
+    return any(target == p or target.startswith(p + ".") for p in {package} | BELOW[package])
+
+
+def test_each_package_imports_only_the_packages_below_it() -> None:
+    graph = import_graph()
+    layered = {m: e for m, e in graph.items() if ".".join(m.split(".")[:2]) in BELOW}
+    assert {m: sorted(t for t in e if not _allowed(m, t)) for m, e in layered.items()
+            if any(not _allowed(m, t) for t in e)} == {}
+    assert {"bot.grading.matching", "bot.features.quiz", "bot.store.answers"} <= set(layered)  # the walk found them
+
+
+def test_the_layer_check_finds_a_wrong_import() -> None:
+    assert not _allowed("bot.grading.matching", "bot.store")
+    assert not _allowed("bot.features.quiz", "bot.runtime.app")
+    assert _allowed("bot.features.quiz", "bot.runtime.context")

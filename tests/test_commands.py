@@ -1,4 +1,4 @@
-"""Each command is declared once (bot/commands.py, beside its handler): the router, /help, the
+"""Each command is declared once (bot/runtime/commands.py, beside its handler): the router, /help, the
 Discord command tree and the Slack manifest all agree with the declaration."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 import yaml
 from support import REPO, channel, learner
 
-from bot.app import COMMANDS
-from bot.commands import CommandSpec
-from bot.messages import Command
+from bot.core.messages import Command
+from bot.runtime.app import COMMANDS
+from bot.runtime.commands import CommandSpec
 
 MANIFEST = yaml.safe_load((REPO / "slack_manifest.yaml").read_text())
 

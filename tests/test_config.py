@@ -12,9 +12,9 @@ from adapters.cli import configured_platforms
 from adapters.discord_settings import DiscordSettings
 from adapters.platforms import settings_from_env
 from adapters.slack_settings import SlackSettings
-from bot.app import StudyBot
-from bot.config import CohortSettings, ConfigError, DailyQuestion, Settings
-from bot.messages import Cohort
+from bot.core.config import CohortSettings, ConfigError, DailyQuestion, Settings
+from bot.core.messages import Cohort
+from bot.runtime.app import StudyBot
 
 EXAMPLE = REPO / "config" / "studybot.example.yaml"
 

@@ -11,12 +11,12 @@ from pathlib import Path
 from support import CONTENT, CORE_PACK, REPO, order_numbers
 
 from adapters.console import ConsoleChat
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.config import CohortSettings, LeaderboardSchedule, Settings
 from bot.content.loader import load_library
-from bot.messages import Cohort
-from bot.scheduler import fire_due
+from bot.core.clock import FixedClock
+from bot.core.config import CohortSettings, LeaderboardSchedule, Settings
+from bot.core.messages import Cohort
+from bot.runtime.app import StudyBot
+from bot.runtime.scheduler import fire_due
 
 
 def run_console(tmp_path: Path, lines: list[str]) -> str:

@@ -12,7 +12,7 @@ from support import REPO
 
 from adapters.cli import build_parser
 from adapters.platforms import PLATFORMS, settings_from_env
-from bot.config import VARIABLES
+from bot.core.config import VARIABLES
 
 ALL_VARIABLES = {*VARIABLES, *(v for p in PLATFORMS for v in p.variables)}
 
@@ -82,7 +82,7 @@ def read_in(path: str) -> set[str]:
 
 
 def test_each_module_declares_the_variables_it_reads() -> None:
-    assert read_in("bot/config.py") == set(VARIABLES)
+    assert read_in("bot/core/config.py") == set(VARIABLES)
     for platform in PLATFORMS:
         assert read_in(f"adapters/{platform.name}_settings.py") == set(platform.variables), platform.name
 

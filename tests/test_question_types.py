@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from bot.content.checker import Checker, FieldPath
-from bot.messages import Audience, Choice, Place, Reply
+from bot.core.yamlcheck import Checker, FieldPath
+from bot.core.messages import Audience, Choice, Place, Reply
 from bot.questions.base import Arrangement, Question, Verdict
 
 WORDS = {"t": "True", "f": "False"}
@@ -71,11 +71,11 @@ PACK = {
 SCRIPT = """
 import asyncio, sys
 from pathlib import Path
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.config import Settings
-from bot.messages import Actor, ChoiceMade, Command, MessageRef, Place, TimerFired
-from bot.render import render_quiz
+from bot.runtime.app import StudyBot
+from bot.core.clock import FixedClock
+from bot.core.config import Settings
+from bot.core.messages import Actor, ChoiceMade, Command, MessageRef, Place, TimerFired
+from bot.content.render import render_quiz
 
 async def main():
     tmp = Path(sys.argv[1])

@@ -13,7 +13,7 @@ from headless import INSTALL, Browser, binary
 from simulated_cohort import simulate, start
 from support import REPO
 
-from bot.messages import Actor, Command, Place
+from bot.core.messages import Actor, Command, Place
 
 needs_chromium = pytest.mark.skipif(binary() is None, reason=f"Chromium is not installed; install it with: {INSTALL}")
 

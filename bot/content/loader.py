@@ -16,17 +16,17 @@ from typing import Any
 
 import yaml
 
-from bot import yamlfile
-from bot.content.checker import Checker, FieldPath, field_name
 from bot.content.model import Goal, Lesson, Library, TeachbackPrompt, Term
-from bot.errors import ContentError, ContentErrors
+from bot.content.render import render_quiz
+from bot.core import yamlfile
+from bot.core.errors import ContentErrors, ContentProblem
+from bot.core.suggest import did_you_mean
+from bot.core.yamlcheck import Checker, FieldPath, field_name
+from bot.grading.reading import Synonyms
+from bot.grading.scoring import teachback_needed
+from bot.grading.selfcheck import audit_rubric
 from bot.questions.base import Question
 from bot.questions.registry import TYPES
-from bot.reading import Synonyms
-from bot.render import render_quiz
-from bot.rubric_audit import audit_rubric
-from bot.scoring import teachback_needed
-from bot.suggest import did_you_mean
 
 LESSON_FILE, QUIZ_FILE, GLOSSARY_FILE, TEACHBACK_FILE = "lesson.yaml", "quiz.yaml", "glossary.yaml", "teachback.yaml"
 PRACTICE_FILE = "practice.yaml"  # optional: questions outside the quiz, for /review and practice rounds
@@ -46,8 +46,8 @@ class Report:
     """What a check of the library found: problems stop the bot, warnings do not."""
 
     library: Library
-    problems: list[ContentError] = field(default_factory=list)
-    warnings: list[ContentError] = field(default_factory=list)
+    problems: list[ContentProblem] = field(default_factory=list)
+    warnings: list[ContentProblem] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- the four files
@@ -170,7 +170,7 @@ class _Loading:
         return str(relative) if relative.parts else str(file)
 
     def problem(self, file: Path, line: int, where: str, message: str) -> None:
-        self.report.problems.append(ContentError(self.name(file), line, where, message))
+        self.report.problems.append(ContentProblem(self.name(file), line, where, message))
 
     def parse(self, file: Path) -> Any:
         """The file's YAML as plain data; None (with the problem reported) when it cannot be used:
@@ -198,7 +198,7 @@ class _Loading:
         for path, message in checker.problems:
             self.problem(file, lines.line(path), field_name(path), message)
         for path, message in checker.warnings:
-            self.report.warnings.append(ContentError(self.name(file), lines.line(path), field_name(path),
+            self.report.warnings.append(ContentProblem(self.name(file), lines.line(path), field_name(path),
                                                      f"warning: {message}"))
 
     def load_pack(self, folder: Path) -> None:
@@ -365,7 +365,7 @@ def check_library(root: Path) -> Report:
     loading.check_links()
     for lesson in loading.report.library.lessons.values():
         if quiz_md_is_stale(lesson):
-            loading.report.warnings.append(ContentError(
+            loading.report.warnings.append(ContentProblem(
                 loading.name(lesson.path / QUIZ_MD), 1, "file",
                 f"warning: {QUIZ_MD} does not match {QUIZ_FILE}; run `studybot render` to update it"))
     return loading.report

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.content.rubric import Examples, KeyPoint, Rubric
+from bot.grading.reading import NO_SYNONYMS, Synonyms
+from bot.grading.rubric import Examples, KeyPoint, Rubric
 from bot.questions.base import Question
-from bot.reading import NO_SYNONYMS, Synonyms
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from bot.messages import Audience, Choice, Form, Place, Reply
+from bot.core.messages import Audience, Choice, Form, Place, Reply
 
 if TYPE_CHECKING:
-    from bot.content.checker import Checker, FieldPath
-    from bot.reading import Synonyms
-    from bot.rubric_audit import RubricIssue
+    from bot.core.yamlcheck import Checker, FieldPath
+    from bot.grading.reading import Synonyms
+    from bot.grading.selfcheck import RubricIssue
 
 OPEN_FORM = "f"  # a choice suffix: open the answer form of a text-answered question (rounds)
 DONT_KNOW = "?"  # a choice suffix: "I don't know"

@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from bot.content.checker import Checker, FieldPath
-from bot.messages import MAX_CHOICES, Audience, Choice, Place, Reply
+from bot.core.messages import MAX_CHOICES, Audience, Choice, Place, Reply
+from bot.core.yamlcheck import Checker, FieldPath
 from bot.questions.base import Arrangement, Question, Tally, Verdict, dont_know_button
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -16,7 +16,7 @@ CHOICE_KEYS = frozenset({"text", "correct", "why_wrong"})
 
 
 @dataclass(frozen=True)
-class Option:
+class AnswerOption:
     text: str
     correct: bool
     why_wrong: str = ""
@@ -29,7 +29,7 @@ class MultipleChoice(Question):
     keys: ClassVar[frozenset[str]] = frozenset({"choices"})
     quick_is_easy: ClassVar[bool] = True
 
-    choices: tuple[Option, ...]
+    choices: tuple[AnswerOption, ...]
 
     @classmethod
     def read(cls, c: Checker, data: Mapping[str, Any], path: FieldPath, common: dict[str, Any]) -> MultipleChoice:
@@ -37,7 +37,7 @@ class MultipleChoice(Question):
         for o_path, o in c.items(data, "choices", path, CHOICE_KEYS):
             correct = c.flag(o, "correct", o_path)
             why_wrong = c.text(o, "why_wrong", o_path, required=not correct)
-            options.append(Option(c.text(o, "text", o_path), correct, why_wrong))
+            options.append(AnswerOption(c.text(o, "text", o_path), correct, why_wrong))
         if options and sum(o.correct for o in options) != 1:
             c.fail(path + ("choices",), "exactly one choice must have correct: true")
         if len(options) > MAX_OPTIONS:

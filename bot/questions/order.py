@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from bot.content.checker import Checker, FieldPath
-from bot.errors import StudyError
+from bot.core.errors import StudyError
+from bot.core.yamlcheck import Checker, FieldPath
+from bot.grading.reading import Synonyms
 from bot.questions.base import Arrangement, TextAnswered, Verdict
-from bot.reading import Synonyms
 
 MIN_STEPS, MAX_STEPS = 3, 9  # one digit each, so "3142" reads as well as "3 1 4 2"
 _NUMBER = re.compile(r"\d+")

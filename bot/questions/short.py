@@ -7,12 +7,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from bot.content.checker import Checker, FieldPath
-from bot.content.rubric import Examples, Rubric
-from bot.grading import grade
+from bot.core.yamlcheck import Checker, FieldPath
+from bot.grading.matching import grade
+from bot.grading.reading import Synonyms
+from bot.grading.rubric import Examples, Rubric
+from bot.grading.selfcheck import RubricIssue, audit_rubric
 from bot.questions.base import Arrangement, TextAnswered, Verdict
-from bot.reading import Synonyms
-from bot.rubric_audit import RubricIssue, audit_rubric
 
 RUBRIC_KEYS = frozenset({"needed", "points"})
 

@@ -8,16 +8,16 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from bot.clock import Clock
-from bot.messages import Actor
+from bot.core.clock import Clock
+from bot.core.messages import Actor
 from bot.store.answers import Answers
 from bot.store.boards import Boards
 from bot.store.cards import Cards
+from bot.store.cohort_stats import Insights
 from bot.store.engine import Engine
-from bot.store.insights import Insights
 from bot.store.learners import Learners
 from bot.store.prompts import Prompts
-from bot.store.rounds import Rounds
+from bot.store.round_rows import Rounds
 from bot.store.teachbacks import Teachbacks
 from bot.store.timers import Messages, Timers
 

@@ -6,9 +6,9 @@ import json
 import sqlite3
 from datetime import datetime
 
-from bot.messages import Actor, Cohort
+from bot.core.messages import Actor, Cohort
+from bot.grading.scoring import answer_points
 from bot.questions.base import Tally
-from bot.scoring import answer_points
 from bot.store import boards, cards, learners, prompts
 from bot.store.engine import Engine
 from bot.store.learners import LEARNER_ID, key

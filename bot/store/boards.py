@@ -1,14 +1,14 @@
 """Leaderboards: points per learner and week (and how many of them were self-graded), kept up to
 date with each scoring event, so a board never scans the answers; ranks are competition ranks
-(`bot.scoring`), over all points or over the points not self-graded, as the cohort chooses."""
+(`bot.grading.scoring`), over all points or over the points not self-graded, as the cohort chooses."""
 
 from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
 
-from bot.messages import Actor, Cohort
-from bot.scoring import SelfGraded, competition_rank, competition_ranks
+from bot.core.messages import Actor, Cohort
+from bot.grading.scoring import SelfGraded, competition_rank, competition_ranks
 from bot.store.engine import Engine
 from bot.store.learners import LEARNER_KEY, key
 from bot.store.model import Standing

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Collection
 from datetime import datetime
 
-from bot.messages import Actor
+from bot.core.messages import Actor
 from bot.store import learners
 from bot.store.engine import Engine, iso
 from bot.store.learners import LEARNER_ID, key

@@ -24,8 +24,8 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.clock import Clock
-from bot.errors import SetupError, StoreBusy, StoreUnavailable
+from bot.core.clock import Clock
+from bot.core.errors import SetupError, StoreBusy, StoreUnavailable
 
 log = logging.getLogger("studybot.store")
 

@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Callable
 from datetime import datetime
 
-from bot.messages import Actor, Cohort
+from bot.core.messages import Actor, Cohort
 from bot.store.engine import Engine, iso
 
 LEARNER_KEY = "platform = ? AND cohort = ? AND user_id = ?"  # with key(actor) as its parameters

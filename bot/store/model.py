@@ -8,7 +8,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from bot.messages import Place
+from bot.core.messages import Place
 
 CardReview = Callable[[str | None], tuple[str, datetime]]  # a card's state (None: new) -> (new state, due)
 

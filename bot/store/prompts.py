@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from bot.messages import Actor, Cohort, Place
+from bot.core.messages import Actor, Cohort, Place
 from bot.store import learners
 from bot.store.engine import Engine, iso
 from bot.store.model import AnswerMode, Prompt, PromptKind

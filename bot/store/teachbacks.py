@@ -6,8 +6,8 @@ import json
 import sqlite3
 from collections.abc import Iterable
 
-from bot.messages import Actor
-from bot.scoring import teachback_points
+from bot.core.messages import Actor
+from bot.grading.scoring import teachback_points
 from bot.store import boards, learners, prompts
 from bot.store.engine import Engine
 from bot.store.learners import LEARNER_ID, key

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime
 
-from bot.messages import MessageRef
+from bot.core.messages import MessageRef
 from bot.store.engine import Engine, iso
 from bot.store.model import GivenUp
 

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from adapters.slack_settings import SlackSettings
-from bot.config import Secret
+from bot.core.config import Secret
 from standins.slack_standin import SlackStandIn
 
 

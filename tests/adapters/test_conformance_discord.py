@@ -26,9 +26,9 @@ from worst_case import LONG_TERM, worst_case_pack
 
 from adapters.discord_app import DiscordAdapter
 from adapters.discord_settings import DiscordSettings
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.config import Instructors, Secret, Settings
+from bot.core.clock import FixedClock
+from bot.core.config import Instructors, Secret, Settings
+from bot.runtime.app import StudyBot
 from standins.discord_standin import DiscordStandIn
 
 ROOT = folder()

@@ -24,9 +24,9 @@ from worst_case import worst_case_pack
 
 from adapters.slack_app import FORM_BLOCK, FORM_CALLBACK, FORM_INPUT, SlackAdapter
 from adapters.slack_settings import SlackSettings
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.config import Secret, Settings
+from bot.core.clock import FixedClock
+from bot.core.config import Secret, Settings
+from bot.runtime.app import StudyBot
 from standins.slack_standin import FORM, SlackStandIn, post_signed, sign, slash_command
 
 ROOT = folder()

@@ -16,12 +16,12 @@ from test_slack_crash import free_port
 
 from adapters.discord_app import DiscordAdapter
 from adapters.discord_settings import DiscordSettings
-from bot.app import COMMANDS as DECLARED
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.config import Instructors, Secret, Settings
-from bot.errors import PlatformRejected, PlatformUnreachable
-from bot.scheduler import fire_due
+from bot.core.clock import FixedClock
+from bot.core.config import Instructors, Secret, Settings
+from bot.core.errors import PlatformRejected, PlatformUnreachable
+from bot.runtime.app import COMMANDS as DECLARED
+from bot.runtime.app import StudyBot
+from bot.runtime.scheduler import fire_due
 from standins.discord_standin import DiscordStandIn
 
 COMMANDS = {spec.name for spec in DECLARED}
@@ -163,7 +163,7 @@ def synced_tree(commands: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 async def test_the_synced_tree_is_the_declared_one(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
-    """Names, descriptions, options with their choices and autocomplete: all from bot/commands.py."""
+    """Names, descriptions, options with their choices and autocomplete: all from bot/runtime/commands.py."""
     assert synced_tree(discord_fake.commands[None]) == declared_tree()
 
 

@@ -16,11 +16,11 @@ from worst_case import LONG_TERM, worst_case_pack
 
 from adapters.discord_app import DiscordAdapter
 from adapters.discord_settings import DiscordSettings
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.config import Instructors, Secret, Settings
-from bot.messages import Place
-from bot.scheduler import fire_due
+from bot.core.clock import FixedClock
+from bot.core.config import Instructors, Secret, Settings
+from bot.core.messages import Place
+from bot.runtime.app import StudyBot
+from bot.runtime.scheduler import fire_due
 from standins.discord_standin import FakeMember, FakeRole
 
 ALICE, BOB, CAROL = "4444", "5555", "6666"  # carol holds the Instructor role (7777)

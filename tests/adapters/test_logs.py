@@ -14,9 +14,9 @@ from adapters.discord_settings import DiscordSettings
 from adapters.platforms import PLATFORMS
 from adapters.slack_app import SlackAdapter
 from adapters.slack_settings import SlackSettings
-from bot.app import StudyBot
-from bot.config import Secret, Settings
-from bot.logs import configure
+from bot.core.config import Secret, Settings
+from bot.core.logs import configure
+from bot.runtime.app import StudyBot
 from standins.discord_standin import DiscordStandIn
 from standins.slack_standin import SlackStandIn, post_signed, slash_command, view_submission
 

@@ -12,10 +12,9 @@ from slack_sdk.models.views import View
 from worst_case import LONG_TERM, NASTY, worst_case_pack
 
 from adapters import discord_app, slack_app
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.config import Settings
-from bot.messages import (
+from bot.core.clock import FixedClock
+from bot.core.config import Settings
+from bot.core.messages import (
     CUT_NOTE,
     MAX_CHOICE_LABEL,
     MAX_CHOICES,
@@ -31,6 +30,7 @@ from bot.messages import (
     Place,
     Reply,
 )
+from bot.runtime.app import StudyBot
 
 # Discord's documented limits (developers/resources/message, developers/components/reference)
 DISCORD = {"content": 2000, "rows": 5, "per_row": 5, "custom_id": 100, "label": 80, "modal_title": 45,
@@ -52,7 +52,7 @@ async def core_replies(tmp_path: Path) -> list[Reply]:
                            ("help", ""), ("quiz", "round"), ("progress", ""), ("leaderboard", "all")):
             replies += await bot.handle(Command(name, args, who, where))
         question = next(r for r in replies if len(r.choices) >= 10)
-        from bot.messages import ChoiceMade
+        from bot.core.messages import ChoiceMade
 
         replies += await bot.handle(ChoiceMade(question.choices[0].token, who, where))
     finally:

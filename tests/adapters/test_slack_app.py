@@ -15,11 +15,11 @@ from support import CORE_PACK, order_numbers
 
 from adapters.slack_app import SlackAdapter
 from adapters.slack_settings import SlackSettings
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.config import Instructors, Secret, Settings
-from bot.messages import Cohort
-from bot.scheduler import fire_due
+from bot.core.clock import FixedClock
+from bot.core.config import Instructors, Secret, Settings
+from bot.core.messages import Cohort
+from bot.runtime.app import StudyBot
+from bot.runtime.scheduler import fire_due
 from standins.slack_standin import (
     SlackStandIn,
     block_actions,

@@ -16,9 +16,9 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot.app import StudyBot
-from bot.config import Settings
-from bot.messages import Actor, Command, Place
+from bot.core.config import Settings
+from bot.core.messages import Actor, Command, Place
+from bot.runtime.app import StudyBot
 from standins.slack_standin import SlackStandIn, block_actions, post_signed
 
 REPO = Path(__file__).resolve().parents[2]

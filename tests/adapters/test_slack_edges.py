@@ -18,12 +18,12 @@ from test_slack_crash import free_port
 from adapters.http_guard import Limits
 from adapters.slack_app import SlackAdapter
 from adapters.slack_settings import SlackSettings
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.config import Instructors, Secret, Settings
-from bot.errors import PlatformRejected, PlatformUnreachable
-from bot.messages import Place
-from bot.scheduler import fire_due
+from bot.core.clock import FixedClock
+from bot.core.config import Instructors, Secret, Settings
+from bot.core.errors import PlatformRejected, PlatformUnreachable
+from bot.core.messages import Place
+from bot.runtime.app import StudyBot
+from bot.runtime.scheduler import fire_due
 from standins.slack_standin import (
     FORM,
     SlackStandIn,

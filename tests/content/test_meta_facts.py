@@ -10,9 +10,9 @@ import pytest
 import yaml
 from support import CONTENT, channel, learner
 
-from bot.app import StudyBot
-from bot.config import Settings
-from bot.messages import Command
+from bot.core.config import Settings
+from bot.core.messages import Command
+from bot.runtime.app import StudyBot
 
 PACK = CONTENT / "industry" / "meta"
 

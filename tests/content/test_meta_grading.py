@@ -1,4 +1,4 @@
-"""The Meta pack's short-answer rubrics, graded with bot.grading (and the lesson's synonyms, as the
+"""The Meta pack's short-answer rubrics, graded with bot.grading.matching (and the lesson's synonyms, as the
 bot reads answers) on realistic answers that are not the pack's own examples.
 
 For each short-answer question: three good answers in different words must grade
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bot.content.loader import load_library
-from bot.grading import grade
+from bot.grading.matching import grade
 
 CONTENT = Path(__file__).parents[2] / "content"
 

@@ -10,7 +10,7 @@ from urllib.parse import urlparse
 import yaml
 
 from bot.content.loader import check_library
-from bot.grading import grade
+from bot.grading.matching import grade
 
 CONTENT = Path(__file__).parents[2] / "content"
 PACK = CONTENT / "industry" / "meta"

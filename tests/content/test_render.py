@@ -4,7 +4,7 @@ import pytest
 from support import CONTENT, CORE_PACK
 
 from bot.content.loader import load_library
-from bot.render import render_quiz
+from bot.content.render import render_quiz
 
 
 @pytest.mark.parametrize("root", [CONTENT, CORE_PACK], ids=["bundled", "core tests"])

@@ -285,9 +285,9 @@ def test_a_rubric_that_leaks_is_warned_about_with_its_line(tmp_path: Path, chang
 
 def test_an_empty_answer_graded_correct_is_warned_about(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No rubric of today's matcher credits an empty answer; should a matcher ever do so, validate says."""
-    import bot.rubric_audit as audit
-    from bot.grading import Grade
-    from bot.grading import grade as real_grade
+    import bot.grading.selfcheck as audit
+    from bot.grading.matching import Grade
+    from bot.grading.matching import grade as real_grade
 
     def lenient(rubric, text, *, synonyms=None):
         found = real_grade(rubric, text, synonyms=synonyms)

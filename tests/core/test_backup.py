@@ -7,7 +7,7 @@ import sys
 
 from support import REPO, learner, record
 
-from bot.clock import SystemClock
+from bot.core.clock import SystemClock
 
 
 async def test_backup_during_a_burst_of_writes(bot, settings, tmp_path) -> None:

@@ -3,9 +3,9 @@ restart), one order for a whole round; answers record the choice itself, never i
 
 from support import channel, learner
 
-from bot.app import StudyBot
-from bot.messages import Audience, ChoiceMade, Command, MessageRef
-from bot.scheduler import fire_due
+from bot.core.messages import Audience, ChoiceMade, Command, MessageRef
+from bot.runtime.app import StudyBot
+from bot.runtime.scheduler import fire_due
 
 
 class Outbox:
@@ -85,7 +85,7 @@ async def test_an_answer_records_the_choice_not_its_position(bot) -> None:
 
 
 async def test_the_answer_key_keeps_the_authoring_order(bot) -> None:
-    from bot.render import render_quiz
+    from bot.content.render import render_quiz
 
     lesson = next(iter(bot.library.lessons.values()))
     q = lesson.questions[0]

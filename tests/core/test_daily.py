@@ -11,9 +11,9 @@ import pytest
 from fsrs import Scheduler
 from support import channel, choice_for, dont_know, learner, with_cohort
 
-from bot.app import StudyBot
-from bot.messages import Audience, ChoiceMade, Command, MessageRef
-from bot.scheduler import fire_due
+from bot.core.messages import Audience, ChoiceMade, Command, MessageRef
+from bot.runtime.app import StudyBot
+from bot.runtime.scheduler import fire_due
 
 BERLIN = ZoneInfo("Europe/Berlin")
 CHANNEL = "CDAY"

@@ -1,8 +1,8 @@
 from support import channel, learner
 
-from bot.content.glossary import Glossary
 from bot.content.model import Term
-from bot.messages import Command
+from bot.content.term_index import Glossary
+from bot.core.messages import Command
 
 
 async def ask(bot, text: str) -> str:

@@ -1,8 +1,8 @@
 import pytest
 
-from bot.content.rubric import KeyPoint, Rubric
-from bot.grading import grade
-from bot.reading import Synonyms, normalise
+from bot.grading.matching import grade
+from bot.grading.reading import Synonyms, normalise
+from bot.grading.rubric import KeyPoint, Rubric
 
 RUBRIC = Rubric(2, (
     KeyPoint("shard", "splits the model state", ("splits the model", "shards the parameters"),

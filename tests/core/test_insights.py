@@ -13,11 +13,11 @@ import pytest
 from simulated_cohort import MARK, MOMENTS, NOW, ZONE, Simulated, settings_for, simulate, start
 from support import learner
 
-from bot.clock import FixedClock, iso_week
-from bot.cohort_figures import gather
-from bot.insights import CUT, POINTER, fit_lines
-from bot.messages import MAX_TEXT, Actor, Audience, ChoiceMade, Cohort, Command, Place
-from bot.store import insights as insights_store
+from bot.core.clock import FixedClock, iso_week
+from bot.core.messages import MAX_TEXT, Actor, Audience, ChoiceMade, Cohort, Command, Place
+from bot.features.insights import CUT, POINTER, fit_lines
+from bot.reports.cohort_figures import gather
+from bot.store import cohort_stats as insights_store
 
 T1 = Cohort("slack", "T1")
 TEACHER = Actor("slack", "T1", "UTEACH", "Teacher", True)

@@ -11,8 +11,8 @@ import pytest
 from simulated_cohort import simulate, start
 from support import channel, choice_for
 
-from bot.cohort_csv import COLUMNS, neutral
-from bot.messages import Actor, ChoiceMade, Command, Place
+from bot.core.messages import Actor, ChoiceMade, Command, Place
+from bot.reports.cohort_csv import COLUMNS, neutral
 
 TEACHER = Actor("slack", "T1", "UTEACH", "Teacher", True)
 PLACE = Place("slack", "T1", "C1")

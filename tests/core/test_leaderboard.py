@@ -5,8 +5,8 @@ from zoneinfo import ZoneInfo
 
 from support import channel, learner, record
 
-from bot.config import CohortSettings
-from bot.messages import Audience, Cohort, Command
+from bot.core.config import CohortSettings
+from bot.core.messages import Audience, Cohort, Command
 
 
 async def score(bot, user, points, cohort="T1"):

@@ -5,8 +5,8 @@ from dataclasses import replace
 
 from support import CORE_PACK, channel, learner, record
 
-from bot.app import StudyBot
-from bot.messages import Command, TextSubmitted
+from bot.core.messages import Command, TextSubmitted
+from bot.runtime.app import StudyBot
 
 
 def two_lessons(root):

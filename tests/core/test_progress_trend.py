@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from support import channel, choice_for, learner
 
-from bot.asking import arrangement
-from bot.messages import Audience, ChoiceMade, Command, TextSubmitted
+from bot.core.messages import Audience, ChoiceMade, Command, TextSubmitted
+from bot.features.asking import arrangement
 from bot.store.model import AnswerMode, PromptKind
 
 GUESS = "Something about the batch size, I guess."  # a real attempt that states no key point
@@ -45,7 +45,7 @@ async def test_progress_compares_this_week_with_last_and_names_what_to_reread(bo
 
 
 async def test_the_trend_goes_down_and_stays_the_same_in_words(bot, clock) -> None:
-    from bot.progress import trend_line
+    from bot.features.progress import trend_line
 
     assert trend_line((4, 1), (2, 2)).endswith("4 answers, 25% right · last week: 2 answers, 100% right (down)")
     assert trend_line((2, 1), (4, 2)).endswith("(same)")

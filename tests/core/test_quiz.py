@@ -7,9 +7,9 @@ import pytest
 from fsrs import Scheduler
 from support import answer, channel, choice_for, dont_know, learner, with_cohort
 
-from bot.app import StudyBot
-from bot.messages import Audience, ChoiceMade, Cohort, Command, MessageRef, TextSubmitted
-from bot.scheduler import fire_due
+from bot.core.messages import Audience, ChoiceMade, Cohort, Command, MessageRef, TextSubmitted
+from bot.runtime.app import StudyBot
+from bot.runtime.scheduler import fire_due
 from bot.store.model import AnswerMode, PromptKind
 
 COHORT = Cohort("slack", "T1")

@@ -19,12 +19,12 @@ import pytest
 from fsrs import Scheduler
 from support import CORE_PACK, RecordingOutbox, answer, channel, learner
 
-from bot import app
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.config import Settings
-from bot.messages import Audience, ChoiceMade, Command, MessageRef, TextSubmitted
-from bot.scheduler import fire_due
+from bot.core.clock import FixedClock
+from bot.core.config import Settings
+from bot.core.messages import Audience, ChoiceMade, Command, MessageRef, TextSubmitted
+from bot.runtime import app
+from bot.runtime.app import StudyBot
+from bot.runtime.scheduler import fire_due
 from bot.store.model import RoundState
 
 PROBLEM = re.compile(r"^\S+:\d+: \S+: .+$")  # file:line: field: message

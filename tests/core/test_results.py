@@ -2,7 +2,7 @@
 
 from support import answer, channel, learner
 
-from bot.messages import Audience, ChoiceMade, Command
+from bot.core.messages import Audience, ChoiceMade, Command
 
 
 async def answer_first(bot, who, right=True):
@@ -64,8 +64,8 @@ async def test_forget_me_asks_then_deletes_every_row(bot, settings) -> None:
 
 
 def test_folder_names_are_one_to_one_with_ids(tmp_path) -> None:
-    from bot import results
-    from bot.messages import Actor, Cohort
+    from bot.core.messages import Actor, Cohort
+    from bot.features import results
 
     learners = [Actor("slack", c, u) for c, u in (("a.b", "U1"), ("a_b", "U1"), ("T1", "x.y"), ("T1", "x_y"),
                                                   ("T1", "cohort"), ("T1", "@cohort"), ("T1", "u" * 200),
@@ -102,7 +102,7 @@ async def test_a_full_disk_says_so_and_what_to_do(bot, monkeypatch) -> None:
 
 
 async def test_forget_removes_the_cohort_export_that_listed_the_learner(bot, settings) -> None:
-    from bot import results
+    from bot.features import results
 
     await answer_first(bot, learner("U1"))
     await bot.handle(Command("results", "cohort", learner("U9", teacher=True), channel()))
@@ -118,7 +118,7 @@ async def test_results_racing_forget_leaves_no_file_of_a_forgotten_learner(bot, 
     file must not bring the forgotten answers back (the two are ordered)."""
     import asyncio
 
-    from bot import results
+    from bot.features import results
 
     real = bot.store.answers.scored
 

@@ -8,9 +8,9 @@ from fsrs import Card, Scheduler
 from support import answer as answer_event
 from support import channel, learner, with_cohort
 
-from bot.app import StudyBot
-from bot.messages import Audience, Command, MessageRef
-from bot.scheduler import fire_due
+from bot.core.messages import Audience, Command, MessageRef
+from bot.runtime.app import StudyBot
+from bot.runtime.scheduler import fire_due
 
 
 def questions(bot):

@@ -3,9 +3,9 @@
 import pytest
 from support import RecordingOutbox, channel, choice_for, dont_know, learner, with_cohort
 
-from bot.app import StudyBot
-from bot.messages import Audience, ChoiceMade, Cohort, Command, MessageRef
-from bot.scheduler import fire_due
+from bot.core.messages import Audience, ChoiceMade, Cohort, Command, MessageRef
+from bot.runtime.app import StudyBot
+from bot.runtime.scheduler import fire_due
 from bot.store.model import RoundState
 
 

@@ -1,6 +1,6 @@
-from bot.content.rubric import KeyPoint, Rubric
-from bot.reading import Synonyms
-from bot.rubric_audit import RubricIssue, audit_rubric, bare_list
+from bot.grading.reading import Synonyms
+from bot.grading.rubric import KeyPoint, Rubric
+from bot.grading.selfcheck import RubricIssue, audit_rubric, bare_list
 
 PROMPT = "In a sentence: what does FSDP do with the model's state, and what does it cost?"
 RUBRIC = Rubric(2, (

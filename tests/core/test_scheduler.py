@@ -7,10 +7,10 @@ import asyncio
 
 import pytest
 
-from bot.app import StudyBot
-from bot.errors import DeliveryFailed
-from bot.messages import Actor, Audience, ChoiceMade, Command, MessageRef, Place, Reply
-from bot.scheduler import MAX_ATTEMPTS, Scheduler, fire_due, retry_at
+from bot.core.errors import DeliveryFailed
+from bot.core.messages import Actor, Audience, ChoiceMade, Command, MessageRef, Place, Reply
+from bot.runtime.app import StudyBot
+from bot.runtime.scheduler import MAX_ATTEMPTS, Scheduler, fire_due, retry_at
 from bot.store.model import RoundState
 
 

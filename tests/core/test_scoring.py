@@ -1,8 +1,8 @@
-"""The scoring rules (bot/scoring.py), as pure functions."""
+"""The scoring rules (bot/grading/scoring.py), as pure functions."""
 
 import pytest
 
-from bot.scoring import answer_points, competition_rank, competition_ranks, teachback_needed, teachback_points
+from bot.grading.scoring import answer_points, competition_rank, competition_ranks, teachback_needed, teachback_points
 
 
 @pytest.mark.parametrize("correct, first, points", [(True, True, 1), (True, False, 0), (False, True, 0),

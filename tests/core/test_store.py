@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.clock import FixedClock
-from bot.errors import StoreUnavailable
-from bot.messages import Cohort
+from bot.core.clock import FixedClock
+from bot.core.errors import StoreUnavailable
+from bot.core.messages import Cohort
 from bot.store import Store
 from bot.store.engine import SCHEMA_VERSION, migrate
 

@@ -1,6 +1,6 @@
 from support import channel, learner
 
-from bot.messages import ChoiceMade, Command, TextSubmitted
+from bot.core.messages import ChoiceMade, Command, TextSubmitted
 
 
 async def test_teachback_lists_covered_and_missed_and_stores_the_attempt(bot) -> None:

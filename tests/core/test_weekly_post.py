@@ -7,10 +7,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.app import StudyBot
-from bot.config import CohortSettings, LeaderboardSchedule
-from bot.messages import Cohort
-from bot.scheduler import fire_due
+from bot.core.config import CohortSettings, LeaderboardSchedule
+from bot.core.messages import Cohort
+from bot.runtime.app import StudyBot
+from bot.runtime.scheduler import fire_due
 
 
 class Outbox:

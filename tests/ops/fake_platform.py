@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from adapters.platform import Platform
-from bot.errors import PlatformRejected, PlatformUnreachable
-from bot.messages import MessageRef, Place, Reply
+from bot.core.errors import PlatformRejected, PlatformUnreachable
+from bot.core.messages import MessageRef, Place, Reply
 
 REJECTED = "FAKE_PLATFORM was refused by the fake platform (invalid_auth); set it to a valid token"
 

@@ -17,8 +17,8 @@ from fake_platform import REJECTED, platform
 from support import CORE_PACK, REPO
 
 from adapters import cli, platforms
-from bot.clock import SystemClock
-from bot.errors import ConfigError
+from bot.core.clock import SystemClock
+from bot.core.errors import ConfigError
 from bot.store import Store
 
 Run = Callable[..., tuple[int, str, str]]

@@ -14,7 +14,7 @@ from support import CORE_PACK, REPO
 
 from adapters.cli import render
 from bot.content.loader import check_library
-from bot.errors import SetupError
+from bot.core.errors import SetupError
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from support import CORE_PACK, learner, record
 
-from bot.clock import FixedClock
-from bot.errors import SetupError, StoreBusy, StoreUnavailable
+from bot.core.clock import FixedClock
+from bot.core.errors import SetupError, StoreBusy, StoreUnavailable
 from bot.store import Store
 from bot.store.engine import restore
 

@@ -19,10 +19,10 @@ import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 from support import CORE_PACK
 
-from bot.app import StudyBot
-from bot.config import Settings
-from bot.logs import configure
-from bot.messages import Actor, Command, Place, TimerFired
+from bot.core.config import Settings
+from bot.core.logs import configure
+from bot.core.messages import Actor, Command, Place, TimerFired
+from bot.runtime.app import StudyBot
 from standins.slack_standin import SlackStandIn, block_actions, post_signed, slash_command
 
 USERS = ("U0001", "U0002", "U0003")
@@ -148,7 +148,7 @@ def test_a_json_log_line_holds_a_traceback_as_one_field() -> None:
 
 
 async def test_a_timer_counts_under_the_scheduler_not_a_learner(bot) -> None:
-    from bot import metrics
+    from bot.runtime import metrics
 
     before = metrics.EVENTS.labels("scheduler", "timer", "ok")._value.get()
     await bot.handle(TimerFired("unknown:thing", bot.ctx.clock.now()))

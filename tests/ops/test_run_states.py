@@ -19,10 +19,10 @@ from fake_platform import REJECTED, FakeAdapter, FakeSettings, platform
 
 from adapters.runner import Backoff, check_channels, check_ports, run_platforms
 from adapters.slack_settings import SLACK, SlackSettings
-from bot.app import StudyBot
-from bot.config import CohortSettings, DailyQuestion, LeaderboardSchedule, Secret, Settings
-from bot.errors import PlatformRejected, SetupError, StoreUnavailable
-from bot.messages import Cohort
+from bot.core.config import CohortSettings, DailyQuestion, LeaderboardSchedule, Secret, Settings
+from bot.core.errors import PlatformRejected, SetupError, StoreUnavailable
+from bot.core.messages import Cohort
+from bot.runtime.app import StudyBot
 
 QUICK = Backoff(first=0.01, cap=0.02)
 

@@ -19,11 +19,11 @@ import sys
 from pathlib import Path
 
 import bot.store.engine as engine
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.config import Settings
-from bot.messages import Actor, Audience, ChoiceMade, Command, MessageRef, Place, Reply, TextSubmitted
-from bot.scheduler import fire_due
+from bot.core.clock import FixedClock
+from bot.core.config import Settings
+from bot.core.messages import Actor, Audience, ChoiceMade, Command, MessageRef, Place, Reply, TextSubmitted
+from bot.runtime.app import StudyBot
+from bot.runtime.scheduler import fire_due
 from bot.store.model import AnswerMode, PromptKind
 
 PACK = Path(__file__).resolve().parents[1] / "packs" / "core"

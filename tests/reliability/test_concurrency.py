@@ -9,10 +9,10 @@ from collections import Counter
 
 from support import RecordingOutbox, channel, choice_for, learner
 
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.messages import Audience, ChoiceMade, Command, MessageRef
-from bot.scheduler import fire_due
+from bot.core.clock import FixedClock
+from bot.core.messages import Audience, ChoiceMade, Command, MessageRef
+from bot.runtime.app import StudyBot
+from bot.runtime.scheduler import fire_due
 
 LEARNERS = 200
 

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from bot.app import StudyBot
-from bot.config import Settings
-from bot.messages import Actor, Command, Place
+from bot.core.config import Settings
+from bot.core.messages import Actor, Command, Place
+from bot.runtime.app import StudyBot
 from standins.discord_standin import DiscordStandIn
 
 REPO = Path(__file__).resolve().parents[2]

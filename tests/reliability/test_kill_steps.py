@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.config import Settings
-from bot.messages import Actor, ChoiceMade, MessageRef, Place, Reply
-from bot.scheduler import fire_due
+from bot.core.clock import FixedClock
+from bot.core.config import Settings
+from bot.core.messages import Actor, ChoiceMade, MessageRef, Place, Reply
+from bot.runtime.app import StudyBot
+from bot.runtime.scheduler import fire_due
 from bot.store.model import RoundState
 
 HERE = Path(__file__).resolve().parent

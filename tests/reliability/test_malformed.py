@@ -23,9 +23,9 @@ from adapters.discord_app import DiscordAdapter
 from adapters.discord_settings import DiscordSettings
 from adapters.slack_app import FORM_CALLBACK, SlackAdapter
 from adapters.slack_settings import SlackSettings
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.config import Instructors, Secret, Settings
+from bot.core.clock import FixedClock
+from bot.core.config import Instructors, Secret, Settings
+from bot.runtime.app import StudyBot
 from standins.discord_standin import DiscordStandIn
 from standins.slack_standin import (
     FORM,
@@ -221,7 +221,7 @@ DISCORD_CASES: list[tuple[str, str]] = [
     ("sb: + garbage, not in the message", "ignored"),  # discord.py finds no such button in the message
     ("sb: and nothing", "ignored"),  # the template needs a token
     ("sb: + a real token + junk", "private"),
-    ("sb: + a real prompt + superscript digit", "private"),  # was a bug reply before bot/quiz.py's fix
+    ("sb: + a real prompt + superscript digit", "private"),  # was a bug reply before bot/features/quiz.py's fix
     ("sb: + a real prompt + 5,000 digits", "private"),  # ditto (int()'s 4,300-digit limit)
     ("sb: + 300 characters", "private"),
     ("click without message", "private"),  # no message to find the button in: a note

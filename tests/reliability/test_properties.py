@@ -20,10 +20,9 @@ from hypothesis import strategies as st
 from support import CONTENT, channel, learner
 
 from adapters import discord_app, slack_app
-from bot.app import StudyBot
-from bot.clock import FixedClock
-from bot.config import Settings
-from bot.messages import (
+from bot.core.clock import FixedClock
+from bot.core.config import Settings
+from bot.core.messages import (
     MAX_CHOICE_LABEL,
     MAX_CHOICES,
     MAX_CHOICES_PER_ROW,
@@ -41,6 +40,7 @@ from bot.messages import (
     Reply,
     TextSubmitted,
 )
+from bot.runtime.app import StudyBot
 
 # Examples per property (module constants so that docs/reliability.md can cite them).
 COMMAND_EXAMPLES = 500

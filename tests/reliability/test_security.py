@@ -14,9 +14,9 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from support import REPO, channel, choice_for, learner
 
-from bot import results
-from bot.app import StudyBot
-from bot.messages import Actor, Audience, ChoiceMade, Cohort, Command, Place, Reply, TextSubmitted
+from bot.core.messages import Actor, Audience, ChoiceMade, Cohort, Command, Place, Reply, TextSubmitted
+from bot.features import results
+from bot.runtime.app import StudyBot
 
 INJECTIONS = [
     "'; DROP TABLE answers; --",

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from support import CONTENT, REPO, channel, learner
 
-from bot.app import StudyBot
-from bot.config import Settings
-from bot.messages import ChoiceMade, Command
+from bot.core.config import Settings
+from bot.core.messages import ChoiceMade, Command
+from bot.runtime.app import StudyBot
 
 NOBODY = 65534
 BUSY_TIMEOUT_MS = 200

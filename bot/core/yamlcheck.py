@@ -1,0 +1,181 @@
+"""Reading lesson-pack YAML as plain data, collecting every problem with where it is.
+
+A `Checker` reads one parsed file; each problem is a field path inside the document and a
+message. The loader turns paths into line numbers only when there are problems to report.
+Messages never quote a whole value: at most a short scalar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from typing import Any
+
+from bot.core.suggest import did_you_mean
+from bot.grading.rubric import Examples, KeyPoint, Rubric
+from bot.grading.selfcheck import RubricIssue
+
+FieldPath = tuple[str | int, ...]  # a location inside one YAML document
+
+
+def describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    if value is None:
+        return "nothing"
+    return type(value).__name__
+
+
+def field_name(path: FieldPath) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out or "(document)"
+
+
+class Checker:
+    """Reads one parsed file as plain data and collects (path, message) problems."""
+
+    def __init__(self) -> None:
+        self.problems: list[tuple[FieldPath, str]] = []
+        self.warnings: list[tuple[FieldPath, str]] = []
+
+    def fail(self, path: FieldPath, message: str) -> None:
+        self.problems.append((path, message))
+
+    def warn(self, path: FieldPath, message: str) -> None:
+        self.warnings.append((path, message))
+
+    def audited(self, path: FieldPath, issues: Iterable[RubricIssue]) -> None:
+        """Report a rubric's self-check below `path`: mismatched examples fail, the rest warn."""
+        for issue in issues:
+            (self.warn if issue.warning else self.fail)(path + issue.where, issue.message)
+
+    def mapping(self, value: Any, path: FieldPath, allowed: Collection[str] | None = None) -> dict | None:
+        """The value as a mapping, reporting unknown keys when `allowed` is given."""
+        if not isinstance(value, dict):
+            self.fail(path, f"expected a mapping of fields, got {describe(value)}")
+            return None
+        if allowed is not None:
+            self.known_keys(value, path, allowed)
+        return value
+
+    def known_keys(self, data: Mapping, path: FieldPath, allowed: Collection[str]) -> None:
+        """Report every key outside `allowed`, with the closest allowed one."""
+        for key in data:
+            if key not in allowed:
+                shown = str(key)[:40]
+                self.fail(path + (str(key),), f"unknown key '{shown}'{did_you_mean(shown, allowed)}")
+
+    def items(self, data: Mapping, key: str, path: FieldPath,
+              allowed: Collection[str] | None = None) -> Iterator[tuple[FieldPath, dict]]:
+        """The mappings in a required, non-empty list field."""
+        value = data.get(key)
+        if not isinstance(value, list) or not value:
+            self.fail(path + (key,) if key in data else path, f"needs a non-empty list '{key}'")
+            return
+        for i, item in enumerate(value):
+            if (checked := self.mapping(item, path + (key, i), allowed)) is not None:
+                yield path + (key, i), checked
+
+    def text(self, data: Mapping, key: str, path: FieldPath, required: bool = True) -> str:
+        if key not in data or data[key] is None:
+            if required:
+                self.fail(path, f"missing required field '{key}'")
+            return ""
+        value = data[key]
+        if not isinstance(value, str):
+            shown = "" if isinstance(value, bool) or not isinstance(value, int | float) else f" ({value})"
+            self.fail(path + (key,), f"expected text, got {describe(value)}{shown}; put the text in quotes")
+            return ""
+        if required and not value.strip():
+            self.fail(path + (key,), "must not be empty")
+        return value.strip()
+
+    def texts(self, data: Mapping, key: str, path: FieldPath, required: bool = False) -> tuple[str, ...]:
+        value = data.get(key)
+        if value is None:
+            if required:
+                self.fail(path, f"missing required field '{key}'")
+            return ()
+        if not isinstance(value, list):
+            self.fail(path + (key,), f"expected a list of text, got {describe(value)}")
+            return ()
+        out = []
+        for i, item in enumerate(value):
+            if isinstance(item, str) and item.strip():
+                out.append(item.strip())
+            else:
+                self.fail(path + (key, i), f"expected text, got {describe(item)}; quote it")
+        if required and not out:
+            self.fail(path + (key,), "must list at least one entry")
+        return tuple(out)
+
+    def flag(self, data: Mapping, key: str, path: FieldPath, default: bool = False) -> bool:
+        value = data.get(key, default)
+        if not isinstance(value, bool):
+            self.fail(path + (key,), "must be true or false")
+            return default
+        return value
+
+    def whole_number(self, data: Mapping, key: str, path: FieldPath, low: int, high: int, default: int) -> int:
+        value = data.get(key, default)
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+            self.fail(path + (key,), f"must be a whole number from {low} to {high}")
+            return default
+        return value
+
+    def key_points(self, data: Mapping, key: str, path: FieldPath) -> tuple[KeyPoint, ...]:
+        points = []
+        for p_path, item in self.items(data, key, path, KEY_POINT_KEYS):
+            points.append(KeyPoint(
+                id=self.text(item, "id", p_path),
+                point=self.text(item, "point", p_path),
+                accept=self.texts(item, "accept", p_path, required=True),
+                misconceptions=self.texts(item, "misconceptions", p_path),
+            ))
+        return tuple(points)
+
+    def rubric(self, data: Mapping, points_key: str, path: FieldPath, default_needed: int | None = None,
+               half_point: bool = True) -> Rubric:
+        """Key points under `points_key` and `needed`: how many make an answer correct."""
+        points = self.key_points(data, points_key, path)
+        fallback = default_needed if default_needed is not None else len(points)
+        needed = self.whole_number(data, "needed", path, 1, max(1, len(points)), max(1, fallback))
+        return Rubric(needed, points, half_point)
+
+
+    def examples(self, data: Mapping, path: FieldPath) -> Examples:
+        """The optional `examples: {correct: [...], wrong: [...]}` of a rubric's question or prompt."""
+        if "examples" not in data:
+            return Examples()
+        found = self.mapping(data["examples"], path + ("examples",), EXAMPLE_KEYS)
+        if found is None:
+            return Examples()
+        where = path + ("examples",)
+        return Examples(self.texts(found, "correct", where), self.texts(found, "wrong", where))
+
+    def synonyms(self, data: Mapping, key: str, path: FieldPath) -> dict[str, str]:
+        """A mapping of words to what they stand for (`DP: data parallelism`), text on both sides."""
+        value = data.get(key)
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.fail(path + (key,), f"expected a mapping such as 'DP: data parallelism', got {describe(value)}")
+            return {}
+        table = {}
+        for said, meant in value.items():
+            if isinstance(said, str) and isinstance(meant, str) and said.strip() and meant.strip():
+                table[said.strip()] = meant.strip()
+            else:
+                self.fail(path + (key, str(said)), "each synonym maps a word to text; quote both sides")
+        return table
+
+
+KEY_POINT_KEYS = frozenset({"id", "point", "accept", "misconceptions"})
+EXAMPLE_KEYS = frozenset({"correct", "wrong"})

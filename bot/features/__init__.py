@@ -1,0 +1,1 @@
+"""The features: each module owns its commands, buttons, forms and timers."""

@@ -1,0 +1,53 @@
+"""/glossary: a term's plain-language definition, with did-you-mean for typos."""
+
+from __future__ import annotations
+
+from bot.content.model import Term
+from bot.core.messages import Command, Reply
+from bot.grading.reading import normalise
+from bot.runtime.commands import Option, command
+from bot.runtime.context import Context
+
+COUNTED = 60  # characters of a missing query kept for the count
+
+
+def describe(term: Term) -> str:
+    lines = [f"**{term.term}**" + (f" ({', '.join(term.aliases)})" if term.aliases else ""), term.definition]
+    if term.related:
+        lines.append("Related: " + ", ".join(term.related))
+    if term.sources:
+        lines.append("Sources: " + ", ".join(term.sources))
+    return "\n".join(lines)
+
+
+def count_lookup(ctx: Context, cmd: Command, term: Term | None, query: str) -> None:
+    """Count the lookup for the cohort's instructors (/insights): the term, or the query the
+    glossary lacks; never who asked. The count is written behind the reply."""
+    counted = term.term if term else normalise(query)[:COUNTED]
+    if counted:
+        cohort = cmd.actor.in_cohort
+        ctx.store.insights.looked_up(cohort, ctx.week(cohort), counted, term is not None)
+
+
+def suggest_terms(ctx: Context, typed: str) -> list[str]:
+    return ctx.glossary.autocomplete(typed)
+
+
+@command(summary="Look up a term's plain-language definition", hint="[term]",
+         options=(Option("term", "the term (leave empty to list them all)", suggest=suggest_terms),))
+async def glossary(ctx: Context, cmd: Command) -> list[Reply]:
+    """/glossary [term]: a term's plain-language definition; no term lists them all."""
+    query = cmd.args.strip()
+    glossary = ctx.glossary
+    if not query:
+        names = ", ".join(t.term for t in glossary.terms)
+        return [Reply(f"Glossary terms ({len(glossary.terms)}): {names}\nLook one up with /glossary TERM.")]
+    term = glossary.lookup(query)
+    count_lookup(ctx, cmd, term, query)
+    if term:
+        return [Reply(describe(term))]
+    close = glossary.suggest(query)
+    if close:
+        names = ", ".join(t.term for t in close)
+        return [Reply(f"No term '{query[:60]}'. Did you mean: {names}?\nTry /glossary {close[0].term}.")]
+    return [Reply(f"No term '{query[:60]}' in the glossary. Type /glossary to list every term.")]

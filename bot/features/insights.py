@@ -1,0 +1,144 @@
+"""/insights: an instructor's view of their own cohort: who is active, who has not started and
+who has fallen behind; per question what the cohort gets wrong; per teach-back what it leaves
+out; which glossary terms it looks up. `/insights export` sends the same as a CSV of answers and
+a self-contained HTML report, by direct message.
+
+Only counts, names of learners, and the pack's own words: answer texts stay in /audit."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from bot.core.errors import StudyError
+from bot.core.messages import MAX_TEXT, Attachment, Audience, Command, Reply
+from bot.reports import cohort_csv, cohort_report
+from bot.reports.cohort_figures import (
+    Figures,
+    QuestionFigures,
+    TeachbackFigures,
+    gather,
+    histogram,
+    percent,
+    score_shares,
+)
+from bot.runtime.commands import Option, command
+from bot.runtime.context import Context
+
+NAMED = 10  # learners named per list before "and N more"
+QUOTED = 50  # characters of a choice's text
+POINTER = "Every figure, with charts: /insights export (by direct message: cohort_answers.csv, cohort_report.html)."
+CUT = "… (cut to fit the chat)"
+USAGE = "Use /insights [lesson] [week|all], or /insights export for the files."
+
+
+def _names(names: tuple[str, ...]) -> str:
+    shown = ", ".join(" ".join(n.split())[:40] for n in names[:NAMED])
+    return shown + (f" and {len(names) - NAMED} more" if len(names) > NAMED else "")
+
+
+def _quote(text: str) -> str:
+    text = " ".join(text.split())
+    return f"“{text if len(text) <= QUOTED else text[:QUOTED].rstrip() + '…'}”"
+
+
+def _counted(items: tuple[tuple[str, int], ...]) -> str:
+    return ", ".join(f"{name} ({n})" for name, n in items)
+
+
+def question_line(f: QuestionFigures) -> str:
+    head = f"• {f.question.id} ({f.question.kind}): "
+    if not f.answered:
+        return head + "no answers yet"
+    line = (head + f"{f.answered} answered, {f.share_correct}% correct, {f.share_self_graded}% self-graded")
+    if f.wrong_choice:
+        line += f"; most picked wrong: {_quote(f.wrong_choice[0])} {percent(f.wrong_choice[1], f.answered)}%"
+    if f.missed:
+        line += f"; most missed: {_counted(f.missed)}"
+    return line
+
+
+def teachback_line(t: TeachbackFigures) -> str:
+    line = f"• {t.prompt.id}: {t.attempts} attempts"
+    return line + (f"; most missed: {_counted(t.missed)}" if t.missed else "")
+
+
+def overview(figures: Figures) -> list[str]:
+    """The lines of /insights, in order of importance (the reply is cut from the end)."""
+    s, a = figures.scope, figures.activity
+    since = s.behind_since.strftime("%a %d %b")
+    lines = [
+        f"Insights · {s.cohort} · {s.lesson.id if s.lesson else 'every lesson'} · {s.period}",
+        f"Learners: {a.learners} · active this week ({s.this_week}): {len(a.active)} · not started: "
+        f"{len(a.not_started)} · behind (nothing since {since}, {s.zone.key}): {len(a.behind)}",
+    ]
+    if a.not_started:
+        lines.append(f"Not started: {_names(a.not_started)}")
+    if a.behind:
+        lines.append(f"Behind: {_names(a.behind)}")
+    lines.append("Questions, weakest first (first answers):")
+    lines += [question_line(f) for f in figures.questions] or ["• none in this lesson"]
+    if figures.teachbacks:
+        lines.append("Teach-backs:")
+        lines += [teachback_line(t) for t in figures.teachbacks]
+    lines.append(f"Glossary: looked up most: {_counted(figures.looked_up) or 'none yet'}; "
+                 f"searched for but missing: {_counted(figures.lacking) or 'none'}")
+    return lines
+
+
+def fit_lines(lines: list[str], last: str, limit: int = MAX_TEXT) -> str:
+    """The lines that fit in one message with `last` after them, cut at a line and said so."""
+    kept: list[str] = []
+    room = limit - len(last) - len(CUT) - 2
+    for line in lines:
+        if sum(len(k) + 1 for k in kept) + len(line) > room:
+            return "\n".join([*kept, CUT, last])
+        kept.append(line)
+    return "\n".join([*kept, last])
+
+
+def _scope(words: list[str]) -> tuple[str | None, bool]:
+    all_time = True
+    if words and words[-1].lower() in ("week", "all"):
+        all_time = words.pop().lower() == "all"
+    return " ".join(words) or None, all_time
+
+
+async def export(ctx: Context, cmd: Command) -> list[Reply]:
+    cohort = cmd.actor.in_cohort
+    figures = await gather(ctx, cohort, weekly=True)
+    table = cohort_csv.rows(await ctx.store.learners.of_cohort(cohort), await ctx.store.insights.summaries(cohort),
+                            ctx.library)
+    correct = Counter({r.learner.user_id: 0 for r in table if r.answer})
+    correct.update(r.learner.user_id for r in table if r.answer and r.answer.correct)
+    scores = histogram(score_shares(correct, sum(len(les.questions) for les in ctx.library.lessons.values())))
+    report = cohort_report.render(figures, scores, ctx.clock.now())
+    return [
+        Reply(f"{cohort_csv.FILENAME}: one row per learner and question.", Audience.DM,
+              file=Attachment(cohort_csv.FILENAME, cohort_csv.encode(table))),
+        Reply(f"{cohort_report.FILENAME}: the cohort at a glance, with charts; it opens with no network.", Audience.DM,
+              file=Attachment(cohort_report.FILENAME, report)),
+        Reply(f"Sent: check your direct messages for {cohort_csv.FILENAME} and {cohort_report.FILENAME}."),
+    ]
+
+
+@command(summary="The cohort at a glance: who is behind, what it misses (instructors)",
+         hint="[lesson] [week|all] | export",
+         options=(Option("action", "view (privately, default) or export (a CSV and an HTML report by DM)",
+                         choices={"view": "", "export": "export"}),
+                  Option("lesson", "lesson id (leave empty for every lesson)"),
+                  Option("period", "week (this week) or all (all time, default)", choices={"week": "week", "all": ""})))
+async def insights(ctx: Context, cmd: Command) -> list[Reply]:
+    """/insights [lesson] [week|all]: the cohort at a glance, privately: who is behind, what it misses (instructors).
+    /insights export: cohort_answers.csv and cohort_report.html (charts), by direct message (instructors)."""
+    ctx.require_instructor(cmd.actor, "see the cohort's insights")
+    words = cmd.args.split()
+    if words and words[0].lower() == "export":
+        if len(words) > 1:
+            raise StudyError("/insights export sends the whole cohort's files; type nothing after export.")
+        return await export(ctx, cmd)
+    name, all_time = _scope(words)
+    if name and name.lower() in ("week", "all"):
+        raise StudyError(USAGE)
+    lesson = ctx.lesson(name) if name else None
+    figures = await gather(ctx, cmd.actor.in_cohort, lesson, all_time)
+    return [Reply(fit_lines(overview(figures), POINTER))]

@@ -1,0 +1,124 @@
+"""Leaderboards per cohort: this week (in the cohort's time zone), a past week, or all time;
+and each cohort's weekly post, on a stored timer."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+
+from bot.core.clock import iso_week
+from bot.core.config import Settings
+from bot.core.errors import StudyError
+from bot.core.messages import Audience, Cohort, Command, Place, Reply, TimerFired
+from bot.grading.scoring import SelfGraded
+from bot.runtime.commands import Option, command
+from bot.runtime.context import Context
+from bot.store.model import Standing
+
+WEEK = re.compile(r"^\d{4}-W(0[1-9]|[1-4]\d|5[0-3])$")
+USAGE = "Use /leaderboard, /leaderboard all or /leaderboard week 2026-W48."
+SCHEDULE = "leaderboard"  # timer keys: leaderboard:<platform>:<cohort id>
+
+
+def parse_period(ctx: Context, cohort: Cohort, words: list[str]) -> str | None:
+    """The week a leaderboard covers (None: all time)."""
+    if not words or words == ["week"]:
+        return ctx.week(cohort)
+    if words == ["all"]:
+        return None
+    if len(words) == 2 and words[0] == "week" and WEEK.match(words[1].upper()):
+        return words[1].upper()
+    if len(words) == 1 and WEEK.match(words[0].upper()):
+        return words[0].upper()
+    raise StudyError(USAGE)
+
+
+def points_text(standing: Standing, policy: SelfGraded) -> str:
+    """A learner's points as a board shows them: "12 (3 self-graded)" when the cohort marks them."""
+    if policy is SelfGraded.MARK and standing.self_graded:
+        return f"{standing.points} ({standing.self_graded} self-graded)"
+    return str(standing.points)
+
+
+async def board_text(ctx: Context, cohort: Cohort, week: str | None) -> str:
+    policy = ctx.settings.self_graded
+    standings = await ctx.store.boards.top(cohort, week, policy)
+    title = f"Leaderboard · week {week} ({ctx.zone(cohort).key})" if week else "Leaderboard · all time"
+    if not standings:
+        return f"{title}\nNo points yet. Answer with /quiz to get on the board."
+    rows = [f"{s.rank}. {s.display_name or s.user_id} · {points_text(s, policy)}" for s in standings]
+    note = ["(Self-graded points are not counted.)"] if policy is SelfGraded.EXCLUDE else []
+    return "\n".join([title, *rows, *note])
+
+
+@command(summary="The cohort leaderboard; instructors can post it in the channel",
+         hint="[week | all | week 2026-W48 | post [week|all]]",
+         options=(Option("action", "view (privately, default) or post (instructors)",
+                         choices={"view": "", "post": "post"}),
+                  Option("period", "week or all", choices={"week": "week", "all": "all"}),
+                  Option("week", "an archived week, such as 2026-W48", prefix="week")))
+async def leaderboard(ctx: Context, cmd: Command) -> list[Reply]:
+    """/leaderboard [week|all|week 2026-W48]: the cohort's leaderboard, privately.
+    /leaderboard post [week|all]: post it in the channel (instructors)."""
+    words = cmd.args.lower().split()
+    post = bool(words) and words[0] == "post"
+    if post:
+        ctx.require_instructor(cmd.actor, "post the leaderboard")
+        if not cmd.place.channel_id:
+            raise StudyError("Post the leaderboard from a channel.")
+        words = words[1:]
+    cohort = cmd.actor.in_cohort
+    week = parse_period(ctx, cohort, words)
+    text = await board_text(ctx, cohort, week)
+    if post:
+        return [Reply(text, Audience.PUBLIC), Reply("Posted.")]
+    policy = ctx.settings.self_graded
+    mine = await ctx.store.boards.standing(cmd.actor, week, policy)
+    text += (f"\nYou: rank {mine.rank} with {points_text(mine, policy)} points." if mine
+             else "\nNo points for you in this period yet.")
+    return [Reply(text)]
+
+
+# ---------------------------------------------------------------- the weekly post
+
+
+def schedule_key(cohort: Cohort) -> str:
+    return f"{SCHEDULE}:{cohort.platform}:{cohort.id}"
+
+
+def cohort_of(key: str) -> Cohort:
+    _, platform, cohort_id = key.split(":", 2)
+    return Cohort(platform, cohort_id)
+
+
+def schedule_keys(settings: Settings) -> list[str]:
+    return [schedule_key(cohort) for cohort, c in settings.cohorts.items() if c.leaderboard]
+
+
+def last_post(ctx: Context, cohort: Cohort, before: datetime) -> datetime:
+    """The latest scheduled moment at or before `before`, in the cohort's time zone."""
+    settings = ctx.settings.cohort(cohort)
+    plan, zone = settings.leaderboard, settings.timezone
+    if plan is None:
+        raise ValueError(f"{cohort} has no weekly leaderboard")
+    local = before.astimezone(zone)
+    day = local.date() - timedelta(days=(local.weekday() - plan.weekday) % 7)
+    moment = datetime.combine(day, plan.at, zone)
+    return moment if moment <= local else moment - timedelta(weeks=1)
+
+
+def next_post(ctx: Context, key: str) -> datetime:
+    return last_post(ctx, cohort_of(key), ctx.clock.now()) + timedelta(weeks=1)
+
+
+async def on_schedule(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
+    """Post the board of the week up to the day before the post (a Monday post shows the week
+    just ended). After downtime only the latest missed post goes out."""
+    cohort = cohort_of(key)
+    plan = ctx.settings.cohort(cohort).leaderboard
+    if plan is None:
+        return []
+    moment = last_post(ctx, cohort, ctx.clock.now())
+    week = iso_week(moment - timedelta(days=1), ctx.zone(cohort))
+    text = await board_text(ctx, cohort, week)
+    return [Reply(text, Audience.PUBLIC, place=Place(cohort.platform, cohort.id, plan.channel))]

@@ -1,0 +1,80 @@
+"""/progress: a learner's own picture, per lesson, with this week's trend against last week's
+and the key points the learner missed most (what to re-read)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from bot.core.clock import iso_week
+from bot.core.messages import Actor, Command, Reply
+from bot.features import review
+from bot.runtime.commands import command
+from bot.runtime.context import Context
+from bot.store.model import TeachbackCount
+
+MISSED = 3  # key points named
+
+
+def trend_line(this: tuple[int, int] | None, last: tuple[int, int] | None) -> str:
+    """This week's answers (practice too) and share right, beside last week's, with the direction in words."""
+
+    def week(counts: tuple[int, int] | None) -> str:
+        if not counts:
+            return "no answers"
+        return f"{counts[0]} answer{'' if counts[0] == 1 else 's'}, {round(100 * counts[1] / counts[0])}% right"
+
+    line = f"  this week: {week(this)} · last week: {week(last)}"
+    if this and last:
+        now, before = this[1] / this[0], last[1] / last[0]
+        line += " (up)" if now > before else " (down)" if now < before else " (same)"
+    return line
+
+
+async def missed_most(ctx: Context, actor: Actor) -> str | None:
+    """The key points the learner's answers and teach-backs missed most, by name."""
+    missed = await ctx.store.insights.missed(actor)
+    named = []
+    for (item, point), n in sorted(missed.items(), key=lambda kv: (-kv[1], kv[0])):
+        question, prompt = ctx.library.questions.get(item), ctx.library.prompts.get(item)
+        names = question.key_points() if question else {k.id: k.point for k in prompt.key_points} if prompt else {}
+        if point in names:
+            named.append(f"“{names[point]}” ({item}, missed {n}×)")
+        if len(named) == MISSED:
+            break
+    return "Re-read (missed most): " + "; ".join(named) if named else None
+
+
+@command(summary="Your progress per lesson, privately")
+async def progress(ctx: Context, cmd: Command) -> list[Reply]:
+    """/progress: per lesson, what you answered, got right and scored; cards due; this week's rank."""
+    await ctx.store.learners.touch(cmd.actor)
+    answers = await ctx.store.answers.scored(cmd.actor)
+    teachbacks = await ctx.store.teachbacks.counts(cmd.actor)
+    zone = ctx.zone(cmd.actor.in_cohort)
+    this_week, last_week = ctx.week(cmd.actor.in_cohort), iso_week(ctx.clock.now() - timedelta(weeks=1), zone)
+    trend = await ctx.store.insights.trend(cmd.actor, (this_week, last_week))
+    lines = ["Your progress"]
+    for lesson in ctx.library.lessons.values():
+        ids = {q.id for q in lesson.questions}
+        mine = [a for a in answers if a.question_id in ids]
+        right = sum(a.correct for a in mine)
+        self_graded = sum(a.self_graded for a in mine)
+        tb = teachbacks.get(lesson.id, TeachbackCount())
+        lines.append(
+            f"• {lesson.title}: answered {len(mine)}/{len(ids)}, correct {right}, points {right + tb.points}"
+            f" ({self_graded} self-graded); teach-backs {tb.attempts} ({tb.points} points)"
+        )
+        lines.append(trend_line(trend.get((lesson.id, this_week)), trend.get((lesson.id, last_week))))
+    if (reread := await missed_most(ctx, cmd.actor)) is not None:
+        lines.append(reread)
+    cards = await ctx.store.cards.of(cmd.actor)
+    day_ends = ctx.end_of_local_day(cmd.actor.in_cohort)
+    due_today = [c for c in cards if c.due < day_ends]  # the cards are loaded anyway
+    chance = review.recall(ctx, [c.state for c in cards])
+    lines.append(f"Review: {len(due_today)} of {len(cards)} cards due today"
+                 + (f"; predicted recall now {chance:.0%}" if chance is not None else "") + " (/review)")
+    week = ctx.week(cmd.actor.in_cohort)
+    mine_now = await ctx.store.boards.standing(cmd.actor, week, ctx.settings.self_graded)
+    lines.append(f"This week ({week}): " + (f"rank {mine_now.rank}, {mine_now.points} points" if mine_now
+                                             else "no points yet"))
+    return [Reply("\n".join(lines))]

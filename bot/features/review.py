@@ -1,0 +1,133 @@
+"""Spaced repetition with FSRS: every answer rates the learner's card for that question,
+and /review serves the due cards first, then new ones (the quiz's, then the lesson's practice set).
+
+Ratings: wrong is Again; right is Good, or Easy for a multiple-choice answer given within
+10 seconds of the question being served (by the store's clock); a self-graded short answer
+is Hard or Good as the learner chooses.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Sequence
+from datetime import datetime, time, timedelta
+
+from fsrs import Card, Rating
+
+from bot.content.model import Lesson
+from bot.core.errors import StudyError
+from bot.core.messages import Actor, Audience, Cohort, Command, Place, Reply, TimerFired
+from bot.features.asking import arrangement
+from bot.questions.base import Question
+from bot.runtime.commands import Option, command
+from bot.runtime.context import Context
+from bot.store.model import AnswerMode, CardReview, PromptKind
+
+EASY_WITHIN = timedelta(seconds=10)
+REMINDER_HOUR = time(9, 0)  # reminders go out from 09:00 in the cohort's time zone
+REMINDER_KEY = "reminders"
+REMINDER_EVERY = timedelta(hours=1)
+
+
+def rating_for(correct: bool, quick_is_easy: bool, answered_in: timedelta) -> Rating:
+    """Wrong is Again; right is Good, or Easy when the type says so of an answer within 10 s."""
+    if not correct:
+        return Rating.Again
+    return Rating.Easy if quick_is_easy and answered_in <= EASY_WITHIN else Rating.Good
+
+
+def _card_id(actor: Actor, question_id: str) -> int:
+    """An explicit id: fsrs would otherwise derive one from the wall clock (and sleep)."""
+    return zlib.crc32(f"{actor.platform}:{actor.cohort}:{actor.user_id}:{question_id}".encode())
+
+
+def card_review(ctx: Context, actor: Actor, question: Question, rating: Rating,
+                due_now: bool = False) -> CardReview:
+    """The review of one card, as the store applies it inside its transaction; `due_now` brings the
+    card back at once (after "I don't know": sooner than after a wrong answer)."""
+    now = ctx.clock.now()
+
+    def review(state: str | None) -> tuple[str, datetime]:
+        card = Card.from_json(state) if state else Card(card_id=_card_id(actor, question.id), due=now)
+        card, _log = ctx.fsrs.review_card(card, rating, review_datetime=now)
+        if due_now:
+            card.due = now
+        return card.to_json(), card.due
+
+    return review
+
+
+def recall(ctx: Context, states: Sequence[str]) -> float | None:
+    """The mean predicted probability of recalling each card now."""
+    if not states:
+        return None
+    now = ctx.clock.now()
+    return sum(ctx.fsrs.get_card_retrievability(Card.from_json(s), now) for s in states) / len(states)
+
+
+@command(summary="Review the questions that are due, or turn the daily reminder on or off",
+         hint="[lesson] | remind on | remind off",
+         options=(Option("remind", "turn the daily reminder on or off",
+                         choices={"on": "remind on", "off": "remind off"}),
+                  Option("lesson", "lesson id")))
+async def review(ctx: Context, cmd: Command) -> list[Reply]:
+    """/review [lesson]: spaced repetition, the questions due first, then new ones.
+    /review remind on|off: a daily direct message when cards are due (off by default)."""
+    words = cmd.args.lower().split()
+    if words[:1] == ["remind"]:
+        if words[1:2] not in (["on"], ["off"]):
+            raise StudyError("Use /review remind on or /review remind off.")
+        await ctx.store.learners.set_remind(cmd.actor, words[1] == "on")
+        await ctx.store.timers.ensure(REMINDER_KEY, ctx.clock.now())
+        return [Reply("Daily review reminders are on." if words[1] == "on" else "Daily review reminders are off.")]
+    return await next_card(ctx, cmd.actor, cmd.place, ctx.lesson(" ".join(words)))
+
+
+async def next_card(ctx: Context, actor: Actor, place: Place, lesson: Lesson) -> list[Reply]:
+    due = await ctx.store.cards.due(actor, ctx.clock.now(), lesson.id, lesson.review_question_ids)
+    if due:
+        question, label = ctx.question(due[0]), "due"
+    else:
+        seen = {card.question_id for card in await ctx.store.cards.of(actor)}
+        fresh = [q for q in lesson.review_questions if q.id not in seen]  # the quiz first, then the practice set
+        if not fresh:
+            upcoming = await ctx.store.cards.next_due(actor, lesson.id, lesson.review_question_ids)
+            zone = ctx.zone(actor.in_cohort)
+            when = f" The next card is due {upcoming.astimezone(zone):%a %d %b %H:%M} ({zone.key})." if upcoming else ""
+            return [Reply(f"Nothing is due in {lesson.title}. Well done.{when}")]
+        question, label = fresh[0], "new"
+    prompt = await ctx.store.prompts.new(PromptKind.QUESTION, place, actor, lesson_id=lesson.id, item_id=question.id,
+                                         mode=AnswerMode.REVIEW)
+    today = await ctx.store.cards.count_due(actor, ctx.end_of_local_day(actor.in_cohort), lesson.id,
+                                         lesson.review_question_ids)
+    where = f"{today} due today" if today else "none due today"
+    return [question.ask(prompt.id, f"Review · {label} card · {where} · {lesson.title}", Audience.PRIVATE,
+                         arrangement(question, prompt))]
+
+
+async def on_reminders(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
+    """The hourly check (a repeating timer): each opted-in learner with cards due gets one direct message a day."""
+    now = ctx.clock.now()
+
+    def local_day(cohort: Cohort) -> str | None:
+        """The learner's local date once it is past the reminder hour there, else None."""
+        local = now.astimezone(ctx.zone(cohort))
+        return local.date().isoformat() if local.time() >= REMINDER_HOUR else None
+
+    return [
+        Reply("You have review cards due. Type /review to go through them (or /review remind off to stop these).",
+              Audience.DM, to=actor, tag=reminder_tag(actor, day))
+        for actor, day in await ctx.store.learners.to_remind(now, local_day)
+    ]
+
+
+def reminder_tag(actor: Actor, day: str) -> str:
+    """The tag of one learner's reminder for one local day: reported back once it is delivered."""
+    return f"{REMINDER_KEY}:" + json.dumps([actor.platform, actor.cohort, actor.user_id, day])
+
+
+async def on_delivered(ctx: Context, tag: str) -> None:
+    """A reminder reached its learner: that day is done for them (a failed one is tried again)."""
+    platform, cohort, user_id, day = json.loads(tag.split(":", 1)[1])
+    await ctx.store.learners.reminded(Actor(platform, cohort, user_id), day)

@@ -1,0 +1,274 @@
+"""Public rounds: each question posted once, everyone answers once, and when the time is up (a
+stored timer) the question's message is edited into the reveal with the answer and the tally.
+
+The timers drive every step: Next makes the current question's timer due now, so a reveal is
+always delivered by the scheduler, which retries it until it is delivered. Each step is one
+transaction (see bot/store/round_rows.py); a reveal repeated after a crash is an edit, and a question
+or summary already posted is not posted again.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from bot.core.errors import StudyError
+from bot.core.messages import Actor, Audience, Choice, ChoiceMade, Command, Reply, TimerFired
+from bot.features.asking import arrangement, revealed
+from bot.runtime.context import Context
+from bot.store.model import Prompt, Round, RoundState
+
+NEXT = "n"  # a choice suffix: the starter moves the round on
+REMOVED = ("This question was removed from the lesson; the next one follows when its time is up (or when the "
+           "round's starter presses Next).")
+TIMER = "round"  # timer keys: round:<round id>:<position>
+
+
+def timer_key(round_id: int, position: int) -> str:
+    return f"{TIMER}:{round_id}:{position}"
+
+
+def _summary_tag(round_id: int) -> str:
+    return f"{TIMER}:{round_id}:summary"
+
+
+USAGE = ("Use /quiz round [lesson] [practice] [number of questions] [seconds:N], /quiz round stop "
+         "or /quiz round resume.")
+PRACTICE = "practice"  # a round word: ask the lesson's practice set instead of its quiz
+STALE = timedelta(days=1)  # a round older than this is closed at start-up, never resumed by surprise
+END = "roundend"  # timer keys: roundend:<round id>, delivering a stopped round's last reveal and summary
+
+
+async def round_command(ctx: Context, cmd: Command, words: list[str]) -> list[Reply]:
+    """/quiz round ...: start a round, or stop or resume the one in this channel."""
+    if not cmd.place.channel_id:
+        raise StudyError("Start a round in a channel, where others can join; use /quiz here to practise.")
+    if words[:1] == ["stop"]:
+        return await stop_round(ctx, cmd)
+    if words[:1] == ["resume"]:
+        return await resume_round(ctx, cmd)
+    return await start_round(ctx, cmd, words)
+
+
+def looks_like_number(word: str) -> bool:
+    """Whether a word was meant as a number (-3, 12, ², ①), readable or not."""
+    return word.lstrip("-").isdigit()
+
+
+def parse(ctx: Context, words: list[str]) -> tuple[str, int | None, int | None, bool]:
+    """(lesson name, number of questions, seconds per question, practice set) from
+    `[lesson] [practice] [N] [seconds:S]`."""
+    lesson: list[str] = []
+    count = seconds = None
+    practice = False
+    rest = iter(words)
+    for word in rest:
+        if word.lower() == PRACTICE:
+            practice = True
+        elif word.lower().startswith("seconds"):
+            value = word[len("seconds"):].lstrip(":=") or next(rest, "")
+            if not value.isdecimal():  # isdigit() would take ² and ①, which int() cannot read
+                raise StudyError("Give the seconds per question as a number, such as seconds:30.")
+            seconds = int(value)
+        elif looks_like_number(word):
+            if not word.lstrip("-").isdecimal():
+                raise StudyError("Give the number of questions as a number, such as 5.")
+            count = int(word)  # a negative one is refused with the lesson's range below
+        else:
+            lesson.append(word)
+    shortest, longest = ctx.settings.round_seconds_range
+    if seconds is not None and not shortest <= seconds <= longest:
+        raise StudyError(f"Pick {shortest} to {longest} seconds per question.")
+    return " ".join(lesson), count, seconds, practice
+
+
+async def start_round(ctx: Context, cmd: Command, words: list[str]) -> list[Reply]:
+    if ctx.settings.rounds_instructors_only:
+        ctx.require_instructor(cmd.actor, "start rounds in this cohort")
+    name, count, seconds, practice = parse(ctx, words)
+    lesson = ctx.lesson(name)
+    pool, kind = (lesson.practice, "practice questions") if practice else (lesson.questions, "questions")
+    if not pool:
+        raise StudyError(f"Lesson {lesson.id} has no {kind} yet.")
+    if count is not None and not 1 <= count <= len(pool):
+        raise StudyError(f"Lesson {lesson.id} has {len(pool)} {kind}; pick 1 to {len(pool)}.")
+    chosen = [q.id for q in pool][:count]
+    per_question = seconds or ctx.settings.round_seconds
+    round_id, first = await ctx.store.rounds.open(cmd.place, cmd.actor, lesson.id, chosen, timer_key,
+                                                  ctx.clock.now() + timedelta(seconds=per_question), seconds)
+    round_ = await _round(ctx, round_id)
+    started = Reply(f"Round started: {len(chosen)} questions, {per_question} s each. Press Next on a question "
+                    "to reveal it early; /quiz round stop ends it.")
+    return [started, _question(ctx, round_, first)]
+
+
+async def stop_round(ctx: Context, cmd: Command) -> list[Reply]:
+    """The starter or an instructor ends the round at once; its last reveal and summary follow."""
+    round_ = await ctx.store.rounds.in_channel(cmd.place)
+    if round_ is None:
+        raise StudyError("No round is running in this channel.")
+    _may_steer(cmd.actor, round_, "stop it")
+    await ctx.store.rounds.close(round_.id, timer_key, then=f"{END}:{round_.id}")
+    return [Reply("Round stopped: the summary follows in the channel.")]
+
+
+async def resume_round(ctx: Context, cmd: Command) -> list[Reply]:
+    round_ = await ctx.store.rounds.in_channel(cmd.place)
+    if round_ is None or round_.state is not RoundState.PAUSED:
+        raise StudyError("No paused round here. Start one with /quiz round.")
+    _may_steer(cmd.actor, round_, "resume it")
+    prompt = await ctx.store.rounds.resume(round_, timer_key, _due(ctx, round_))
+    if prompt is None:
+        raise StudyError("That round is running again already.")
+    return [Reply("Round resumed."), _question(ctx, await _round(ctx, round_.id), prompt)]
+
+
+def _may_steer(actor: Actor, round_: Round, what: str) -> None:
+    if actor.user_id != round_.starter and not actor.is_instructor:
+        raise StudyError(f"Only the person who started the round (or an instructor) can {what}.")
+
+
+def _due(ctx: Context, round_: Round) -> datetime:
+    """When a question of this round posted now is revealed."""
+    return ctx.clock.now() + timedelta(seconds=_seconds(ctx, round_))
+
+
+def _seconds(ctx: Context, round_: Round) -> int:
+    return round_.seconds or ctx.settings.round_seconds
+
+
+async def _round(ctx: Context, round_id: int) -> Round:
+    round_ = await ctx.store.rounds.get(round_id)
+    if round_ is None:
+        raise StudyError("That round is gone.")
+    return round_
+
+
+def _question(ctx: Context, round_: Round, prompt: Prompt) -> Reply:
+    """The public message of a round's question (its prompt and timer are stored already)."""
+    position = int(prompt.data["position"])
+    question = ctx.library.questions.get(prompt.item_id or "")
+    if question is None:  # removed by a reload meanwhile: the round goes on without it
+        return Reply(f"{_header(ctx, round_, position)}\n{REMOVED}", Audience.PUBLIC,
+                     choices=(Choice("Next ▶", f"{prompt.id}.{NEXT}"),), tag=timer_key(round_.id, position),
+                     place=round_.place)
+    return question.ask(prompt.id, _header(ctx, round_, position), Audience.PUBLIC, arrangement(question, prompt),
+                        extra=(Choice("Next ▶", f"{prompt.id}.{NEXT}"),), tag=timer_key(round_.id, position),
+                        place=round_.place)
+
+
+def _header(ctx: Context, round_: Round, position: int) -> str:
+    return f"Round · question {position + 1} of {len(round_.question_ids)} · {_seconds(ctx, round_)} s"
+
+
+async def on_next(ctx: Context, event: ChoiceMade, prompt: Prompt) -> list[Reply]:
+    """The starter (or an instructor) reveals the question now: its timer becomes due at once."""
+    round_ = await _round(ctx, prompt.round_id or 0)
+    _may_steer(event.actor, round_, "move it on")
+    position = int(prompt.data["position"])
+    if round_.state is not RoundState.OPEN or round_.position != position:
+        return [Reply("That question was already revealed.")]
+    await ctx.store.timers.hurry(timer_key(round_.id, position), ctx.clock.now())
+    return [Reply("Revealing it now.")]
+
+
+async def on_timer(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
+    _, round_id, position = key.split(":")
+    return await reveal(ctx, int(round_id), int(position))
+
+
+async def reveal(ctx: Context, round_id: int, position: int) -> list[Reply]:
+    """Close a question and move on; safe to repeat after a crash."""
+    round_ = await ctx.store.rounds.get(round_id)
+    prompt = await ctx.store.rounds.prompt_at(round_id, position)
+    if round_ is None or prompt is None or round_.position > position + 1:
+        return []
+    if round_.position == position and round_.state is RoundState.DONE:
+        return []  # the round was stopped before this question was revealed
+    if round_.position == position:
+        if await ctx.store.messages.get(timer_key(round_id, position)) is None:
+            # the question never reached the channel (a crash, a failed post): post it now, reveal it later
+            await ctx.store.timers.move(timer_key(round_id, position), _due(ctx, round_))
+            return [_question(ctx, round_, prompt)]
+        if await _silent_twice(ctx, round_, prompt):
+            await ctx.store.rounds.pause(round_, prompt.id)
+            return [await _reveal_edit(ctx, round_, position, prompt), Reply(
+                "Round paused: nobody answered the last two questions. Type /quiz round resume to go on, "
+                "or /quiz round stop to end it.", Audience.PUBLIC, place=round_.place)]
+        await ctx.store.rounds.advance(round_, prompt.id, timer_key, _due(ctx, round_))
+        round_ = await _round(ctx, round_id)
+    replies = [await _reveal_edit(ctx, round_, position, prompt)]
+    if round_.state is RoundState.OPEN:
+        following = await ctx.store.rounds.prompt_at(round_id, position + 1)
+        if following is not None and await ctx.store.messages.get(timer_key(round_id, position + 1)) is None:
+            replies.append(_question(ctx, round_, following))
+    elif await ctx.store.messages.get(_summary_tag(round_id)) is None:
+        replies.append(await _summary(ctx, round_))
+    return replies
+
+
+async def _silent_twice(ctx: Context, round_: Round, prompt: Prompt) -> bool:
+    """Whether nobody answered this question, nor the one before it (and another one follows). A
+    question a reload removed could not be answered: it never counts as silent."""
+    if not 0 < round_.position < len(round_.question_ids) - 1 or (await ctx.store.answers.tally(prompt.id)).answers:
+        return False
+    before = await ctx.store.rounds.prompt_at(round_.id, round_.position - 1)
+    asked = round_.question_ids[round_.position - 1:round_.position + 1]
+    return (before is not None and all(q in ctx.library.questions for q in asked)
+            and not (await ctx.store.answers.tally(before.id)).answers)
+
+
+async def on_end(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
+    """A stopped (or stale) round's last word: the open question revealed, then the summary, once."""
+    _, round_id, *why = key.split(":")
+    round_ = await _round(ctx, int(round_id))
+    replies = []
+    prompt = await ctx.store.rounds.prompt_at(round_.id, round_.position)
+    if prompt is not None and await ctx.store.messages.get(timer_key(round_.id, round_.position)) is not None:
+        replies.append(await _reveal_edit(ctx, round_, round_.position, prompt))
+    if await ctx.store.messages.get(_summary_tag(round_.id)) is None:
+        note = " (It was closed because it was started over a day ago.)" if why == ["stale"] else ""
+        replies.append(await _summary(ctx, round_, note))
+    return replies
+
+
+async def _reveal_edit(ctx: Context, round_: Round, position: int, prompt: Prompt) -> Reply:
+    question = ctx.library.questions.get(round_.question_ids[position])
+    tally = await ctx.store.answers.tally(prompt.id)
+    ref = await ctx.store.messages.get(timer_key(round_.id, position))
+    header = _header(ctx, round_, position)
+    text = revealed(question, prompt, tally, header) if question else f"{header}\n{REMOVED}"
+    return Reply(text, Audience.PUBLIC, edit=ref, place=round_.place)
+
+
+async def _summary(ctx: Context, round_: Round, note: str = "") -> Reply:
+    scores = await ctx.store.rounds.scores(round_.id)
+    asked, total = min(round_.position + 1, len(round_.question_ids)), len(round_.question_ids)
+    board = "\n".join(f"{s.display_name}: {s.correct}/{asked}" for s in scores[:10]) or "Nobody answered this time."
+    over = "Round over." if asked == total else f"Round over after {asked} of {total} questions."
+    return Reply(f"{over}{note}\n{board}\nPractise privately with /quiz; see the week with /leaderboard.",
+                 Audience.PUBLIC, tag=_summary_tag(round_.id), place=round_.place)
+
+
+async def on_given_up(ctx: Context, key: str, reason: str) -> list[Reply]:
+    """A question could not be revealed or posted for good: the round ends, and its starter is told
+    by direct message (the channel may be the very thing that fails)."""
+    _, round_id, _position = key.split(":")
+    round_ = await ctx.store.rounds.close(int(round_id), timer_key)
+    if round_ is None or round_.starter is None:
+        return []
+    starter = Actor(round_.platform, round_.cohort, round_.starter)
+    return [Reply(f"Your round of {round_.lesson_id} was stopped at question {round_.position + 1}: studybot "
+                  f"could not post in its channel ({reason}). Every answer given so far is kept. Check that "
+                  "studybot may post there, then start a new round.", Audience.DM, to=starter)]
+
+
+async def repair(ctx: Context) -> tuple[int, int]:
+    """At start-up: close the rounds older than a day (their summary follows), and give every open
+    round whose current question lost its timer a timer due now; returns how many of each."""
+    stale = await ctx.store.rounds.stale(ctx.clock.now() - STALE)
+    for round_ in stale:
+        await ctx.store.rounds.close(round_.id, timer_key, then=f"{END}:{round_.id}:stale")
+    stranded = await ctx.store.rounds.stranded(timer_key)
+    for round_ in stranded:
+        await ctx.store.timers.set(timer_key(round_.id, round_.position), ctx.clock.now())
+    return len(stale), len(stranded)

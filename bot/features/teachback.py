@@ -1,0 +1,89 @@
+"""Teach-back: explain an idea in your own words; the bot lists the key points covered and
+missed. An attempt earns a point the first time it covers enough of them (`bot.grading.scoring`)."""
+
+from __future__ import annotations
+
+from bot.content.model import TeachbackPrompt
+from bot.core.errors import StudyError
+from bot.core.messages import Actor, Choice, ChoiceMade, Command, Form, Place, Reply, TextSubmitted
+from bot.core.suggest import did_you_mean
+from bot.grading.matching import grade
+from bot.questions.base import OPEN_FORM
+from bot.runtime.commands import Option, command
+from bot.runtime.context import Context
+from bot.store.model import Prompt, PromptKind
+
+
+def suggest_prompts(ctx: Context, typed: str) -> list[str]:
+    """Teach-back prompt ids (and lesson ids) that start with what was typed."""
+    typed = typed.strip().lower()
+    return [name for name in (*ctx.library.prompts, *ctx.library.lessons) if name.lower().startswith(typed)][:25]
+
+
+@command(summary="Explain an idea in your own words and see which key points you covered", hint="[lesson | prompt id]",
+         options=(Option("prompt", "a lesson id, or a teach-back prompt id such as meta-tb5",
+                         suggest=suggest_prompts),))
+async def teachback(ctx: Context, cmd: Command) -> list[Reply]:
+    """/teachback [lesson]: explain one of the lesson's ideas in your own words (the least practised first).
+    /teachback <prompt id>: that teach-back prompt."""
+    wanted = cmd.args.strip()
+    item = next((p for key, p in ctx.library.prompts.items() if wanted and key.lower() == wanted.lower()), None)
+    if item is None:
+        if wanted and ctx.library.lesson(wanted) is None:
+            known = (*ctx.library.prompts, *ctx.library.lessons)
+            raise StudyError(f"No teach-back prompt or lesson '{wanted[:40]}'{did_you_mean(wanted.lower(), known)}. "
+                             "Type /teachback for the next prompt, or /lessons for the lessons.")
+        lesson = ctx.lesson(wanted)
+        if not lesson.prompts:
+            raise StudyError(f"Lesson {lesson.id} has no teach-back prompts yet.")
+        attempts = await ctx.store.teachbacks.attempts(cmd.actor)
+        item = min(lesson.prompts, key=lambda p: attempts.get(p.id, 0))  # the least practised, in order
+    return [await _ask(ctx, cmd.actor, cmd.place, item)]
+
+
+async def _ask(ctx: Context, actor: Actor, place: Place, item: TeachbackPrompt) -> Reply:
+    prompt = await ctx.store.prompts.new(PromptKind.TEACHBACK, place, actor, lesson_id=item.lesson_id,
+                                         item_id=item.id)
+    form = Form(prompt.id, "Teach-back", item.prompt, label="Your explanation")
+    return Reply(f"Teach-back ({item.id}): {item.prompt}", form=form)
+
+
+def _item(ctx: Context, prompt: Prompt) -> TeachbackPrompt:
+    item = ctx.library.prompts.get(prompt.item_id or "")
+    if item is None:
+        raise StudyError("That teach-back prompt was removed from the lesson. Use /teachback for a fresh one.")
+    return item
+
+
+async def on_again(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:
+    """"Try this one again": the same prompt, in a fresh form."""
+    if suffix != OPEN_FORM:
+        raise StudyError("That button is no longer valid. Use /teachback for a fresh prompt.")
+    return [await _ask(ctx, event.actor, event.place, _item(ctx, prompt))]
+
+
+async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Reply]:
+    item = _item(ctx, prompt)
+    found = grade(item.rubric, event.text, synonyms=ctx.synonyms(item.lesson_id))
+    passes = found.correct
+    points = await ctx.store.teachbacks.record(
+        event.actor, form=prompt.id, lesson_id=item.lesson_id, prompt_id=item.id, explanation=event.text,
+        covered=found.matched, missed=found.missed, passes=passes, week=ctx.week(event.actor.in_cohort),
+    )
+    if points is None:
+        return [Reply("You already sent this explanation; it is stored. Use /teachback for another go.")]
+    texts = {k.id: k.point for k in item.key_points}
+    lines = [f"You covered {len(found.matched)} of {len(texts)} key points"
+             + ("." if passes else f"; {item.rubric.needed} earn the point.")]
+    lines += [f"✓ {texts[k]}" for k in found.matched]
+    lines += [f"✗ missed: {texts[k]}" for k in found.missed]
+    if points:
+        lines.append("That earns 1 point. Try /teachback again for another prompt.")
+    elif passes:
+        lines.append("Well covered (this prompt's point was earned before).")
+    choices: tuple[Choice, ...] = ()
+    if not passes:
+        again = await ctx.store.prompts.new(PromptKind.TEACHBACK, event.place, event.actor, lesson_id=item.lesson_id,
+                                            item_id=item.id)
+        choices = (Choice("Try this one again", f"{again.id}.{OPEN_FORM}"),)
+    return [Reply("\n".join(lines), choices=choices)]

@@ -1,0 +1,36 @@
+"""Key points and rubrics: how a short answer or a teach-back is judged (shared by the lesson
+model, the content checker and the grader, so it imports none of them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class KeyPoint:
+    """One idea a good answer states, recognised by any of its accepted phrasings."""
+
+    id: str
+    point: str
+    accept: tuple[str, ...]
+    misconceptions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """The key points of an answer, and how many of them make it correct. With `half_point` (short answers), a
+    rubric needing two or more is also met by one fewer and half of another (bot.grading.matching); a teach-back, whose
+    learner is told how many points earn it, counts whole points only."""
+
+    needed: int
+    points: tuple[KeyPoint, ...]
+    half_point: bool = True
+
+
+@dataclass(frozen=True)
+class Examples:
+    """Answers an author lists with a rubric, as learners would type them, to test the rubric:
+    `studybot validate` grades each and reports every one graded otherwise than listed."""
+
+    correct: tuple[str, ...] = ()
+    wrong: tuple[str, ...] = ()

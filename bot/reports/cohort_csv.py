@@ -1,0 +1,62 @@
+"""cohort_answers.csv: one row per learner and question of the library, for a spreadsheet.
+
+Columns: learner (platform:id), display_name, lesson, question, type, first_answer_correct (1 or 0),
+points, self_graded (1 or 0), attempts, first_answered_at_utc (YYYY-MM-DD HH:MM:SS); the answer
+columns are empty where the learner has not answered. Learners by user id, then lessons and
+questions in pack order, as in the cohort's quiz_results.txt. UTF-8 with a byte-order mark (so
+that spreadsheets read it as UTF-8), written by the `csv` module; a cell that a spreadsheet would
+read as a formula (starting with =, +, -, @, a tab or a carriage return) starts with a quote ' instead."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from bot.content.model import Library
+from bot.core.messages import Actor
+from bot.store.cohort_stats import AnswerSummary
+
+FILENAME = "cohort_answers.csv"
+COLUMNS = ("learner", "display_name", "lesson", "question", "type", "first_answer_correct", "points",
+           "self_graded", "attempts", "first_answered_at_utc")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+@dataclass(frozen=True)
+class Row:
+    learner: Actor
+    lesson_id: str
+    question_id: str
+    kind: str
+    answer: AnswerSummary | None  # None: not answered
+
+
+def rows(learners: Iterable[Actor], answers: Iterable[AnswerSummary], library: Library) -> list[Row]:
+    """Every learner crossed with every question of the library, with the learner's answers if any."""
+    found = {(a.learner.user_id, a.question_id): a for a in answers}
+    return [Row(who, lesson.id, q.id, q.kind, found.get((who.user_id, q.id)))
+            for who in learners for lesson in library.lessons.values() for q in lesson.questions]
+
+
+def neutral(cell: str) -> str:
+    """A cell as text a spreadsheet shows and never runs."""
+    return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
+
+
+def cells(row: Row) -> list[str]:
+    a = row.answer
+    answered = [] if a is None else [str(int(a.correct)), str(a.points), str(int(a.self_graded)), str(a.attempts),
+                                     a.first_at.strftime("%Y-%m-%d %H:%M:%S")]
+    texts = [f"{row.learner.platform}:{row.learner.user_id}", row.learner.display_name, row.lesson_id,
+             row.question_id, row.kind]
+    return [neutral(t) for t in texts] + (answered or ["", "", "", "0", ""])
+
+
+def encode(table: Iterable[Row]) -> bytes:
+    out = io.StringIO(newline="")
+    writer = csv.writer(out)
+    writer.writerow(COLUMNS)
+    writer.writerows(cells(r) for r in table)
+    return out.getvalue().encode("utf-8-sig")

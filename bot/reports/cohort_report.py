@@ -1,0 +1,172 @@
+"""cohort_report.html: the figures of `/insights` on one self-contained page, with charts.
+
+The charts are pygal's SVG, inlined, with its script turned off; the styles are inline and the
+fonts the reader's own, so the page opens from a direct-message attachment with no network.
+Every chart is one series with its values printed on the bars and a table of the same numbers
+beside it, so nothing is carried by colour alone, and it reads the same on a phone and on paper.
+Counts, question and key-point names only: never an answer's text."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from html import escape
+from typing import Any
+
+import pygal
+from pygal.style import Style
+
+from bot.reports.cohort_figures import Figures, QuestionFigures, percent
+
+FILENAME = "cohort_report.html"
+WIDTH = 480  # the charts' drawing width: scaled down to a phone and up to 36rem, their labels stay readable
+LABEL = 24  # characters of a chart's label (the tables beside the charts give the full names)
+FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
+STYLE = Style(
+    background="white", plot_background="white", foreground="#222", foreground_strong="#000",
+    foreground_subtle="#888", colors=("#2f4b7c",), opacity="1", opacity_hover="1", value_colors=("#000",),
+    font_family=FONT, title_font_size=18, label_font_size=15, major_label_font_size=15, value_font_size=15,
+    value_label_font_size=15, no_data_font_size=18, transition="none",
+)
+PAGE_CSS = """
+body{margin:0;font:16px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#111;background:#fff}
+main{max-width:56rem;margin:0 auto;padding:1rem}
+h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.25rem;margin:1.6rem 0 .4rem;border-bottom:2px solid #222}
+.meta{color:#333;margin:0 0 1rem}
+.glance{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:.5rem;margin:0;padding:0}
+.glance div{border:2px solid #222;padding:.4rem .6rem}.glance dt{font-size:.9rem}.glance dd{margin:0;font-size:1.6rem;
+font-weight:700}
+figure{margin:.5rem 0;max-width:36rem}svg{display:block;width:100%;height:auto}
+.hbar text.value{text-anchor:start;transform:translateX(4px)}
+.scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:.95rem}
+th,td{border:1px solid #999;padding:.25rem .45rem;text-align:left;vertical-align:top}th{background:#eee}
+td.n{text-align:right;white-space:nowrap}
+@media (max-width:40rem){.cards table,.cards tbody,.cards tr,.cards td{display:block}.cards thead{display:none}
+.cards tr{border:1px solid #999;margin:0 0 .5rem}.cards td{border:0;border-top:1px solid #ddd;text-align:left}
+.cards td::before{content:attr(data-label) ": ";font-weight:700}}
+@media print{main{max-width:none;padding:0}section,figure,tr{break-inside:avoid}h2{break-after:avoid}
+.scroll{overflow:visible}}
+"""
+
+
+def _static(root: Any) -> Any:
+    """pygal's SVG without its scripts (a config for its tooltips, unused) or comments (its credits)."""
+    for parent in list(root.iter()):
+        for child in list(parent):
+            if callable(child.tag) or str(child.tag).endswith("script"):
+                parent.remove(child)
+    return root
+
+
+def _chart(kind: type[pygal.graph.graph.Graph], title: str, labels: Sequence[str], values: Sequence[float],
+           unit: str = "", bar_height: int = 0) -> str:
+    """One single-series chart as inline SVG, its values printed, no script."""
+    rows = len(labels)
+    chart = kind(
+        title=title, style=STYLE, js=[], disable_xml_declaration=True, show_legend=False, print_values=True,
+        width=WIDTH, height=max(260, 100 + bar_height * rows) if bar_height else 340, truncate_label=LABEL,
+        value_formatter=lambda v: f"{v:.0f}{unit}", margin=16, spacing=6, show_y_guides=not bar_height,
+        show_x_guides=bool(bar_height), x_label_rotation=0 if bar_height or rows <= 5 else 40,
+        range=(0, 115 if bar_height else 100) if unit == "%" else None,  # room for "100%" beside a bar
+        y_labels=[0, 25, 50, 75, 100] if unit == "%" else None, print_zeroes=True, print_values_position="top",
+    )
+    chart.x_labels = list(labels)
+    chart.add(title, list(values))
+    chart.add_xml_filter(_static)
+    return chart.render(is_unicode=True)
+
+
+def _table(head: Sequence[str], body: Iterable[Sequence[object]], numeric: Iterable[int] = (),
+           cards: bool = False) -> str:
+    """A table of the numbers; with `cards`, each row becomes a labelled card on a narrow screen."""
+    right = set(numeric)
+
+    def cell(i: int, value: object) -> str:
+        kind = ' class="n"' if i in right else ""
+        return f'<td{kind} data-label="{escape(head[i])}">{escape(str(value))}</td>'
+
+    rows = "".join("<tr>" + "".join(cell(i, v) for i, v in enumerate(row)) + "</tr>" for row in body)
+    heads = "".join(f"<th>{escape(h)}</th>" for h in head)
+    return (f'<div class="scroll{" cards" if cards else ""}"><table><thead><tr>{heads}</tr></thead>'
+            f"<tbody>{rows}</tbody></table></div>")
+
+
+def _names(label: str, names: Sequence[str]) -> str:
+    return f"<p><strong>{escape(label)}:</strong> {escape(', '.join(names))}</p>" if names else ""
+
+
+def _question_row(f: QuestionFigures) -> list[object]:
+    wrong = f"{f.wrong_choice[0]} ({percent(f.wrong_choice[1], f.answered)}%)" if f.wrong_choice else "–"
+    missed = "; ".join(f"{name} ({n})" for name, n in f.missed) or "–"
+    return [f.question.id, f.question.kind, f.answered, f"{f.share_correct}%" if f.answered else "–", wrong, missed,
+            f"{f.share_self_graded}%" if f.answered else "–"]
+
+
+def _section(anchor: str, title: str, *parts: str) -> str:
+    return f'<section id="{anchor}"><h2>{escape(title)}</h2>{"".join(parts)}</section>'
+
+
+def _figure(anchor: str, svg: str, horizontal: bool = False) -> str:
+    kind = ' class="hbar"' if horizontal else ""
+    return f'<figure id="{anchor}"{kind}>{svg}</figure>'
+
+
+def render(figures: Figures, scores: Sequence[tuple[str, int]], generated: datetime) -> bytes:
+    """The report page: `scores` are learners per band of scores (`cohort_figures.histogram`)."""
+    s, a = figures.scope, figures.activity
+    lesson = s.lesson.title if s.lesson else "every lesson"
+    since = s.behind_since.strftime("%a %d %b")
+    glance = "".join(f"<div><dt>{escape(k)}</dt><dd>{v}</dd></div>" for k, v in (
+        ("Learners", a.learners), (f"Active this week ({s.this_week})", len(a.active)),
+        ("Not started", len(a.not_started)), (f"Behind (nothing since {since})", len(a.behind))))
+    answered = [f for f in figures.questions if f.answered]
+    weakest = sorted(answered, key=lambda f: f.share_correct)
+    questions = _section(
+        "questions", "Share correct per question (first answers, weakest first)",
+        _figure("chart-questions", _chart(pygal.HorizontalBar, "Share correct on the first answer",
+                                          [f.question.id for f in weakest][::-1],
+                                          [f.share_correct for f in weakest][::-1], "%", 34), True)
+        if weakest else "<p>No answers yet.</p>",
+        _table(("question", "type", "answered", "correct", "most picked wrong choice", "most missed key points",
+                "self-graded"), (_question_row(f) for f in figures.questions), (2, 3, 6), cards=True))
+    weeks = figures.weeks
+    weekly = _section(
+        "weeks", "Weekly active learners and points",
+        _figure("chart-active", _chart(pygal.Bar, "Active learners per week", [w.week for w in weeks],
+                                       [w.active for w in weeks])) if weeks else "<p>No activity yet.</p>",
+        _figure("chart-points", _chart(pygal.Bar, "Points per week", [w.week for w in weeks],
+                                       [w.points for w in weeks])) if weeks else "",
+        _table(("week", "active learners", "points"), ((w.week, w.active, w.points) for w in weeks), (1, 2)))
+    started = sum(n for _, n in scores)
+    distribution = _section(
+        "scores", f"Distribution of learners' scores ({started} learners who started)",
+        _figure("chart-scores", _chart(pygal.Bar, "Learners per score band", [b for b, _ in scores],
+                                       [n for _, n in scores])) if started else "<p>No learner has started.</p>",
+        _table(("score", "learners"), scores, (1,)))
+    coverage = [(f"{t.prompt.id}/{key}", point, percent(n, t.attempts), n)
+                for t in figures.teachbacks if t.attempts for key, point, n in t.covered]
+    teachbacks = _section(
+        "teachbacks", "Teach-back coverage per key point",
+        _figure("chart-teachbacks", _chart(pygal.HorizontalBar, "Share of attempts covering each key point",
+                                           [c[0] for c in coverage][::-1], [c[2] for c in coverage][::-1], "%", 34),
+                 True)
+        if coverage else "<p>No teach-back attempts yet.</p>",
+        _table(("prompt", "attempts", "most missed key points"),
+               ((t.prompt.id, t.attempts, "; ".join(f"{p} ({n})" for p, n in t.missed) or "–")
+                for t in figures.teachbacks),
+               (1,), cards=True),
+        _table(("prompt/key point", "key point", "covered", "attempts covering it"),
+               ((c[0], c[1], f"{c[2]}%", c[3]) for c in coverage), (2, 3), cards=True))
+    glossary = _section(
+        "glossary", "Glossary lookups (counts only)",
+        _table(("term looked up", "lookups"), figures.looked_up, (1,)),
+        _table(("searched for, not in the glossary", "searches"), figures.lacking, (1,)))
+    body = (f"<h1>Cohort report</h1><p class=\"meta\">Cohort {escape(str(s.cohort))} · {escape(lesson)} · "
+            f"{escape(s.period)} · time zone {escape(s.zone.key)} · generated {generated:%Y-%m-%d %H:%M} UTC</p>"
+            + _section("glance", "At a glance", f'<dl class="glance">{glance}</dl>',
+                       _names("Not started", a.not_started), _names(f"Behind (nothing since {since})", a.behind))
+            + questions + weekly + distribution + teachbacks + glossary)
+    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>Cohort report · {escape(str(s.cohort))}</title><style>{PAGE_CSS}</style></head>"
+            f"<body><main>{body}</main></body></html>\n").encode()

@@ -1,0 +1,77 @@
+"""Each command declared once, beside its handler: its name, its options, its help.
+
+    @command(summary="A glossary term's plain-language definition",
+             options=(Option("term", "the term", suggest=suggest_terms),), hint="[term]")
+    async def glossary(ctx, cmd): '''/glossary [term]: a term's definition; no term lists them all.'''
+
+The router routes by the declaration, `/help` prints the usage lines of the docstrings, the
+Discord adapter builds its command tree (options, choices, autocomplete) from the options,
+and a test checks `slack_manifest.yaml` against the summaries and hints. A platform whose
+commands have no options (Slack, the console) passes the words typed after the command;
+one with options (Discord) turns their values back into those words with `CommandSpec.args`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from bot.core.messages import Command, Reply
+
+if TYPE_CHECKING:
+    from bot.runtime.context import Context
+
+Handler = Callable[["Context", Command], Awaitable[list[Reply]]]
+Suggest = Callable[["Context", str], list[str]]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a command, in the order its words come in the typed form.
+
+    `choices` maps each value a learner may pick to the words it stands for (an empty string
+    for the default); without choices the value is typed freely (a whole number in a range when
+    `number` says so), after `prefix` if given."""
+
+    name: str
+    description: str
+    choices: Mapping[str, str] = field(default_factory=dict)
+    prefix: str = ""
+    suggest: Suggest | None = None
+    number: tuple[int, int] | None = None  # a whole number from the first to the second
+
+    def words(self, value: str | None) -> str:
+        value = ("" if value is None else str(value)).strip()
+        if self.choices:
+            return self.choices.get(value, "")
+        return f"{self.prefix} {value}".strip() if value and self.prefix else value
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    name: str
+    summary: str  # one line: Discord's description, Slack's manifest description
+    hint: str  # what follows the command, as Slack shows it ("[lesson] | round [lesson]")
+    options: tuple[Option, ...]
+    handler: Handler
+    usage: tuple[str, ...]  # the /help lines, from the handler's docstring
+
+    def args(self, values: Mapping[str, str | None]) -> str:
+        """The typed form of a command given as options (`mode: round, lesson: x` -> "round x")."""
+        return " ".join(w for option in self.options if (w := option.words(values.get(option.name))))
+
+    def option(self, name: str) -> Option | None:
+        return next((o for o in self.options if o.name == name), None)
+
+
+def command(*, summary: str, hint: str = "", options: tuple[Option, ...] = (),
+            name: str | None = None) -> Callable[[Handler], CommandSpec]:
+    """Declare a command handler: the function's name (or `name`) is the command's."""
+
+    def declare(handler: Handler) -> CommandSpec:
+        doc = handler.__doc__ or ""
+        usage = tuple(line.strip() for line in doc.splitlines() if line.strip().startswith("/"))
+        return CommandSpec(name or handler.__name__, summary, hint, options, handler, usage)
+
+    return declare

@@ -1,0 +1,172 @@
+"""Unprompted messages: due timers become TimerFired events, and their replies go out through
+each platform's Outbox.
+
+Each due timer fires in a task of its own, so one slow or failing channel never delays another.
+A timer is done (deleted, or re-armed when it repeats) only after its replies were delivered, so a
+crash in between repeats a delivery (an edit is harmless to repeat) rather than lose it. A failed
+delivery is retried with backoff; after MAX_ATTEMPTS the timer is given up, with its reason recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Protocol
+
+from bot.core.errors import DeliveryFailed, reference_id
+from bot.core.messages import MessageRef, Reply, TimerFired
+from bot.runtime import metrics
+
+if TYPE_CHECKING:
+    from bot.runtime.app import StudyBot
+
+log = logging.getLogger("studybot.scheduler")
+
+DELIVERY_TIMEOUT = 30.0  # seconds one timer's deliveries may take before they count as failed
+FIRST_RETRY = timedelta(seconds=10)  # then doubling
+LONGEST_RETRY = timedelta(minutes=5)
+MAX_ATTEMPTS = 6  # about ten minutes of retries, then the timer is given up
+
+
+class Outbox(Protocol):
+    """How the core reaches a platform without a triggering event."""
+
+    async def send(self, reply: Reply) -> MessageRef | None:
+        """Post a reply: in `reply.place` when public, to `reply.to` when private or dm."""
+
+    async def edit(self, ref: MessageRef, reply: Reply) -> None:
+        """Replace an earlier message."""
+
+
+def retry_at(now: datetime, attempts: int) -> datetime | None:
+    """When to try a failed timer again after `attempts` failures; None: give it up."""
+    if attempts >= MAX_ATTEMPTS:
+        return None
+    return now + min(FIRST_RETRY * 2 ** (attempts - 1), LONGEST_RETRY)
+
+
+def _platform(reply: Reply) -> str | None:
+    if reply.edit is not None:
+        return reply.edit.platform
+    if reply.place is not None:
+        return reply.place.platform
+    return reply.to.platform if reply.to is not None else None
+
+
+async def deliver(bot: StudyBot, outbox: Outbox, reply: Reply) -> MessageRef | None:
+    """Send or edit one reply, and report a tagged message's ref back to the core."""
+    try:
+        if reply.edit is not None:
+            await outbox.edit(reply.edit, reply)
+            return reply.edit
+        ref = await outbox.send(reply)
+    except Exception:
+        metrics.delivery_failed(_platform(reply))
+        raise
+    if reply.tag and ref is not None:
+        await bot.message_posted(reply.tag, ref)
+    return ref
+
+
+class Scheduler:
+    """Fires due timers, each in a task of its own, and keeps track of the ones in flight."""
+
+    def __init__(self, bot: StudyBot, outboxes: Mapping[str, Outbox]) -> None:
+        self.bot = bot
+        self.outboxes = outboxes
+        self.in_flight: dict[str, asyncio.Task[None]] = {}
+
+    async def tick(self) -> list[asyncio.Task[None]]:
+        """Start every due timer that is not already firing; returns the tasks started."""
+        started = []
+        for event in await self.bot.due_timers():
+            if event.key not in self.in_flight:
+                task = asyncio.create_task(self._fire(event), name=f"timer {event.key.split(':', 1)[0]}")
+                self.in_flight[event.key] = task
+                started.append(task)
+        return started
+
+    async def finish(self, timeout: float = DELIVERY_TIMEOUT) -> None:
+        """Let the deliveries in flight end (at shutdown), within `timeout`."""
+        if self.in_flight:
+            await asyncio.wait(list(self.in_flight.values()), timeout=timeout)
+
+    async def _fire(self, event: TimerFired) -> None:
+        kind = event.key.split(":", 1)[0]
+        try:
+            replies = await self.bot.fire(event)
+            async with asyncio.timeout(DELIVERY_TIMEOUT):
+                failures = [exc for reply in replies if (exc := await self._deliver(reply)) is not None]
+            if failures:  # each reply was tried: one learner's closed DMs do not stop the others
+                raise failures[0]
+        except Exception as exc:
+            await self._failed(event, kind, exc)
+        else:
+            await self.bot.timer_done(event)
+        finally:
+            self.in_flight.pop(event.key, None)
+
+    async def _deliver(self, reply: Reply) -> Exception | None:
+        """Deliver one reply; the failure, if it failed."""
+        try:
+            await deliver(self.bot, self._outbox(reply), reply)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            return exc
+        return None
+
+    def _outbox(self, reply: Reply) -> Outbox:
+        platform = _platform(reply)
+        outbox = self.outboxes.get(platform or "")
+        if outbox is None:
+            raise DeliveryFailed(f"no {platform or 'platform'} connection serves this post", permanent=True)
+        return outbox
+
+    async def _failed(self, event: TimerFired, kind: str, exc: Exception) -> None:
+        permanent = isinstance(exc, DeliveryFailed) and exc.permanent
+        reason = str(exc)[:200] if isinstance(exc, DeliveryFailed) else f"{type(exc).__name__}: {str(exc)[:160]}"
+        try:
+            attempts = await self.bot.timer_failed(event, reason)
+            again = None if permanent else retry_at(self.bot.ctx.clock.now(), attempts)
+            if again is not None:
+                log.warning("timer %s failed (attempt %d, %s); retrying at %s", kind, attempts, reason,
+                            again.isoformat(timespec="seconds"))
+                await self.bot.retry_timer(event, again)
+                return
+            log.error("timer %s given up after %d attempt(s): %s", kind, attempts, reason)
+            for notice in await self.bot.give_up_timer(event, reason):
+                try:
+                    await deliver(self.bot, self._outbox(notice), notice)
+                except Exception:
+                    log.warning("could not deliver the note that timer %s was given up", kind)
+        except Exception:
+            ref = reference_id()
+            log.exception("bug ref=%s while recording the failure of timer %s", ref, kind)
+
+
+async def fire_due(bot: StudyBot, outboxes: Mapping[str, Outbox]) -> int:
+    """Fire every due timer once and wait for them; returns how many fired."""
+    tasks = await Scheduler(bot, outboxes).tick()
+    await asyncio.gather(*tasks)
+    return len(tasks)
+
+
+async def run_scheduler(bot: StudyBot, outboxes: Mapping[str, Outbox], interval: float = 1.0) -> None:
+    """Fire due timers every `interval` seconds until cancelled; the heartbeat says it is alive."""
+    scheduler = Scheduler(bot, outboxes)
+    try:
+        while True:
+            try:
+                await scheduler.tick()
+            except Exception:
+                log.exception("cannot read the due timers; will try again")
+            try:
+                await bot.store.beat()
+            except Exception:
+                log.exception("cannot record the heartbeat")
+            await asyncio.sleep(interval)
+    finally:
+        await scheduler.finish(timeout=5.0)

@@ -1,0 +1,246 @@
+"""Insights: a cohort's answers and teach-backs counted for its instructors, glossary lookups
+counted per query (never per learner), and a learner's own trend and most missed key points.
+
+Every cohort query joins `learners` on the cohort, so an instructor's figures never reach past
+their own cohort, and a forgotten learner (deleted with their rows) is in none of them. A lesson
+or a week of None means every lesson or all time."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from bot.core.errors import StoreBusy
+from bot.core.messages import Actor, Cohort
+from bot.store.engine import Engine
+from bot.store.learners import LEARNER_ID, key
+
+log = logging.getLogger("studybot.store")
+WRITE_LOOKUPS_AFTER = 2.0  # seconds a glossary lookup's count may wait to be written
+_COHORT = "l.platform = ? AND l.cohort = ?"
+_SCOPE = " AND (? IS NULL OR x.lesson_id = ?) AND (? IS NULL OR x.week = ?)"  # x: the answer or attempt
+
+
+def _add_lookups(c: sqlite3.Connection, rows: list[tuple[str, str, str, int, str, int]]) -> None:
+    c.executemany("INSERT INTO glossary_lookups (platform, cohort, week, found, query, count) VALUES (?,?,?,?,?,?)"
+                  " ON CONFLICT DO UPDATE SET count = count + excluded.count", rows)
+
+
+@dataclass(frozen=True)
+class QuestionCounts:
+    """A question's first answers in a cohort: how many, correct, self-graded, and each wrong choice's count."""
+
+    question_id: str
+    answered: int = 0
+    correct: int = 0
+    self_graded: int = 0
+    wrong_choices: Counter[int] = field(default_factory=Counter)
+    missed: Counter[str] = field(default_factory=Counter)  # key point id -> first answers that missed it
+
+
+@dataclass(frozen=True)
+class TeachbackCounts:
+    prompt_id: str
+    attempts: int = 0
+    covered: Counter[str] = field(default_factory=Counter)  # key point id -> attempts that covered it
+    missed: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass(frozen=True)
+class LearnerActivity:
+    """A learner of the cohort: when they last answered or explained (None: never), and whether this week."""
+
+    user_id: str
+    display_name: str
+    last: datetime | None
+    this_week: bool
+
+
+@dataclass(frozen=True)
+class WeekCounts:
+    week: str
+    active: int  # learners who answered or explained something that week
+    points: int
+
+
+@dataclass(frozen=True)
+class AnswerSummary:
+    """One learner's answers to one question: the first one (which scores) and how many in all."""
+
+    learner: Actor
+    question_id: str
+    attempts: int
+    correct: bool
+    points: int
+    self_graded: bool
+    first_at: datetime
+
+
+def _scope(cohort: Cohort, lesson: str | None, week: str | None) -> tuple:
+    return cohort.platform, cohort.id, lesson, lesson, week, week
+
+
+def _questions(c: sqlite3.Connection, params: tuple) -> list[QuestionCounts]:
+    """CROSS JOIN keeps the answers outer, so that SQLite reads the covering indexes of first answers
+    (answers_first, answers_first_missed) in order instead of each learner's answers one by one."""
+    totals: dict[str, list[int]] = {}
+    wrong: dict[str, Counter[int]] = {}
+    missed: dict[str, Counter[str]] = {}
+    for r in c.execute(
+            "SELECT x.question_id, x.choice, x.correct, x.self_graded, COUNT(*) AS n FROM answers x"
+            " CROSS JOIN learners l ON l.id = x.learner_id WHERE x.scored = 1 AND " + _COHORT + _SCOPE +
+            " GROUP BY x.question_id, x.choice, x.correct, x.self_graded", params):
+        total = totals.setdefault(r["question_id"], [0, 0, 0])
+        total[0] += r["n"]
+        total[1] += r["n"] if r["correct"] else 0
+        total[2] += r["n"] if r["self_graded"] else 0
+        if r["choice"] is not None and not r["correct"]:
+            wrong.setdefault(r["question_id"], Counter())[r["choice"]] += r["n"]
+    for r in c.execute(
+            "SELECT x.question_id, m.value AS point, COUNT(*) AS n FROM answers x"
+            " CROSS JOIN learners l ON l.id = x.learner_id, json_each(x.missed) m"
+            " WHERE x.scored = 1 AND x.missed IS NOT NULL AND " + _COHORT + _SCOPE +
+            " GROUP BY x.question_id, m.value", params):
+        missed.setdefault(r["question_id"], Counter())[r["point"]] += r["n"]
+    return [QuestionCounts(q, answered, correct, self_graded, wrong.get(q, Counter()), missed.get(q, Counter()))
+            for q, (answered, correct, self_graded) in totals.items()]
+
+
+def _teachbacks(c: sqlite3.Connection, params: tuple) -> list[TeachbackCounts]:
+    attempts = {r["prompt_id"]: r["n"] for r in c.execute(
+        "SELECT x.prompt_id, COUNT(*) AS n FROM teachbacks x JOIN learners l ON l.id = x.learner_id"
+        " WHERE " + _COHORT + _SCOPE + " GROUP BY x.prompt_id", params)}
+    found: dict[str, TeachbackCounts] = {p: TeachbackCounts(p, n) for p, n in attempts.items()}
+    for column in ("covered", "missed"):
+        for r in c.execute(
+                "SELECT x.prompt_id, m.value AS point, COUNT(*) AS n FROM teachbacks x"
+                " JOIN learners l ON l.id = x.learner_id, json_each(x." + column + ") m"
+                " WHERE " + _COHORT + _SCOPE + " GROUP BY x.prompt_id, m.value", params):
+            getattr(found[r["prompt_id"]], column)[r["point"]] += r["n"]
+    return list(found.values())
+
+
+def _activity(c: sqlite3.Connection, cohort: Cohort, lesson: str | None, week: str) -> list[LearnerActivity]:
+    latest: dict[int, tuple[str, bool]] = {}
+    for table, at in (("answers", "answered_at"), ("teachbacks", "submitted_at")):
+        for r in c.execute(
+                "SELECT x.learner_id, MAX(x." + at + ") AS last, MAX(x.week = ?) AS this_week FROM " + table + " x"
+                " JOIN learners l ON l.id = x.learner_id WHERE " + _COHORT + " AND (? IS NULL OR x.lesson_id = ?)"
+                " GROUP BY x.learner_id", (week, cohort.platform, cohort.id, lesson, lesson)):
+            last, this_week = latest.get(r["learner_id"], ("", False))
+            latest[r["learner_id"]] = (max(last, r["last"]), this_week or bool(r["this_week"]))
+    learners = c.execute("SELECT l.id, l.user_id, l.display_name FROM learners l WHERE " + _COHORT +
+                         " ORDER BY l.display_name, l.user_id", (cohort.platform, cohort.id)).fetchall()
+    return [LearnerActivity(r["user_id"], r["display_name"],
+                            datetime.fromisoformat(latest[r["id"]][0]) if r["id"] in latest else None,
+                            latest.get(r["id"], ("", False))[1]) for r in learners]
+
+
+class Insights:
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._lookups: Counter[tuple[str, str, str, int, str]] = Counter()  # not written yet
+        self._due: asyncio.TimerHandle | None = None
+        self._writing: set[asyncio.Task[None]] = set()
+
+    async def questions(self, cohort: Cohort, lesson: str | None = None,
+                        week: str | None = None) -> list[QuestionCounts]:
+        """Per question answered in the cohort: its first answers counted (one per learner)."""
+        return await self._engine.run(_questions, _scope(cohort, lesson, week))
+
+    async def teachbacks(self, cohort: Cohort, lesson: str | None = None,
+                         week: str | None = None) -> list[TeachbackCounts]:
+        """Per teach-back prompt: every attempt, and the key points they covered and missed."""
+        return await self._engine.run(_teachbacks, _scope(cohort, lesson, week))
+
+    async def activity(self, cohort: Cohort, week: str, lesson: str | None = None) -> list[LearnerActivity]:
+        """Every learner of the cohort with their last answer or attempt (in the lesson) and whether it
+        fell in `week`; by display name."""
+        return await self._engine.run(_activity, cohort, lesson, week)
+
+    async def weeks(self, cohort: Cohort, lesson: str | None = None) -> list[WeekCounts]:
+        """Per week with any activity: learners who answered or explained, and the points earned."""
+        rows = await self._engine.read(
+            "SELECT x.week, COUNT(DISTINCT x.learner_id) AS active, SUM(x.points) AS points FROM"
+            " (SELECT learner_id, lesson_id, week, points FROM answers"
+            "  UNION ALL SELECT learner_id, lesson_id, week, points FROM teachbacks) x"
+            " JOIN learners l ON l.id = x.learner_id WHERE " + _COHORT + " AND (? IS NULL OR x.lesson_id = ?)"
+            " GROUP BY x.week ORDER BY x.week", (cohort.platform, cohort.id, lesson, lesson))
+        return [WeekCounts(r["week"], r["active"], r["points"] or 0) for r in rows]
+
+    async def summaries(self, cohort: Cohort) -> list[AnswerSummary]:
+        """Per learner and question answered: the first answer and the number of answers."""
+        rows = await self._engine.read(
+            "SELECT l.platform, l.cohort, l.user_id, l.display_name, x.question_id, COUNT(*) AS attempts,"
+            " MAX(x.scored * x.correct) AS correct, MAX(x.scored * x.points) AS points,"
+            " MAX(x.scored * x.self_graded) AS self_graded, MIN(x.answered_at) AS first_at"
+            " FROM answers x JOIN learners l ON l.id = x.learner_id WHERE " + _COHORT +
+            " GROUP BY x.learner_id, x.question_id ORDER BY l.user_id, x.question_id", (cohort.platform, cohort.id))
+        return [AnswerSummary(Actor(r["platform"], r["cohort"], r["user_id"], r["display_name"]), r["question_id"],
+                              r["attempts"], bool(r["correct"]), r["points"], bool(r["self_graded"]),
+                              datetime.fromisoformat(r["first_at"])) for r in rows]
+
+    def looked_up(self, cohort: Cohort, week: str, query: str, found: bool) -> None:
+        """Count one glossary lookup: the term found (its name) or the normalised query the glossary
+        lacks. Counts are written behind the reply, every WRITE_LOOKUPS_AFTER seconds in one write
+        (a crash may lose the last moment's counts, never anything a learner was told was recorded)."""
+        self._lookups[(cohort.platform, cohort.id, week, int(found), query)] += 1
+        if self._due is None:
+            self._due = asyncio.get_running_loop().call_later(WRITE_LOOKUPS_AFTER, self._write_behind)
+
+    async def write_lookups(self) -> None:
+        """Write the lookups counted so far (before they are read, and at close)."""
+        if self._due is not None:
+            self._due.cancel()
+            self._due = None
+        while self._lookups:
+            counts, self._lookups = self._lookups, Counter()
+            await self._engine.write(_add_lookups, [(*where, n) for where, n in counts.items()])
+
+    def _write_behind(self) -> None:
+        self._due = None
+        task = asyncio.get_running_loop().create_task(self._write_quietly())
+        self._writing.add(task)
+        task.add_done_callback(self._writing.discard)
+
+    async def _write_quietly(self) -> None:
+        try:
+            await self.write_lookups()
+        except StoreBusy:
+            log.warning("glossary lookup counts skipped: the database is busy")
+        except Exception:
+            log.exception("glossary lookup counts not written")
+
+    async def lookups(self, cohort: Cohort, found: bool, week: str | None = None,
+                      limit: int = 10) -> list[tuple[str, int]]:
+        """The terms looked up most (found) or the queries the glossary lacks most, with their counts."""
+        await self.write_lookups()
+        rows = await self._engine.read(
+            "SELECT query, SUM(count) AS n FROM glossary_lookups WHERE platform = ? AND cohort = ? AND found = ?"
+            " AND (? IS NULL OR week = ?) GROUP BY query ORDER BY n DESC, query LIMIT ?",
+            (cohort.platform, cohort.id, int(found), week, week, limit))
+        return [(r["query"], r["n"]) for r in rows]
+
+    # ------------------------------------------------------------ a learner's own
+
+    async def trend(self, actor: Actor, weeks: tuple[str, ...]) -> dict[tuple[str, str], tuple[int, int]]:
+        """(lesson, week) -> (answers, correct) for the learner's answers in those weeks, practice included."""
+        rows = await self._engine.read(
+            "SELECT lesson_id, week, COUNT(*) AS n, SUM(correct) AS right FROM answers WHERE learner_id = " +
+            LEARNER_ID + " AND week IN (SELECT value FROM json_each(?)) GROUP BY lesson_id, week",
+            (*key(actor), json.dumps(list(weeks))))
+        return {(r["lesson_id"], r["week"]): (r["n"], r["right"]) for r in rows}
+
+    async def missed(self, actor: Actor) -> Counter[tuple[str, str]]:
+        """(question or teach-back prompt id, key point id) -> how often the learner's answers missed it."""
+        rows = await self._engine.read(
+            "SELECT a.question_id AS item, m.value AS point, COUNT(*) AS n FROM answers a, json_each(a.missed) m"
+            " WHERE a.missed IS NOT NULL AND a.learner_id = " + LEARNER_ID + " GROUP BY 1, 2"
+            " UNION ALL SELECT t.prompt_id, m.value, COUNT(*) FROM teachbacks t, json_each(t.missed) m"
+            " WHERE t.learner_id = " + LEARNER_ID + " GROUP BY 1, 2", (*key(actor), *key(actor)))
+        return Counter({(r["item"], r["point"]): r["n"] for r in rows})
