@@ -309,8 +309,8 @@ def test_the_readme_checks_its_derived_405b_hours_against_the_published_figure()
     paid = re.search(r"≈ ([\d.]+) million paid hours", readme)
     assert paid
     estimate = Decimal(paid.group(1)) * 10**6
-    share = re.search(r"Our pretraining estimate of ([\d.]+) million lands just below it, at about (\d+)% of the published "
-                      r"figure", readme)
+    share = re.search(r"Our pretraining estimate of ([\d.]+) million lands just below it, at about (\d+)% of the "
+                      r"published figure", readme)
     assert share and Decimal(share.group(1)) * 10**6 == estimate
     assert estimate < LLAMA31_405B_GPU_HOURS  # no more than the card reports for the model's whole training
     assert round(estimate / LLAMA31_405B_GPU_HOURS * 100) == int(share.group(2))

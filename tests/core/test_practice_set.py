@@ -8,11 +8,11 @@ import pytest
 from fsrs import Scheduler
 from support import CORE_PACK, answer, channel, learner
 
-from bot.app import StudyBot
-from bot.config import Settings
 from bot.content.loader import check_library, load_library
-from bot.messages import Audience, Command, MessageRef
-from bot.render import render_quiz
+from bot.content.render import render_quiz
+from bot.core.config import Settings
+from bot.core.messages import Audience, Command, MessageRef
+from bot.runtime.app import StudyBot
 
 PRACTICE = """\
 questions:
