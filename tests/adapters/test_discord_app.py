@@ -474,7 +474,7 @@ async def test_quiz_round_of_two_with_seconds_and_i_dont_know(running, discord_f
     studybot, adapter = running
     fake = discord_fake
     assert await said(fake, fake.slash("quiz", {"questions": 2, "seconds": 30})) == (  # mode:round forgotten
-        "A number of questions and seconds are for a round. Use /quiz round [lesson] [number of questions] "
+        "A number of questions and seconds are for a round. Use /quiz round [lesson] [practice] [number of questions] "
         "[seconds:N], /quiz round stop or /quiz round resume.")
     started = await said(fake, fake.slash("quiz", {"mode": "round", "lesson": "core-basics", "questions": 2,
                                                    "seconds": 30}))
