@@ -54,18 +54,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
 
-from bot.grading.reading import (
-    NEGATORS,
-    NO_SYNONYMS,
-    Answer,
-    Phrase,
-    Synonyms,
-    content_words,
-    is_content,
-    lemma,
-    phrase,
-)
+from bot.grading.reading import NO_SYNONYMS, Answer, Phrase, Synonyms, content_words, phrase, read
 from bot.grading.rubric import KeyPoint, Rubric
+from bot.grading.rules import NEGATORS
+from bot.grading.words import is_content, lemma
 
 MAX_INSERTED = 2  # content words an answer may insert inside a phrase
 MAX_INSERTED_FUNCTION = 3  # and function words ("of", "that", "is")
@@ -171,7 +163,7 @@ def find(answer: Answer, wanted: Phrase, loose: bool = True, asides: frozenset[i
 def states(text: str, wanted: str, synonyms: Synonyms | None = None) -> bool:
     """Whether the text states the phrase (outside any negation)."""
     table = synonyms or NO_SYNONYMS
-    return find(Answer(text, table), phrase(wanted, table)) == STATED
+    return find(read(text, table), phrase(wanted, table)) == STATED
 
 
 # ---------------------------------------------------------------- grading
@@ -232,7 +224,7 @@ def _stating(answer: Answer, wanted: Phrase, loose: bool = True, asides: frozens
 def cover(points: Iterable[KeyPoint], text: str, *, synonyms: Synonyms | None = None) -> Coverage:
     """The key points the text states; a stated misconception voids its point."""
     table = synonyms or NO_SYNONYMS
-    return _cover(points, Answer(text, table), table)[0]
+    return _cover(points, read(text, table), table)[0]
 
 
 def _said_in_aside(answer: Answer, wanted: Phrase) -> bool:
@@ -305,7 +297,7 @@ def grade(rubric: Rubric, text: str, *, synonyms: Synonyms | None = None) -> Gra
     rubric that needs two or more is also met by one fewer and a further point half stated (credit NEAR_POINT
     or more)."""
     table = synonyms or NO_SYNONYMS
-    answer = Answer(text, table)
+    answer = read(text, table)
     found, halves = _cover(rubric.points, answer, table)
     short = rubric.needed - len(found.matched)
     correct = short <= 0 or (short == 1 and bool(halves) and rubric.half_point and rubric.needed >= 2
