@@ -8,7 +8,6 @@ each GPU has the full model, ...") opens an aside about the thing contrasted, wh
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -80,10 +79,10 @@ _CONDITIONS: dict[When, Callable[[list[str], int], bool]] = {
     When.NOT_AFTER_BREAK: lambda tokens, i: i > 0 and tokens[i - 1] != BREAK,
     When.STARTS_CLAUSE: _starts_clause,
 }
-_ROWS: dict[str, list[ScopeRule]] = defaultdict(list)
+_ROWS: dict[str, list[ScopeRule]] = {}  # the rows of each trigger word, in table order
 for _row in SCOPE_RULES:
     for _word in _row.words:
-        _ROWS[_word].append(_row)
+        _ROWS.setdefault(_word, []).append(_row)
 
 
 def _fits(row: ScopeRule, tokens: list[str], i: int) -> bool:
@@ -98,8 +97,13 @@ def _fits(row: ScopeRule, tokens: list[str], i: int) -> bool:
 # ---------------------------------------------------------------- clauses and list items
 
 
+_NEW_CLAUSE_ROWS = {word: [row for row in rows if row.new_clause] for word, rows in _ROWS.items()
+                    if any(row.new_clause for row in rows)}
+
+
 def _starts_new_clause(tokens: list[str], i: int) -> bool:
-    return any(row.new_clause and _fits(row, tokens, i) for row in _ROWS.get(tokens[i], ()))
+    rows = _NEW_CLAUSE_ROWS.get(tokens[i])
+    return rows is not None and any(_fits(row, tokens, i) for row in rows)
 
 
 def _numbers(tokens: list[str]) -> tuple[list[int], list[int]]:
@@ -189,7 +193,10 @@ def _held(state: _State, token: str, i: int) -> _State:
 
 def _step(tokens: list[str], i: int, n: int, state: _State) -> tuple[_State, tuple[int, int]]:
     """The state after the word tokens[i] (word number n), and the word's (negated_by, aside_of)."""
-    rows = [row for row in _ROWS.get(tokens[i], ()) if _applies(row, tokens, i, n, state)]
+    candidates = _ROWS.get(tokens[i])
+    if candidates is None:
+        return _held(state, tokens[i], i), (state.opener, state.aside)
+    rows = [row for row in candidates if _applies(row, tokens, i, n, state)]
     if i != state.relative_at and any(row.does is Does.END for row in rows):
         state = replace(state, scope=None, aside=-1)
     row = next((row for row in rows if row.does is not Does.END), None)
