@@ -62,9 +62,17 @@ def said_privately(reply: Reply) -> bool:
 class Interaction(Protocol):
     """One interaction as its platform answers it (the adapter's translation)."""
 
-    opens_forms: bool  # a form can open now (as a modal)
-    form_answers: bool  # the opened form is the interaction's answer itself
-    answers: tuple[Audience, ...]  # what the answer may carry: PRIVATE (ephemeral) and/or PUBLIC
+    @property
+    def opens_forms(self) -> bool:
+        """Whether a form can open now (as a modal)."""
+
+    @property
+    def form_answers(self) -> bool:
+        """Whether the opened form is the interaction's answer itself."""
+
+    @property
+    def answers(self) -> tuple[Audience, ...]:
+        """What the answer may carry: PRIVATE (ephemeral) and/or PUBLIC."""
 
     async def open_form(self, reply: Reply) -> bool:
         """Open `reply.form`; False when it could not (logged)."""
