@@ -151,6 +151,8 @@ class ChatAdapter:
             except Exception as exc:
                 log.warning("%s refused the note about reference %s (%s)", self.platform, ref, self.why(exc))
             return
+        if not (follow_up.deliveries or follow_up.private):
+            return
         if self.follow_up_later:
             self.defer(self.follow(interaction, follow_up))
         else:

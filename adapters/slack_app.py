@@ -26,6 +26,7 @@ from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 from slack_bolt.adapter.socket_mode.async_internals import run_async_bolt_app, send_async_response
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.authorization import AuthorizeResult
+from slack_bolt.authorization.async_authorize import AsyncAuthorize
 from slack_bolt.error import BoltUnhandledRequestError
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
@@ -114,6 +115,17 @@ class AckingSocketModeHandler(AsyncSocketModeHandler):
 # ---------------------------------------------------------------- the adapter
 
 
+class TokenChecked(AsyncAuthorize):
+    """Bolt's authorization of each request: the bot token, checked once at start (auth.test).
+    An AsyncAuthorize of its own, so that Bolt does not inspect a function's arguments per request."""
+
+    result: AuthorizeResult | None = None
+
+    async def __call__(self, **_: Any) -> AuthorizeResult | None:
+        assert self.result is not None, "requests are served only after start()"
+        return self.result
+
+
 class SlackInteraction:
     """A command, click or form submission: `ack` answers it (only a command's ack shows a reply),
     and private replies go through its response_url, else chat.postEphemeral, else a DM."""
@@ -193,19 +205,15 @@ class SlackAdapter(ChatAdapter):
             bolt_log.addFilter(NoBodies())
         secret = settings.signing_secret
         self._verifier = SignatureVerifier(secret.reveal()) if secret else None
-        self._authorized: AuthorizeResult | None = None
-
-        async def authorize() -> AuthorizeResult:
-            """Bolt's authorization of each request: the bot token, checked once at start."""
-            assert self._authorized is not None, "requests are served only after start()"
-            return self._authorized
-
+        self._authorized = TokenChecked()
         self.app = AsyncApp(
-            client=AsyncWebClient(base_url=base_url),  # Bolt's own: its token comes from `_authorize`
-            authorize=authorize,
+            client=AsyncWebClient(base_url=base_url),  # Bolt's own: its token comes from `_authorized`
+            authorize=self._authorized,  # type: ignore[arg-type]  # Bolt takes an AsyncAuthorize as it is
             logger=bolt_log,
             signing_secret=secret.reveal() if secret else "",
-            request_verification_enabled=secret is not None or settings.app_token is None,
+            # `_http` checks every HTTP request's signature before Bolt parses it; Bolt checks it
+            # again only when there is no secret, which refuses all (a setup `configured` rejects)
+            request_verification_enabled=secret is None and settings.app_token is None,
             process_before_response=True,
             raise_error_for_unhandled_request=True,
         )
@@ -254,7 +262,7 @@ class SlackAdapter(ChatAdapter):
         with self._start_call("auth.test", "SLACK_BOT_TOKEN", "copy the Bot User OAuth Token again"):
             async with asyncio.timeout(self.connect_timeout):
                 response = await self.client.auth_test()
-        self._authorized = AuthorizeResult.from_auth_test_response(
+        self._authorized.result = AuthorizeResult.from_auth_test_response(
             bot_token=self.client.token, auth_test_response=response,
             bot_scopes=response.headers.get("x-oauth-scopes", ""))
         return dict(response.data) if isinstance(response.data, dict) else {}
