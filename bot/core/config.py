@@ -8,7 +8,8 @@ top-level key is caught without this module knowing any platform.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import time
 from pathlib import Path
@@ -30,7 +31,7 @@ VARIABLES = ("STUDYBOT_DB", "STUDYBOT_CONTENT", "STUDYBOT_RESULTS_DIR", "STUDYBO
 CORE_SECTIONS = ("instructors", "rounds", "cohorts", "leaderboard")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")
-INSTRUCTOR_KEYS = ("everywhere", "slack_admins", "discord_roles", "console")
+INSTRUCTOR_KEYS = ("everywhere", "console")  # with each platform's own keys between them (its instructor rule)
 PLATFORM_NAMES = ("slack", "discord", "console")  # the old instructors.<platform> lists
 COHORT_KEYS = ("platform", "timezone", "leaderboard", "daily", "instructors")
 LEADERBOARD_KEYS = ("channel", "weekday", "time")
@@ -78,13 +79,11 @@ class CohortSettings:
 @dataclass(frozen=True)
 class Instructors:
     """Who is an instructor: user ids listed per cohort (`cohorts.<id>.instructors`) or, only when
-    said explicitly, in every cohort (`instructors.everywhere.<platform>`); and each platform's
-    own rules (flags)."""
+    said explicitly, in every cohort (`instructors.everywhere.<platform>`). A platform's own rule
+    (Slack's workspace admins, Discord's roles) is its keys under `instructors`, read by the platform."""
 
     per_cohort: Mapping[Cohort, frozenset[str]] = field(default_factory=dict)
     everywhere: Mapping[str, frozenset[str]] = field(default_factory=dict)  # platform -> user ids
-    slack_admins: bool = False
-    discord_roles: frozenset[str] = frozenset()
     console: bool = True
 
     def listed(self, cohort: Cohort, user_id: str) -> bool:
@@ -111,9 +110,10 @@ class Settings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], sections: Collection[str] = (),
-                 platforms: Collection[str] = ()) -> Settings:
-        """The settings from the environment; `sections` are the platforms' own config sections
-        and `platforms` their names (the console is always known)."""
+                 platforms: Collection[str] = (), instructor_keys: Collection[str] = ()) -> Settings:
+        """The settings from the environment; `sections` are the platforms' own config sections,
+        `platforms` their names (the console is always known) and `instructor_keys` their own keys
+        under `instructors`."""
 
         def get(name: str) -> str | None:
             value = environ.get(name, "").strip()
@@ -138,17 +138,18 @@ class Settings:
         config_path = get("STUDYBOT_CONFIG")
         if config_path:
             settings = replace(settings, config_source=config_path)
-            settings = settings.with_config(read_config(Path(config_path)), sections, platforms)
+            settings = settings.with_config(read_config(Path(config_path)), sections, platforms, instructor_keys)
         return settings
 
-    def with_config(self, data: Any, sections: Collection[str] = (), platforms: Collection[str] = ()) -> Settings:
+    def with_config(self, data: Any, sections: Collection[str] = (), platforms: Collection[str] = (),
+                    instructor_keys: Collection[str] = ()) -> Settings:
         """Apply the STUDYBOT_CONFIG schema (see the README) on top of these settings."""
-        try:
-            return self._with_config(Checker(list_keys=True, stop_at_first=True), data, sections, platforms)
-        except Invalid as exc:
-            raise self.config_error(field_name(exc.path), exc.message) from None
+        with self._named():
+            return self._with_config(_checker(), data, sections, platforms,
+                                     (INSTRUCTOR_KEYS[0], *instructor_keys, *INSTRUCTOR_KEYS[1:]))
 
-    def _with_config(self, c: Checker, data: Any, sections: Collection[str], platforms: Collection[str]) -> Settings:
+    def _with_config(self, c: Checker, data: Any, sections: Collection[str], platforms: Collection[str],
+                     instructor_keys: Collection[str]) -> Settings:
         if not isinstance(data, Mapping):
             c.stop((), "must be a mapping of settings (key: value lines); start from config/studybot.example.yaml")
         c.known_keys(data, (), (*CORE_SECTIONS, *sections))
@@ -166,12 +167,12 @@ class Settings:
         if not shortest <= seconds <= longest:
             c.stop(("rounds", "seconds"), f"must lie between rounds.shortest ({shortest}) and rounds.longest "
                    f"({longest}), not {seconds}")
-        for key in (k for k in teach if k not in INSTRUCTOR_KEYS):
+        for key in (k for k in teach if k not in instructor_keys):
             name = str(key)[:40]
             if key in (*PLATFORM_NAMES, *platforms):
                 c.stop(("instructors", name), "is not a setting; list instructors per cohort under "
                        f"cohorts.<id>.instructors, or for every cohort under instructors.everywhere.{name}")
-            c.known_keys({key: None}, ("instructors",), INSTRUCTOR_KEYS)
+            c.known_keys({key: None}, ("instructors",), instructor_keys)
         everywhere = c.section(teach, "everywhere", ("instructors",), known_platforms or None)
         parsed = dict(_cohort(c, str(k), v, known_platforms) for k, v in cohorts.items())
         return replace(
@@ -179,8 +180,6 @@ class Settings:
             instructors=Instructors(
                 per_cohort={cohort: chosen.instructors for cohort, chosen in parsed.items() if chosen.instructors},
                 everywhere={str(k): c.ids(everywhere, k, ("instructors", "everywhere")) for k in everywhere},
-                slack_admins=c.flag(teach, "slack_admins", ("instructors",), False),
-                discord_roles=c.ids(teach, "discord_roles", ("instructors",)),
                 console=c.flag(teach, "console", ("instructors",), True),
             ),
             round_seconds=seconds,
@@ -197,14 +196,37 @@ class Settings:
     def section(self, name: str, keys: Collection[str] | None = None) -> Mapping[str, Any]:
         """A platform's section of the config file (empty when absent); with `keys`, any other
         key in it is a ConfigError with a did-you-mean."""
-        try:
-            return Checker(list_keys=True, stop_at_first=True).section(self.config, name, (), keys)
-        except Invalid as exc:
-            raise self.config_error(field_name(exc.path), exc.message) from None
+        with self._named():
+            return _checker().section(self.config, name, (), keys)
+
+    def flag(self, key: str, default: bool) -> bool:
+        """A true-or-false setting of the config file by its dotted key, like instructors.slack_admins."""
+        section, _, name = key.rpartition(".")
+        with self._named():
+            return _checker().flag(self.section(section), name, tuple(section.split(".")), default)
+
+    def ids(self, key: str) -> frozenset[str]:
+        """A list of ids in the config file by its dotted key, like instructors.discord_roles."""
+        section, _, name = key.rpartition(".")
+        with self._named():
+            return _checker().ids(self.section(section), name, tuple(section.split(".")))
 
     def config_error(self, key: str, message: str) -> ConfigError:
         """A problem with one key of the config file, named as every config message names it."""
         return ConfigError(f"{self.config_source}: {key}: {message}")
+
+    @contextmanager
+    def _named(self) -> Iterator[None]:
+        """The first problem the config's Checker finds, as a ConfigError naming the file and the key."""
+        try:
+            yield
+        except Invalid as exc:
+            raise self.config_error(field_name(exc.path), exc.message) from None
+
+
+def _checker() -> Checker:
+    """How the config file is checked: it is refused at its first problem, which lists the keys allowed."""
+    return Checker(list_keys=True, stop_at_first=True)
 
 
 def port_number(variable: str, text: str) -> int:

@@ -1,5 +1,5 @@
 """Unprompted messages: due timers become TimerFired events, and their replies go out through
-each platform's Outbox.
+each platform's Outbox (`bot.runtime.delivery`).
 
 Each due timer fires in a task of its own, so one slow or failing channel never delays another.
 The route is two calls into the bot: `fire` for the replies, and, once they were delivered or
@@ -14,11 +14,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from bot.core.errors import DeliveryFailed, reference_id
-from bot.core.messages import MessageRef, Reply, TimerFired, TimerKey
-from bot.runtime import metrics
+from bot.core.messages import Reply, TimerFired, TimerKey
+from bot.runtime.delivery import Outbox, deliver, platform_of
 
 if TYPE_CHECKING:
     from bot.runtime.app import StudyBot
@@ -26,39 +26,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("studybot.scheduler")
 
 DELIVERY_TIMEOUT = 30.0  # seconds one timer's deliveries may take before they count as failed
-
-
-class Outbox(Protocol):
-    """How the core reaches a platform without a triggering event."""
-
-    async def send(self, reply: Reply) -> MessageRef | None:
-        """Post a reply: in `reply.place` when public, to `reply.to` when private or dm."""
-
-    async def edit(self, ref: MessageRef, reply: Reply) -> None:
-        """Replace an earlier message."""
-
-
-def _platform(reply: Reply) -> str | None:
-    if reply.edit is not None:
-        return reply.edit.platform
-    if reply.place is not None:
-        return reply.place.platform
-    return reply.to.platform if reply.to is not None else None
-
-
-async def deliver(bot: StudyBot, outbox: Outbox, reply: Reply) -> MessageRef | None:
-    """Send or edit one reply, and report a tagged message's ref back to the core."""
-    try:
-        if reply.edit is not None:
-            await outbox.edit(reply.edit, reply)
-            return reply.edit
-        ref = await outbox.send(reply)
-    except Exception:
-        metrics.delivery_failed(_platform(reply))
-        raise
-    if reply.tag and ref is not None:
-        await bot.message_posted(reply.tag, ref)
-    return ref
 
 
 class Scheduler:
@@ -110,7 +77,7 @@ class Scheduler:
         return None
 
     def _outbox(self, reply: Reply) -> Outbox:
-        platform = _platform(reply)
+        platform = platform_of(reply)
         outbox = self.outboxes.get(platform or "")
         if outbox is None:
             raise DeliveryFailed(f"no {platform or 'platform'} connection serves this post", permanent=True)
