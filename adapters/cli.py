@@ -36,7 +36,7 @@ from bot.core.logs import configure
 from bot.features import daily
 from bot.runtime.app import RELOAD_LOG, StudyBot
 from bot.store import Store
-from bot.store.engine import examine, restore
+from bot.store.sqlite_engine import examine, restore
 
 HEALTHY_WITHIN = timedelta(seconds=90)
 GIVEN_UP_WITHIN = timedelta(days=1)  # health lists the timers given up this recently
@@ -228,7 +228,7 @@ async def health(settings: Settings) -> int:
         print(f"unhealthy: {exc}", file=sys.stderr)
         return 1
     try:
-        beat = await store.last_beat()
+        beat = await store.processes.last_beat()
         given_up = await store.timers.given_up(clock.now() - GIVEN_UP_WITHIN)
     finally:
         await store.close()

@@ -127,7 +127,7 @@ class StudyBot:
             log.warning("%s", warning)
         for key, message in daily.unknown_lessons(settings, report.library):
             raise settings.config_error(key, message)
-        store = await Store.open(settings.db_path, clock or SystemClock())
+        store = await Store.open(settings.database, clock or SystemClock())
         bot = cls(Context(store, report.library, settings, store.clock))
         try:
             await bot.arm_schedules()

@@ -3,14 +3,61 @@ a later reply edits; both survive a restart."""
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import datetime
 
 from bot.core.messages import MessageRef
-from bot.store.engine import Engine, iso
+from bot.store.engine import Conn, Engine, iso
 from bot.store.model import GivenUp
 
 MISSING = 0  # failures counted for a timer that no longer exists
+# Set a timer as new (its failures and any claim on it forgotten): the new due time wins.
+SET_TIMER = ("INSERT INTO timers (key, due_at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET due_at = excluded.due_at,"
+             " attempts = 0, last_error = NULL, lease_until = NULL, lease_owner = NULL")
+
+SCHEMA = {
+    1: """
+    CREATE TABLE timers (
+        key TEXT PRIMARY KEY,
+        due_at TEXT NOT NULL,
+        data TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE INDEX timers_due ON timers (due_at);
+    CREATE TABLE messages (
+        tag TEXT PRIMARY KEY,
+        platform TEXT NOT NULL,
+        channel_id TEXT NOT NULL,
+        message_id TEXT NOT NULL
+    )
+    """,
+    # leaderboard timers name their cohort's platform (keys were "leaderboard:<cohort>"); no timer payloads
+    3: """
+    UPDATE timers SET key = 'leaderboard:'
+        || (SELECT l.platform FROM learners l WHERE l.cohort = substr(timers.key, 13) LIMIT 1)
+        || ':' || substr(timers.key, 13)
+    WHERE key LIKE 'leaderboard:%' AND key NOT LIKE 'leaderboard:%:%'
+      AND EXISTS (SELECT 1 FROM learners l WHERE l.cohort = substr(timers.key, 13));
+    DELETE FROM timers WHERE key LIKE 'leaderboard:%' AND key NOT LIKE 'leaderboard:%:%';
+    ALTER TABLE timers DROP COLUMN data
+    """,
+    # failed deliveries are retried with backoff, then given up with their reason recorded
+    5: """
+    ALTER TABLE timers ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE timers ADD COLUMN last_error TEXT;
+    CREATE TABLE failed_deliveries (
+        id {serial},
+        timer TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        failed_at TEXT NOT NULL
+    );
+    CREATE INDEX failed_deliveries_at ON failed_deliveries (failed_at)
+    """,
+    # a process claims a due timer for a while (its lease); each claim counts, and fences what follows
+    8: """
+    ALTER TABLE timers ADD COLUMN lease_until TEXT;
+    ALTER TABLE timers ADD COLUMN lease_owner TEXT;
+    ALTER TABLE timers ADD COLUMN claims INTEGER NOT NULL DEFAULT 0
+    """,
+}
 
 
 class Timers:
@@ -19,8 +66,7 @@ class Timers:
 
     async def set(self, key: str, due: datetime) -> None:
         """Set a timer to `due`, as new: its failures so far are forgotten."""
-        await self._engine.write(lambda c: c.execute("INSERT OR REPLACE INTO timers (key, due_at) VALUES (?,?)",
-                                                     (key, iso(due))))
+        await self._engine.write(lambda c: c.execute(SET_TIMER, (key, iso(due))))
 
     async def due(self, now: datetime) -> list[str]:
         rows = await self._engine.read("SELECT key FROM timers WHERE due_at <= ? ORDER BY due_at", (iso(now),))
@@ -48,21 +94,22 @@ class Timers:
     async def hurry(self, key: str, due: datetime) -> bool:
         """Bring a timer forward to `due` (never later); False if there is no such timer."""
 
-        def run(c: sqlite3.Connection) -> bool:
-            return c.execute("UPDATE timers SET due_at = min(due_at, ?) WHERE key = ?", (iso(due), key)).rowcount > 0
+        def run(c: Conn) -> bool:
+            return c.execute("UPDATE timers SET due_at = CASE WHEN due_at < ? THEN due_at ELSE ? END,"
+                             " lease_until = NULL WHERE key = ?", (iso(due), iso(due), key)).rowcount > 0
 
         return await self._engine.write(run)
 
     async def ensure(self, key: str, due: datetime) -> None:
         """Create a timer unless one with that key exists."""
-        await self._engine.write(lambda c: c.execute("INSERT OR IGNORE INTO timers (key, due_at) VALUES (?, ?)",
-                                                     (key, iso(due))))
+        await self._engine.write(lambda c: c.execute(
+            "INSERT INTO timers (key, due_at) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", (key, iso(due))))
 
 
     async def failed(self, key: str, reason: str) -> int:
         """Count a failed delivery of a timer and keep its reason; returns the failures in a row."""
 
-        def run(c: sqlite3.Connection) -> int:
+        def run(c: Conn) -> int:
             row = c.execute("UPDATE timers SET attempts = attempts + 1, last_error = ? WHERE key = ?"
                             " RETURNING attempts", (reason, key)).fetchone()
             return int(row[0]) if row else MISSING
@@ -77,7 +124,7 @@ class Timers:
     async def give_up(self, key: str, reason: str, next_due: datetime | None = None) -> None:
         """Record a timer as given up; delete it, or re-arm it at `next_due` when it repeats."""
 
-        def run(c: sqlite3.Connection) -> None:
+        def run(c: Conn) -> None:
             c.execute("INSERT INTO failed_deliveries (timer, reason, failed_at) VALUES (?, ?, ?)", (key, reason, now))
             if next_due is None:
                 c.execute("DELETE FROM timers WHERE key = ?", (key,))
@@ -91,7 +138,7 @@ class Timers:
     async def cannot_post(self, key: str, reason: str) -> None:
         """Record a configured channel that a start-up check found studybot cannot post in (in place
         of what an earlier check found)."""
-        def run(c: sqlite3.Connection) -> None:
+        def run(c: Conn) -> None:
             c.execute("DELETE FROM failed_deliveries WHERE timer = ?", (key,))
             c.execute("INSERT INTO failed_deliveries (timer, reason, failed_at) VALUES (?, ?, ?)", (key, reason, now))
 
@@ -117,7 +164,8 @@ class Messages:
 
     async def remember(self, tag: str, ref: MessageRef) -> None:
         await self._engine.write(lambda c: c.execute(
-            "INSERT OR REPLACE INTO messages (tag, platform, channel_id, message_id) VALUES (?,?,?,?)",
+            "INSERT INTO messages (tag, platform, channel_id, message_id) VALUES (?,?,?,?) ON CONFLICT (tag) DO UPDATE"
+            " SET platform = excluded.platform, channel_id = excluded.channel_id, message_id = excluded.message_id",
             (tag, ref.platform, ref.channel_id, ref.message_id)))
 
     async def get(self, tag: str) -> MessageRef | None:
