@@ -108,16 +108,12 @@ def pg_server() -> Iterator[PgServer]:
 
 @pytest.fixture
 def database_url(engine: str, request: pytest.FixtureRequest) -> Iterator[str | None]:
-    """A fresh migrated PostgreSQL database for a test on PostgreSQL (dropped after); None on SQLite."""
+    """An empty migrated PostgreSQL database for a test on PostgreSQL; None on SQLite."""
     if engine == "sqlite":
         yield None
         return
     server: PgServer = request.getfixturevalue("pg_server")
-    url = server.new_database()
-    try:
-        yield url
-    finally:
-        server.drop(url)
+    yield server.clean_database()
 
 
 @pytest.fixture

@@ -103,14 +103,14 @@ def _scope(cohort: Cohort, lesson: str | None, week: str | None) -> tuple:
 
 
 def _questions(c: Conn, params: tuple) -> list[QuestionCounts]:
-    """CROSS JOIN keeps the answers outer, so that SQLite reads the covering indexes of first answers
+    """CROSS JOIN keeps the answers outer (PostgreSQL plans it as any join), so that SQLite reads the covering indexes of first answers
     (answers_first, answers_first_missed) in order instead of each learner's answers one by one."""
     totals: dict[str, list[int]] = {}
     wrong: dict[str, Counter[int]] = {}
     missed: dict[str, Counter[str]] = {}
     for r in c.execute(
             "SELECT x.question_id, x.choice, x.correct, x.self_graded, COUNT(*) AS n FROM answers x"
-            " CROSS JOIN learners l ON l.id = x.learner_id WHERE x.scored = 1 AND " + _COHORT + _SCOPE +
+            " CROSS JOIN learners l WHERE l.id = x.learner_id AND x.scored = 1 AND " + _COHORT + _SCOPE +
             " GROUP BY x.question_id, x.choice, x.correct, x.self_graded", params):
         total = totals.setdefault(r["question_id"], [0, 0, 0])
         total[0] += r["n"]
@@ -120,8 +120,8 @@ def _questions(c: Conn, params: tuple) -> list[QuestionCounts]:
             wrong.setdefault(r["question_id"], Counter())[r["choice"]] += r["n"]
     for r in c.execute(
             "SELECT x.question_id, m.value AS point, COUNT(*) AS n FROM answers x"
-            " CROSS JOIN learners l ON l.id = x.learner_id, json_each(x.missed) m"
-            " WHERE x.scored = 1 AND x.missed IS NOT NULL AND " + _COHORT + _SCOPE +
+            " CROSS JOIN learners l, json_each(x.missed) m"
+            " WHERE l.id = x.learner_id AND x.scored = 1 AND x.missed IS NOT NULL AND " + _COHORT + _SCOPE +
             " GROUP BY x.question_id, m.value", params):
         missed.setdefault(r["question_id"], Counter())[r["point"]] += r["n"]
     return [QuestionCounts(q, answered, correct, self_graded, wrong.get(q, Counter()), missed.get(q, Counter()))
@@ -198,7 +198,7 @@ class Insights:
             " MAX(x.scored * x.correct) AS correct, MAX(x.scored * x.points) AS points,"
             " MAX(x.scored * x.self_graded) AS self_graded, MIN(x.answered_at) AS first_at"
             " FROM answers x JOIN learners l ON l.id = x.learner_id WHERE " + _COHORT +
-            " GROUP BY x.learner_id, x.question_id ORDER BY l.user_id, x.question_id", (cohort.platform, cohort.id))
+            " GROUP BY l.id, x.question_id ORDER BY l.user_id, x.question_id", (cohort.platform, cohort.id))
         return [AnswerSummary(Actor(r["platform"], r["cohort"], r["user_id"], r["display_name"]), r["question_id"],
                               r["attempts"], bool(r["correct"]), r["points"], bool(r["self_graded"]),
                               datetime.fromisoformat(r["first_at"])) for r in rows]
