@@ -25,7 +25,7 @@ from bot.grading.scoring import SelfGraded
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 VARIABLES = ("STUDYBOT_DB", "STUDYBOT_DATABASE_URL", "STUDYBOT_CONTENT", "STUDYBOT_RESULTS_DIR", "STUDYBOT_CONFIG",
-             "STUDYBOT_LOG_LEVEL", "STUDYBOT_LOG_FORMAT", "STUDYBOT_METRICS_PORT")
+             "STUDYBOT_LOG_LEVEL", "STUDYBOT_LOG_FORMAT", "STUDYBOT_METRICS_PORT", "STUDYBOT_TIMER_LEASE")
 CORE_SECTIONS = ("instructors", "rounds", "cohorts", "leaderboard")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")
@@ -95,6 +95,7 @@ class Instructors:
 class Settings:
     db_path: Path = Path("data/studybot.db")
     database_url: str | None = None  # postgresql://… for many processes; None: the SQLite file db_path
+    timer_lease: int = 90  # seconds a process holds a timer it claimed: after a crash, another fires it then
     content_dir: Path = Path("content")
     results_dir: Path = Path("data/results")
     log_level: str = "INFO"
@@ -136,9 +137,14 @@ class Settings:
         if url and not url.startswith(("postgresql://", "postgres://")):
             raise ConfigError("STUDYBOT_DATABASE_URL: not a PostgreSQL URL; write postgresql://user:password@host/db, "
                               "or unset it to keep the SQLite file STUDYBOT_DB")
+        lease = get("STUDYBOT_TIMER_LEASE") or str(cls.timer_lease)
+        if not lease.isdecimal() or not 1 <= int(lease) <= 3600:
+            raise ConfigError(f"STUDYBOT_TIMER_LEASE: '{lease[:20]}' is not a number of seconds; set 1 to 3600 "
+                              f"(default {cls.timer_lease})")
         settings = cls(
             db_path=Path(get("STUDYBOT_DB") or cls.db_path),
             database_url=url,
+            timer_lease=int(lease),
             content_dir=Path(get("STUDYBOT_CONTENT") or cls.content_dir),
             results_dir=Path(get("STUDYBOT_RESULTS_DIR") or cls.results_dir),
             log_level=level,

@@ -103,8 +103,9 @@ def _scope(cohort: Cohort, lesson: str | None, week: str | None) -> tuple:
 
 
 def _questions(c: Conn, params: tuple) -> list[QuestionCounts]:
-    """CROSS JOIN keeps the answers outer (PostgreSQL plans it as any join), so that SQLite reads the covering indexes of first answers
-    (answers_first, answers_first_missed) in order instead of each learner's answers one by one."""
+    """CROSS JOIN keeps the answers outer (PostgreSQL plans it as any join), so that SQLite reads the
+    covering indexes of first answers (answers_first, answers_first_missed) in order instead of each
+    learner's answers one by one."""
     totals: dict[str, list[int]] = {}
     wrong: dict[str, Counter[int]] = {}
     missed: dict[str, Counter[str]] = {}

@@ -170,3 +170,38 @@ async def test_a_database_studybot_cannot_use_is_one_clear_line(engine, request,
     with pytest.raises(StoreUnavailable) as caught:
         await Store.open(url, FixedClock())
     assert says in str(caught.value) and "\n" not in str(caught.value)
+
+
+# ---------------------------------------------------------------- timers: claims, leases, fencing
+
+
+async def test_a_claimed_timer_is_held_until_its_lease_ends_and_a_former_holder_changes_nothing(store, clock) -> None:
+    lease = timedelta(seconds=90)
+    await store.timers.set("round:1:0", clock.now())
+    [first] = await store.timers.claim(clock.now(), "a", lease)
+    assert await store.timers.claim(clock.now(), "b", lease) == []  # held by a
+    clock.advance(91)  # a died (or hangs): its lease ran out
+    [second] = await store.timers.claim(clock.now(), "b", lease)
+    assert (first.key, second.key, second.claim) == ("round:1:0", "round:1:0", first.claim + 1)
+    assert await store.timers.failed("round:1:0", "late", first.claim) == 0
+    await store.timers.postpone("round:1:0", clock.now(), clock.now(), first.claim)
+    assert not await store.timers.give_up("round:1:0", "late", None, first.claim)
+    await store.timers.delete("round:1:0", clock.now(), first.claim)
+    assert await store.timers.due(clock.now()) == ["round:1:0"]  # a's settling changed nothing
+    await store.timers.delete("round:1:0", clock.now(), second.claim)
+    assert await store.timers.due(clock.now()) == []
+
+
+async def test_two_processes_claim_each_due_timer_once(two) -> None:
+    a, b = two
+    now = a.clock.now()
+    await a.engine.write(lambda c: c.executemany("INSERT INTO timers (key, due_at) VALUES (?, ?)",
+                                                 [(f"t:{n}", a.engine.now()) for n in range(1000)]))
+    claimed: list[str] = []
+
+    async def drain(store: Store, me: str) -> None:
+        while found := await store.timers.claim(now, me, timedelta(seconds=90), limit=50):
+            claimed.extend(c.key for c in found)
+
+    await asyncio.gather(drain(a, "a"), drain(b, "b"))
+    assert len(claimed) == 1000 and len(set(claimed)) == 1000
