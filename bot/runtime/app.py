@@ -130,8 +130,9 @@ class StudyBot:
         store = await Store.open(settings.database, clock or SystemClock())
         bot = cls(Context(store, report.library, settings, store.clock))
         try:
-            await bot.arm_schedules()
-            closed, mended = await rounds.repair(bot.ctx)
+            async with store.engine.alone():  # processes starting together do this in turn, never at once
+                await bot.arm_schedules()
+                closed, mended = await rounds.repair(bot.ctx)
             if closed:
                 log.warning("%d round(s) started over a day ago were closed; their summary follows", closed)
             if mended:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -113,6 +114,12 @@ class Engine(ABC):
     @abstractmethod
     async def backup(self, target: Path | str) -> None:
         """A consistent copy of the whole database; SetupError says why it cannot be taken."""
+
+    @asynccontextmanager
+    async def alone(self) -> AsyncIterator[None]:
+        """Work that one process at a time does (start-up sweeps and repairs); SQLite's file is one
+        process's at a time already."""
+        yield
 
     def size(self) -> int:
         """Bytes on disk (0 when not known to this process)."""

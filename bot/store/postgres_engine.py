@@ -14,8 +14,9 @@ import asyncio
 import logging
 import shutil
 import subprocess
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -215,6 +216,15 @@ class PostgresEngine(Engine):
             await engine.close()
             raise StoreUnavailable(explain(url, exc)) from exc
         return engine
+
+    @asynccontextmanager
+    async def alone(self) -> AsyncIterator[None]:
+        """Under a session advisory lock: processes that start together do their start-up work in turn."""
+        await self.run(lambda c: c.execute("SELECT pg_advisory_lock(?)", (STARTUP_LOCK,)))
+        try:
+            yield
+        finally:
+            await self.run(lambda c: c.execute("SELECT pg_advisory_unlock(?)", (STARTUP_LOCK,)))
 
     def _connection(self) -> PgConn:
         """The live connection, connecting (again) when there is none or it broke."""
