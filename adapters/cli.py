@@ -87,7 +87,9 @@ def validate(folder: Path) -> int:
         print(f"{len(report.problems)} problem(s) found.", file=sys.stderr)
         return 1
     library = report.library
-    print(f"OK: {len(library.lessons)} lesson(s), {len(library.questions)} questions, "
+    practice = sum(len(lesson.practice) for lesson in library.lessons.values())
+    print(f"OK: {len(library.lessons)} lesson(s), {len(library.questions)} questions"
+          + (f" ({practice} of them practice)" if practice else "") + ", "
           f"{len(library.terms)} glossary terms, {len(library.prompts)} teach-back prompts"
           + (f"; {len(report.warnings)} warning(s)." if report.warnings else "."))
     return 0

@@ -29,8 +29,9 @@ from bot.questions.base import Question
 from bot.questions.registry import TYPES
 
 LESSON_FILE, QUIZ_FILE, GLOSSARY_FILE, TEACHBACK_FILE = "lesson.yaml", "quiz.yaml", "glossary.yaml", "teachback.yaml"
+PRACTICE_FILE = "practice.yaml"  # optional: questions outside the quiz, for /review and practice rounds
 NOTES_FILE, QUIZ_MD = "notes.md", "quiz.md"
-PACK_FILES = (LESSON_FILE, QUIZ_FILE, GLOSSARY_FILE, TEACHBACK_FILE)
+PACK_FILES = (LESSON_FILE, QUIZ_FILE, GLOSSARY_FILE, TEACHBACK_FILE, PRACTICE_FILE)
 
 LESSON_KEYS = frozenset({"id", "title", "summary", "goals", "synonyms"})
 GOAL_KEYS = frozenset({"id", "text"})
@@ -129,6 +130,7 @@ PARTS = (
     _Part(QUIZ_FILE, _read_questions, "question", "id", "questions"),
     _Part(TEACHBACK_FILE, _read_prompts, "teach-back prompt", "id", "prompts"),
     _Part(GLOSSARY_FILE, _read_terms, "term", "term", "terms"),
+    _Part(PRACTICE_FILE, _read_questions, "question", "id", "practice"),
 )
 
 
@@ -211,7 +213,7 @@ class _Loading:
             return
         lesson = _read_lesson(c, mapping, folder)
         self.check(lesson_file, c)
-        parts: dict[str, list[Any]] = {part.lesson_field: [] for part in PARTS}  # questions, prompts, terms
+        parts: dict[str, list[Any]] = {part.lesson_field: [] for part in PARTS}  # questions, prompts, terms, practice
         sources = self.source_ids(folder)
         for part in PARTS:
             file = folder / part.file
@@ -229,7 +231,8 @@ class _Loading:
             self.check(file, c)
         if lesson.id and self._unique("lesson", lesson.id, lesson_file, ("id",), None):
             self.report.library.add(replace(lesson, questions=tuple(parts["questions"]),
-                                            prompts=tuple(parts["prompts"]), terms=tuple(parts["terms"])))
+                                            prompts=tuple(parts["prompts"]), terms=tuple(parts["terms"]),
+                                            practice=tuple(parts["practice"])))
 
     def unknown_files(self, folder: Path) -> None:
         """A misspelt pack file would silently be left out: name it."""

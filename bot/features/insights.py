@@ -110,7 +110,7 @@ async def export(ctx: Context, cmd: Command) -> list[Reply]:
                             ctx.library)
     correct = Counter({r.learner.user_id: 0 for r in table if r.answer})
     correct.update(r.learner.user_id for r in table if r.answer and r.answer.correct)
-    scores = histogram(score_shares(correct, len(ctx.library.questions)))
+    scores = histogram(score_shares(correct, sum(len(les.questions) for les in ctx.library.lessons.values())))
     report = cohort_report.render(figures, scores, ctx.clock.now())
     return [
         Reply(f"{cohort_csv.FILENAME}: one row per learner and question.", Audience.DM,

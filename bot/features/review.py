@@ -1,5 +1,5 @@
 """Spaced repetition with FSRS: every answer rates the learner's card for that question,
-and /review serves the due cards first, then new ones.
+and /review serves the due cards first, then new ones (the quiz's, then the lesson's practice set).
 
 Ratings: wrong is Again; right is Good, or Easy for a multiple-choice answer given within
 10 seconds of the question being served (by the store's clock); a self-graded short answer
@@ -85,14 +85,14 @@ async def review(ctx: Context, cmd: Command) -> list[Reply]:
 
 
 async def next_card(ctx: Context, actor: Actor, place: Place, lesson: Lesson) -> list[Reply]:
-    due = await ctx.store.cards.due(actor, ctx.clock.now(), lesson.id, lesson.question_ids)
+    due = await ctx.store.cards.due(actor, ctx.clock.now(), lesson.id, lesson.review_question_ids)
     if due:
         question, label = ctx.question(due[0]), "due"
     else:
         seen = {card.question_id for card in await ctx.store.cards.of(actor)}
-        fresh = [q for q in lesson.questions if q.id not in seen]
+        fresh = [q for q in lesson.review_questions if q.id not in seen]  # the quiz first, then the practice set
         if not fresh:
-            upcoming = await ctx.store.cards.next_due(actor, lesson.id, lesson.question_ids)
+            upcoming = await ctx.store.cards.next_due(actor, lesson.id, lesson.review_question_ids)
             zone = ctx.zone(actor.in_cohort)
             when = f" The next card is due {upcoming.astimezone(zone):%a %d %b %H:%M} ({zone.key})." if upcoming else ""
             return [Reply(f"Nothing is due in {lesson.title}. Well done.{when}")]
@@ -100,7 +100,7 @@ async def next_card(ctx: Context, actor: Actor, place: Place, lesson: Lesson) ->
     prompt = await ctx.store.prompts.new(PromptKind.QUESTION, place, actor, lesson_id=lesson.id, item_id=question.id,
                                          mode=AnswerMode.REVIEW)
     today = await ctx.store.cards.count_due(actor, ctx.end_of_local_day(actor.in_cohort), lesson.id,
-                                         lesson.question_ids)
+                                         lesson.review_question_ids)
     where = f"{today} due today" if today else "none due today"
     return [question.ask(prompt.id, f"Review · {label} card · {where} · {lesson.title}", Audience.PRIVATE,
                          arrangement(question, prompt))]

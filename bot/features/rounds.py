@@ -32,8 +32,9 @@ def _summary_tag(round_id: int) -> str:
     return f"{TIMER}:{round_id}:summary"
 
 
-USAGE = ("Use /quiz round [lesson] [number of questions] [seconds:N], /quiz round stop "
+USAGE = ("Use /quiz round [lesson] [practice] [number of questions] [seconds:N], /quiz round stop "
          "or /quiz round resume.")
+PRACTICE = "practice"  # a round word: ask the lesson's practice set instead of its quiz
 STALE = timedelta(days=1)  # a round older than this is closed at start-up, never resumed by surprise
 END = "roundend"  # timer keys: roundend:<round id>, delivering a stopped round's last reveal and summary
 
@@ -54,13 +55,17 @@ def looks_like_number(word: str) -> bool:
     return word.lstrip("-").isdigit()
 
 
-def parse(ctx: Context, words: list[str]) -> tuple[str, int | None, int | None]:
-    """(lesson name, number of questions, seconds per question) from `[lesson] [N] [seconds:S]`."""
+def parse(ctx: Context, words: list[str]) -> tuple[str, int | None, int | None, bool]:
+    """(lesson name, number of questions, seconds per question, practice set) from
+    `[lesson] [practice] [N] [seconds:S]`."""
     lesson: list[str] = []
     count = seconds = None
+    practice = False
     rest = iter(words)
     for word in rest:
-        if word.lower().startswith("seconds"):
+        if word.lower() == PRACTICE:
+            practice = True
+        elif word.lower().startswith("seconds"):
             value = word[len("seconds"):].lstrip(":=") or next(rest, "")
             if not value.isdecimal():  # isdigit() would take ² and ①, which int() cannot read
                 raise StudyError("Give the seconds per question as a number, such as seconds:30.")
@@ -74,20 +79,20 @@ def parse(ctx: Context, words: list[str]) -> tuple[str, int | None, int | None]:
     shortest, longest = ctx.settings.round_seconds_range
     if seconds is not None and not shortest <= seconds <= longest:
         raise StudyError(f"Pick {shortest} to {longest} seconds per question.")
-    return " ".join(lesson), count, seconds
+    return " ".join(lesson), count, seconds, practice
 
 
 async def start_round(ctx: Context, cmd: Command, words: list[str]) -> list[Reply]:
     if ctx.settings.rounds_instructors_only:
         ctx.require_instructor(cmd.actor, "start rounds in this cohort")
-    name, count, seconds = parse(ctx, words)
+    name, count, seconds, practice = parse(ctx, words)
     lesson = ctx.lesson(name)
-    if not lesson.questions:
-        raise StudyError(f"Lesson {lesson.id} has no questions yet.")
-    if count is not None and not 1 <= count <= len(lesson.questions):
-        raise StudyError(f"Lesson {lesson.id} has {len(lesson.questions)} questions; pick 1 to "
-                         f"{len(lesson.questions)}.")
-    chosen = [q.id for q in lesson.questions][:count]
+    pool, kind = (lesson.practice, "practice questions") if practice else (lesson.questions, "questions")
+    if not pool:
+        raise StudyError(f"Lesson {lesson.id} has no {kind} yet.")
+    if count is not None and not 1 <= count <= len(pool):
+        raise StudyError(f"Lesson {lesson.id} has {len(pool)} {kind}; pick 1 to {len(pool)}.")
+    chosen = [q.id for q in pool][:count]
     per_question = seconds or ctx.settings.round_seconds
     round_id, first = await ctx.store.rounds.open(cmd.place, cmd.actor, lesson.id, chosen, timer_key,
                                                   ctx.clock.now() + timedelta(seconds=per_question), seconds)

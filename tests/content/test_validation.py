@@ -191,7 +191,7 @@ def test_pack_files_without_lesson_yaml_are_reported(tmp_path: Path) -> None:
 def test_a_misspelt_pack_file_is_reported(tmp_path: Path) -> None:
     assert problems(pack(tmp_path, **{"glosary.yaml": TERMS})) == [
         "content/l1/glosary.yaml:1: file: not a lesson-pack file (did you mean 'glossary.yaml'?); "
-        "a pack holds lesson.yaml, quiz.yaml, glossary.yaml, teachback.yaml"
+        "a pack holds lesson.yaml, quiz.yaml, glossary.yaml, teachback.yaml, practice.yaml"
     ]
 
 
