@@ -112,6 +112,7 @@ class TextSubmitted:
 class TimerFired:
     key: str
     at: datetime
+    claim: int | None = None  # the store's count of claims when this process claimed it (None: not claimed)
 
 
 Event = Command | ChoiceMade | TextSubmitted | TimerFired

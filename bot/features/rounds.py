@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from bot.core.errors import StudyError
 from bot.core.messages import Actor, Audience, Choice, ChoiceMade, Command, Reply, TimerFired
 from bot.features.asking import arrangement, revealed
+from bot.questions.base import Tally
 from bot.runtime.context import Context
 from bot.store.model import Prompt, Round, RoundState
 
@@ -209,12 +210,12 @@ async def reveal(ctx: Context, round_id: int, position: int) -> list[Reply]:
 async def _silent_twice(ctx: Context, round_: Round, prompt: Prompt) -> bool:
     """Whether nobody answered this question, nor the one before it (and another one follows). A
     question a reload removed could not be answered: it never counts as silent."""
-    if not 0 < round_.position < len(round_.question_ids) - 1 or (await ctx.store.answers.tally(prompt.id)).answers:
+    if not 0 < round_.position < len(round_.question_ids) - 1 or await ctx.store.answers.counts(prompt.id):
         return False
     before = await ctx.store.rounds.prompt_at(round_.id, round_.position - 1)
     asked = round_.question_ids[round_.position - 1:round_.position + 1]
     return (before is not None and all(q in ctx.library.questions for q in asked)
-            and not (await ctx.store.answers.tally(before.id)).answers)
+            and not await ctx.store.answers.counts(before.id))
 
 
 async def on_end(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
@@ -233,7 +234,7 @@ async def on_end(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
 
 async def _reveal_edit(ctx: Context, round_: Round, position: int, prompt: Prompt) -> Reply:
     question = ctx.library.questions.get(round_.question_ids[position])
-    tally = await ctx.store.answers.tally(prompt.id)
+    tally = Tally.of(await ctx.store.answers.counts(prompt.id))
     ref = await ctx.store.messages.get(timer_key(round_.id, position))
     header = _header(ctx, round_, position)
     text = revealed(question, prompt, tally, header) if question else f"{header}\n{REMOVED}"

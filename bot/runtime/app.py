@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from bot.content.loader import Report, check_library
 from bot.content.model import Library
@@ -127,11 +127,12 @@ class StudyBot:
             log.warning("%s", warning)
         for key, message in daily.unknown_lessons(settings, report.library):
             raise settings.config_error(key, message)
-        store = await Store.open(settings.db_path, clock or SystemClock())
+        store = await Store.open(settings.database, clock or SystemClock())
         bot = cls(Context(store, report.library, settings, store.clock))
         try:
-            await bot.arm_schedules()
-            closed, mended = await rounds.repair(bot.ctx)
+            async with store.engine.alone():  # processes starting together do this in turn, never at once
+                await bot.arm_schedules()
+                closed, mended = await rounds.repair(bot.ctx)
             if closed:
                 log.warning("%d round(s) started over a day ago were closed; their summary follows", closed)
             if mended:
@@ -244,8 +245,11 @@ class StudyBot:
             await self.ctx.store.messages.remember(tag, ref)
 
     async def due_timers(self) -> list[TimerFired]:
+        """Claim the due timers for this process: each fires in one process only (see `Timers.claim`)."""
         now = self.ctx.clock.now()
-        return [TimerFired(key, now) for key in await self.ctx.store.timers.due(now)]
+        lease = timedelta(seconds=self.ctx.settings.timer_lease)
+        claimed = await self.ctx.store.timers.claim(now, self.ctx.store.processes.me, lease)
+        return [TimerFired(c.key, now, c.claim) for c in claimed]
 
     async def fire(self, event: TimerFired) -> list[Reply]:
         """A due timer's replies. Unlike `handle`, a failure raises, for the scheduler to retry."""
@@ -291,16 +295,18 @@ class StudyBot:
 
     async def timer_failed(self, event: TimerFired, reason: str) -> int:
         """Note a failed delivery of a timer; returns how many times it has failed in a row."""
-        return await self.ctx.store.timers.failed(event.key, reason)
+        return await self.ctx.store.timers.failed(event.key, reason, event.claim)
 
     async def retry_timer(self, event: TimerFired, at: datetime) -> None:
-        await self.ctx.store.timers.postpone(event.key, event.at, at)
+        await self.ctx.store.timers.postpone(event.key, event.at, at, event.claim)
 
     async def give_up_timer(self, event: TimerFired, reason: str) -> list[Reply]:
         """Stop retrying a timer, record why, and let its feature react (notices to deliver)."""
         kind = event.key.split(":", 1)[0]
         repeat = REPEATS.get(kind)
-        await self.ctx.store.timers.give_up(event.key, reason, repeat(self.ctx, event.key) if repeat else None)
+        if not await self.ctx.store.timers.give_up(event.key, reason, repeat(self.ctx, event.key) if repeat else None,
+                                                   event.claim):
+            return []  # another process holds it now
         on_given_up = GIVEN_UP.get(kind)
         return await on_given_up(self.ctx, event.key, reason) if on_given_up else []
 
@@ -310,9 +316,9 @@ class StudyBot:
         Re-arming only now means a crash before delivery repeats a post rather than drop it."""
         repeat = REPEATS.get(event.key.split(":", 1)[0])
         if repeat is None:
-            await self.ctx.store.timers.delete(event.key, event.at)
+            await self.ctx.store.timers.delete(event.key, event.at, event.claim)
         else:
-            await self.ctx.store.timers.set(event.key, repeat(self.ctx, event.key))
+            await self.ctx.store.timers.rearm(event.key, repeat(self.ctx, event.key), event.claim)
 
     async def arm_schedules(self) -> None:
         """Arm each cohort's weekly leaderboard post; a post missed while down stays due (once)."""

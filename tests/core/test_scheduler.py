@@ -13,6 +13,8 @@ from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import MAX_ATTEMPTS, Scheduler, fire_due, retry_at
 from bot.store.model import RoundState
 
+pytestmark = pytest.mark.both_engines
+
 
 class Outbox:
     """A platform's Outbox that records what it delivered; channels in `broken` fail, `hanging` never answer."""
