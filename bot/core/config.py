@@ -26,8 +26,8 @@ from bot.core.yamlcheck import Checker, FieldPath, Invalid, field_name, shown
 from bot.grading.scoring import SelfGraded
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-VARIABLES = ("STUDYBOT_DB", "STUDYBOT_CONTENT", "STUDYBOT_RESULTS_DIR", "STUDYBOT_CONFIG", "STUDYBOT_LOG_LEVEL",
-             "STUDYBOT_LOG_FORMAT", "STUDYBOT_METRICS_PORT")
+VARIABLES = ("STUDYBOT_DB", "STUDYBOT_DATABASE_URL", "STUDYBOT_CONTENT", "STUDYBOT_RESULTS_DIR", "STUDYBOT_CONFIG",
+             "STUDYBOT_LOG_LEVEL", "STUDYBOT_LOG_FORMAT", "STUDYBOT_METRICS_PORT", "STUDYBOT_TIMER_LEASE")
 CORE_SECTIONS = ("instructors", "rounds", "cohorts", "leaderboard")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")
@@ -94,6 +94,8 @@ class Instructors:
 @dataclass(frozen=True)
 class Settings:
     db_path: Path = Path("data/studybot.db")
+    database_url: str | None = None  # postgresql://… for many processes; None: the SQLite file db_path
+    timer_lease: int = 90  # seconds a process holds a timer it claimed: after a crash, another fires it then
     content_dir: Path = Path("content")
     results_dir: Path = Path("data/results")
     log_level: str = "INFO"
@@ -107,6 +109,11 @@ class Settings:
     self_graded: SelfGraded = SelfGraded.MARK  # how self-graded points enter leaderboards
     config: Mapping[str, Any] = field(default_factory=dict)  # the config file, for the platforms' sections
     config_source: str = "STUDYBOT_CONFIG"  # how messages name the config file
+
+    @property
+    def database(self) -> Path | str:
+        """Where the store is: the PostgreSQL URL when one is set, else the SQLite file."""
+        return self.database_url or self.db_path
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], sections: Collection[str] = (),
@@ -127,8 +134,18 @@ class Settings:
             raise ConfigError(f"STUDYBOT_LOG_FORMAT: '{log_format[:20]}' is not a format"
                               f"{did_you_mean(log_format, LOG_FORMATS)}; set text or json")
         metrics = get("STUDYBOT_METRICS_PORT")
+        url = get("STUDYBOT_DATABASE_URL")
+        if url and not url.startswith(("postgresql://", "postgres://")):
+            raise ConfigError("STUDYBOT_DATABASE_URL: not a PostgreSQL URL; write postgresql://user:password@host/db, "
+                              "or unset it to keep the SQLite file STUDYBOT_DB")
+        lease = get("STUDYBOT_TIMER_LEASE") or str(cls.timer_lease)
+        if not lease.isdecimal() or not 1 <= int(lease) <= 3600:
+            raise ConfigError(f"STUDYBOT_TIMER_LEASE: '{lease[:20]}' is not a number of seconds; set 1 to 3600 "
+                              f"(default {cls.timer_lease})")
         settings = cls(
             db_path=Path(get("STUDYBOT_DB") or cls.db_path),
+            database_url=url,
+            timer_lease=int(lease),
             content_dir=Path(get("STUDYBOT_CONTENT") or cls.content_dir),
             results_dir=Path(get("STUDYBOT_RESULTS_DIR") or cls.results_dir),
             log_level=level,

@@ -148,6 +148,7 @@ class TimerKey:
 class TimerFired:
     key: TimerKey
     at: datetime
+    claim: int | None = None  # the store's count of claims when this process claimed it (None: not claimed)
 
 
 Event = Command | ChoiceMade | TextSubmitted | TimerFired

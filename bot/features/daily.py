@@ -18,6 +18,7 @@ from bot.content.model import Library
 from bot.core.config import DailyQuestion, Settings
 from bot.core.messages import Audience, Cohort, Place, Reply, TimerKey
 from bot.features.asking import arrangement, revealed
+from bot.questions.base import Tally
 from bot.runtime.context import Context
 from bot.runtime.feature import Feature, Scheduled, TimerSpec
 from bot.store.model import AnswerMode, Prompt, PromptKind
@@ -129,7 +130,7 @@ async def _reveal(ctx: Context, cohort: Cohort, plan: DailyQuestion, prompts: li
         await ctx.store.prompts.close(prompt.id)
         if question is None or ref is None:
             continue  # removed from the lesson, or never posted: nothing to reveal
-        tally = await ctx.store.answers.tally(prompt.id)
+        tally = Tally.of(await ctx.store.answers.counts(prompt.id))
         header = _header(date.fromisoformat(prompt.data["day"]))
         replies.append(Reply(revealed(question, prompt, tally, header), Audience.PUBLIC, edit=ref,
                              place=Place(cohort.platform, cohort.id, plan.channel)))

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from bot.core.errors import StudyError
 from bot.core.messages import Actor, Audience, Choice, ChoiceMade, Command, Reply, TimerKey
 from bot.features.asking import arrangement, revealed
+from bot.questions.base import Tally
 from bot.runtime.context import Context
 from bot.runtime.feature import Feature, TimerSpec
 from bot.store.model import Prompt, Round, RoundState
@@ -218,12 +219,12 @@ async def reveal(ctx: Context, round_id: int, position: int) -> list[Reply]:
 async def _silent_twice(ctx: Context, round_: Round, prompt: Prompt) -> bool:
     """Whether nobody answered this question, nor the one before it (and another one follows). A
     question a reload removed could not be answered: it never counts as silent."""
-    if not 0 < round_.position < len(round_.question_ids) - 1 or (await ctx.store.answers.tally(prompt.id)).answers:
+    if not 0 < round_.position < len(round_.question_ids) - 1 or await ctx.store.answers.counts(prompt.id):
         return False
     before = await ctx.store.rounds.prompt_at(round_.id, round_.position - 1)
     asked = round_.question_ids[round_.position - 1:round_.position + 1]
     return (before is not None and all(q in ctx.library.questions for q in asked)
-            and not (await ctx.store.answers.tally(before.id)).answers)
+            and not await ctx.store.answers.counts(before.id))
 
 
 async def on_end(ctx: Context, key: TimerKey) -> list[Reply]:
@@ -242,7 +243,7 @@ async def on_end(ctx: Context, key: TimerKey) -> list[Reply]:
 
 async def _reveal_edit(ctx: Context, round_: Round, position: int, prompt: Prompt) -> Reply:
     question = ctx.library.questions.get(round_.question_ids[position])
-    tally = await ctx.store.answers.tally(prompt.id)
+    tally = Tally.of(await ctx.store.answers.counts(prompt.id))
     ref = await ctx.store.messages.get(timer_key(round_.id, position))
     header = _header(ctx, round_, position)
     text = revealed(question, prompt, tally, header) if question else f"{header}\n{REMOVED}"

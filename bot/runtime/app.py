@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TypeVar
 
 from bot.content.loader import Report, check_library
@@ -145,13 +145,14 @@ class StudyBot:
             log.warning("%s", warning)
         for key, message in settings_problems(settings, report.library, features):
             raise settings.config_error(key, message)
-        store = await Store.open(settings.db_path, clock or SystemClock())
+        store = await Store.open(settings.database, clock or SystemClock())
         bot = cls(Context(store, report.library, settings, store.clock), features)
         try:
-            await bot.arm_schedules()
-            for feature in bot.features:
-                if feature.on_start is not None:
-                    await feature.on_start(bot.ctx)
+            async with store.engine.alone():  # processes starting together do this in turn, never at once
+                await bot.arm_schedules()
+                for feature in bot.features:
+                    if feature.on_start is not None:
+                        await feature.on_start(bot.ctx)
         except BaseException:
             await store.close()
             raise
@@ -261,8 +262,11 @@ class StudyBot:
             await self.ctx.store.messages.remember(tag, ref)
 
     async def due_timers(self) -> list[TimerFired]:
+        """Claim the due timers for this process: each fires in one process only (see `Timers.claim`)."""
         now = self.ctx.clock.now()
-        return [TimerFired(TimerKey.parse(key), now) for key in await self.ctx.store.timers.due(now)]
+        lease = timedelta(seconds=self.ctx.settings.timer_lease)
+        claimed = await self.ctx.store.timers.claim(now, self.ctx.store.processes.me, lease)
+        return [TimerFired(TimerKey.parse(c.key), now, c.claim) for c in claimed]
 
     async def fire(self, event: TimerFired) -> list[Reply]:
         """A due timer's replies. Unlike `handle`, a failure raises: `settle` then records it."""
@@ -281,16 +285,18 @@ class StudyBot:
         key, timers = str(event.key), self.ctx.store.timers
         if failure is None:
             if timer.repeat is None:
-                await timers.delete(key, event.at)
+                await timers.delete(key, event.at, event.claim)
             else:
-                await timers.set(key, timer.repeat(self.ctx, event.key))
+                await timers.rearm(key, timer.repeat(self.ctx, event.key), event.claim)
             return Settled()
-        attempts = await timers.failed(key, failure)
+        attempts = await timers.failed(key, failure, event.claim)
         again = None if permanent else timer.retry_at(self.ctx.clock.now(), attempts)
         if again is not None:
-            await timers.postpone(key, event.at, again)
+            await timers.postpone(key, event.at, again, event.claim)
             return Settled(attempts, again)
-        await timers.give_up(key, failure, timer.repeat(self.ctx, event.key) if timer.repeat else None)
+        if not await timers.give_up(key, failure, timer.repeat(self.ctx, event.key) if timer.repeat else None,
+                                    event.claim):
+            return Settled(attempts)  # another process holds it now
         notices = await timer.on_given_up(self.ctx, event.key, failure) if timer.on_given_up else []
         return Settled(attempts, None, tuple(notices))
 

@@ -14,6 +14,8 @@ from bot.runtime.feature import MAX_ATTEMPTS, retry_at
 from bot.runtime.scheduler import Scheduler, fire_due
 from bot.store.model import RoundState
 
+pytestmark = pytest.mark.both_engines
+
 
 class Outbox:
     """A platform's Outbox that records what it delivered; channels in `broken` fail, `hanging` never answer."""
