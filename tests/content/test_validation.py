@@ -8,6 +8,8 @@ import pytest
 from support import CONTENT, CORE_PACK, REPO
 
 from bot.content.loader import check_library, load_library
+from bot.core.config import Settings
+from bot.core.errors import ConfigError
 
 LESSON = """\
 id: l1
@@ -104,6 +106,15 @@ def test_wrong_type(tmp_path: Path) -> None:
     assert problems(pack(tmp_path, quiz=quiz)) == [
         "content/l1/quiz.yaml:12: questions[0].sources: expected a list of text, got str"
     ]
+
+
+def test_a_flag_that_is_not_true_or_false_says_what_it_found(tmp_path: Path) -> None:
+    """The packs and the config are read by one validator: the same check, the same words."""
+    quiz = QUIZ.replace("        correct: true", '        correct: "maybe"')
+    assert "content/l1/quiz.yaml:8: questions[0].choices[0].correct: must be true or false, not 'maybe'" in problems(
+        pack(tmp_path, quiz=quiz))
+    with pytest.raises(ConfigError, match=r"^STUDYBOT_CONFIG: instructors.console: must be true or false, not 'maybe'"):
+        Settings().with_config({"instructors": {"console": "maybe"}})
 
 
 @pytest.mark.parametrize("value, shown", [("yes", "a boolean"), ("1.0", "a number (1.0)")])
