@@ -166,17 +166,21 @@ class Checker:
         value = data.get(key)
         if not isinstance(value, list):
             return self.texts(data, key, path)  # nothing, or the message for a value that is no list
-        plain = [item["answer"] if isinstance(item, dict) and "answer" in item else item for item in value]
+        answers = []
         for i, item in enumerate(value):
+            where = path + (key, i)
             if isinstance(item, dict):
-                self.mapping(item, path + (key, i), TAGGED_EXAMPLE_KEYS)
-                kind = self.text(item, "kind", path + (key, i))
+                self.known_keys(item, where, TAGGED_EXAMPLE_KEYS)
+                kind = self.text(item, "kind", where)
                 if kind and kind not in EXAMPLE_KINDS:
-                    self.fail(path + (key, i, "kind"), f"must be one of {', '.join(EXAMPLE_KINDS)}, not "
-                              f"'{kind[:20]}'")
-                if "answer" not in item:
-                    self.fail(path + (key, i), "missing required field 'answer'")
-        return self.texts({key: plain}, key, path)
+                    self.fail(where + ("kind",), f"must be one of {', '.join(EXAMPLE_KINDS)}, not '{kind[:20]}'")
+                if answer := self.text(item, "answer", where):
+                    answers.append(answer)
+            elif isinstance(item, str) and item.strip():
+                answers.append(item.strip())
+            else:
+                self.fail(where, f"expected text, got {describe(item)}; quote it")
+        return tuple(answers)
 
     def synonyms(self, data: Mapping, key: str, path: FieldPath) -> dict[str, str]:
         """A mapping of words to what they stand for (`DP: data parallelism`), text on both sides."""
