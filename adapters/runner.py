@@ -28,7 +28,8 @@ from adapters.platform import Platform
 from bot.core.errors import PlatformRejected, PlatformUnreachable, SetupError
 from bot.core.messages import Place
 from bot.runtime.app import StudyBot
-from bot.runtime.scheduler import Outbox, run_scheduler
+from bot.runtime.delivery import Outbox
+from bot.runtime.scheduler import run_scheduler
 
 log = logging.getLogger("studybot.runner")
 

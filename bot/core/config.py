@@ -29,7 +29,7 @@ VARIABLES = ("STUDYBOT_DB", "STUDYBOT_CONTENT", "STUDYBOT_RESULTS_DIR", "STUDYBO
 CORE_SECTIONS = ("instructors", "rounds", "cohorts", "leaderboard")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")
-INSTRUCTOR_KEYS = ("everywhere", "slack_admins", "discord_roles", "console")
+INSTRUCTOR_KEYS = ("everywhere", "console")  # with each platform's own keys between them (its instructor rule)
 PLATFORM_NAMES = ("slack", "discord", "console")  # the old instructors.<platform> lists
 COHORT_KEYS = ("platform", "timezone", "leaderboard", "daily", "instructors")
 LEADERBOARD_KEYS = ("channel", "weekday", "time")
@@ -77,13 +77,11 @@ class CohortSettings:
 @dataclass(frozen=True)
 class Instructors:
     """Who is an instructor: user ids listed per cohort (`cohorts.<id>.instructors`) or, only when
-    said explicitly, in every cohort (`instructors.everywhere.<platform>`); and each platform's
-    own rules (flags)."""
+    said explicitly, in every cohort (`instructors.everywhere.<platform>`). A platform's own rule
+    (Slack's workspace admins, Discord's roles) is its keys under `instructors`, read by the platform."""
 
     per_cohort: Mapping[Cohort, frozenset[str]] = field(default_factory=dict)
     everywhere: Mapping[str, frozenset[str]] = field(default_factory=dict)  # platform -> user ids
-    slack_admins: bool = False
-    discord_roles: frozenset[str] = frozenset()
     console: bool = True
 
     def listed(self, cohort: Cohort, user_id: str) -> bool:
@@ -110,9 +108,10 @@ class Settings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], sections: Collection[str] = (),
-                 platforms: Collection[str] = ()) -> Settings:
-        """The settings from the environment; `sections` are the platforms' own config sections
-        and `platforms` their names (the console is always known)."""
+                 platforms: Collection[str] = (), instructor_keys: Collection[str] = ()) -> Settings:
+        """The settings from the environment; `sections` are the platforms' own config sections,
+        `platforms` their names (the console is always known) and `instructor_keys` their own keys
+        under `instructors`."""
 
         def get(name: str) -> str | None:
             value = environ.get(name, "").strip()
@@ -137,12 +136,14 @@ class Settings:
         config_path = get("STUDYBOT_CONFIG")
         if config_path:
             settings = replace(settings, config_source=config_path)
-            settings = settings.with_config(read_config(Path(config_path)), sections, platforms)
+            settings = settings.with_config(read_config(Path(config_path)), sections, platforms, instructor_keys)
         return settings
 
-    def with_config(self, data: Any, sections: Collection[str] = (), platforms: Collection[str] = ()) -> Settings:
+    def with_config(self, data: Any, sections: Collection[str] = (), platforms: Collection[str] = (),
+                    instructor_keys: Collection[str] = ()) -> Settings:
         """Apply the STUDYBOT_CONFIG schema (see the README) on top of these settings."""
         where = _Where(self.config_source)
+        allowed = (INSTRUCTOR_KEYS[0], *instructor_keys, *INSTRUCTOR_KEYS[1:])
         if not isinstance(data, Mapping):
             where.fail("(document)", "must be a mapping of settings (key: value lines); "
                        "start from config/studybot.example.yaml")
@@ -161,13 +162,13 @@ class Settings:
         if not shortest <= seconds <= longest:
             where.fail("rounds.seconds", f"must lie between rounds.shortest ({shortest}) and rounds.longest "
                        f"({longest}), not {seconds}")
-        for key in (k for k in teach if k not in INSTRUCTOR_KEYS):
+        for key in (k for k in teach if k not in allowed):
             name = str(key)[:40]
             if key in (*PLATFORM_NAMES, *platforms):
                 where.fail(f"instructors.{name}", "is not a setting; list instructors per cohort under "
                            f"cohorts.<id>.instructors, or for every cohort under instructors.everywhere.{name}")
-            where.fail(f"instructors.{name}", f"unknown key{did_you_mean(name, INSTRUCTOR_KEYS)}; the keys under "
-                       f"instructors are {', '.join(INSTRUCTOR_KEYS)}")
+            where.fail(f"instructors.{name}", f"unknown key{did_you_mean(name, allowed)}; the keys under "
+                       f"instructors are {', '.join(allowed)}")
         everywhere = where.section(teach, "everywhere", known_platforms or None, prefix="instructors.")
         parsed = dict(_cohort(where, str(k), v, known_platforms) for k, v in cohorts.items())
         return replace(
@@ -175,8 +176,6 @@ class Settings:
             instructors=Instructors(
                 per_cohort={c: s.instructors for c, s in parsed.items() if s.instructors},
                 everywhere={str(k): where.ids(everywhere, f"instructors.everywhere.{k}") for k in everywhere},
-                slack_admins=where.flag(teach, "instructors.slack_admins", False),
-                discord_roles=where.ids(teach, "instructors.discord_roles"),
                 console=where.flag(teach, "instructors.console", True),
             ),
             round_seconds=seconds,
@@ -203,6 +202,16 @@ class Settings:
         """A platform's section of the config file (empty when absent); with `keys`, any other
         key in it is a ConfigError with a did-you-mean."""
         return _Where(self.config_source).section(self.config, name, keys)
+
+    def flag(self, key: str, default: bool) -> bool:
+        """A true-or-false setting of the config file by its dotted key, like instructors.slack_admins."""
+        section, _, _ = key.rpartition(".")
+        return _Where(self.config_source).flag(self.section(section), key, default)
+
+    def ids(self, key: str) -> frozenset[str]:
+        """A list of ids in the config file by its dotted key, like instructors.discord_roles."""
+        section, _, _ = key.rpartition(".")
+        return _Where(self.config_source).ids(self.section(section), key)
 
     def config_error(self, key: str, message: str) -> ConfigError:
         """A problem with one key of the config file, named as every config message names it."""

@@ -1,5 +1,5 @@
 """Unprompted messages: due timers become TimerFired events, and their replies go out through
-each platform's Outbox.
+each platform's Outbox (`bot.runtime.delivery`).
 
 Each due timer fires in a task of its own, so one slow or failing channel never delays another.
 A timer is done (deleted, or re-armed when it repeats) only after its replies were delivered, so a
@@ -13,11 +13,11 @@ import asyncio
 import logging
 from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from bot.core.errors import DeliveryFailed, reference_id
-from bot.core.messages import MessageRef, Reply, TimerFired
-from bot.runtime import metrics
+from bot.core.messages import Reply, TimerFired
+from bot.runtime.delivery import Outbox, deliver, platform_of
 
 if TYPE_CHECKING:
     from bot.runtime.app import StudyBot
@@ -30,44 +30,11 @@ LONGEST_RETRY = timedelta(minutes=5)
 MAX_ATTEMPTS = 6  # about ten minutes of retries, then the timer is given up
 
 
-class Outbox(Protocol):
-    """How the core reaches a platform without a triggering event."""
-
-    async def send(self, reply: Reply) -> MessageRef | None:
-        """Post a reply: in `reply.place` when public, to `reply.to` when private or dm."""
-
-    async def edit(self, ref: MessageRef, reply: Reply) -> None:
-        """Replace an earlier message."""
-
-
 def retry_at(now: datetime, attempts: int) -> datetime | None:
     """When to try a failed timer again after `attempts` failures; None: give it up."""
     if attempts >= MAX_ATTEMPTS:
         return None
     return now + min(FIRST_RETRY * 2 ** (attempts - 1), LONGEST_RETRY)
-
-
-def _platform(reply: Reply) -> str | None:
-    if reply.edit is not None:
-        return reply.edit.platform
-    if reply.place is not None:
-        return reply.place.platform
-    return reply.to.platform if reply.to is not None else None
-
-
-async def deliver(bot: StudyBot, outbox: Outbox, reply: Reply) -> MessageRef | None:
-    """Send or edit one reply, and report a tagged message's ref back to the core."""
-    try:
-        if reply.edit is not None:
-            await outbox.edit(reply.edit, reply)
-            return reply.edit
-        ref = await outbox.send(reply)
-    except Exception:
-        metrics.delivery_failed(_platform(reply))
-        raise
-    if reply.tag and ref is not None:
-        await bot.message_posted(reply.tag, ref)
-    return ref
 
 
 class Scheduler:
@@ -119,7 +86,7 @@ class Scheduler:
         return None
 
     def _outbox(self, reply: Reply) -> Outbox:
-        platform = _platform(reply)
+        platform = platform_of(reply)
         outbox = self.outboxes.get(platform or "")
         if outbox is None:
             raise DeliveryFailed(f"no {platform or 'platform'} connection serves this post", permanent=True)
