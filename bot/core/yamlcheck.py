@@ -209,14 +209,36 @@ class Checker:
 
 
     def examples(self, data: Mapping, path: FieldPath) -> Examples:
-        """The optional `examples: {correct: [...], wrong: [...]}` of a rubric's question or prompt."""
+        """The optional `examples: {correct: [...], wrong: [...]}` of a rubric's question or prompt. An example
+        is an answer, or `{answer: ..., kind: ...}` to say what it exercises (one of EXAMPLE_KINDS)."""
         if "examples" not in data:
             return Examples()
         found = self.mapping(data["examples"], path + ("examples",), EXAMPLE_KEYS)
         if found is None:
             return Examples()
         where = path + ("examples",)
-        return Examples(self.texts(found, "correct", where), self.texts(found, "wrong", where))
+        return Examples(self._answers(found, "correct", where), self._answers(found, "wrong", where))
+
+    def _answers(self, data: Mapping, key: str, path: FieldPath) -> tuple[str, ...]:
+        """The answers of a list of examples, each text or a tagged mapping."""
+        value = data.get(key)
+        if not isinstance(value, list):
+            return self.texts(data, key, path)  # nothing, or the message for a value that is no list
+        answers = []
+        for i, item in enumerate(value):
+            where = path + (key, i)
+            if isinstance(item, dict):
+                self.known_keys(item, where, TAGGED_EXAMPLE_KEYS)
+                kind = self.text(item, "kind", where)
+                if kind and kind not in EXAMPLE_KINDS:
+                    self.fail(where + ("kind",), f"must be one of {', '.join(EXAMPLE_KINDS)}, not '{kind[:20]}'")
+                if answer := self.text(item, "answer", where):
+                    answers.append(answer)
+            elif isinstance(item, str) and item.strip():
+                answers.append(item.strip())
+            else:
+                self.fail(where, f"expected text, got {describe(item)}; quote it")
+        return tuple(answers)
 
     def synonyms(self, data: Mapping, key: str, path: FieldPath) -> dict[str, str]:
         """A mapping of words to what they stand for (`DP: data parallelism`), text on both sides."""
@@ -237,3 +259,6 @@ class Checker:
 
 KEY_POINT_KEYS = frozenset({"id", "point", "accept", "misconceptions"})
 EXAMPLE_KEYS = frozenset({"correct", "wrong"})
+TAGGED_EXAMPLE_KEYS = frozenset({"answer", "kind"})
+# What a tagged example exercises: a shorthand of the pack's synonyms table, or a point in other words.
+EXAMPLE_KINDS = ("shorthand", "paraphrase")
