@@ -175,6 +175,11 @@ async def test_a_dispute_survives_a_restart_and_its_buttons_still_work(settings,
         await bot.close()
 
 
+async def test_help_lists_audit_disputes(bot: StudyBot) -> None:
+    [help_text] = await bot.handle(Command("help", "", learner(), channel()))
+    assert "• /audit disputes: the cohort's open disputes, each settled with one press" in help_text.text
+
+
 async def test_a_self_grade_cannot_undo_an_instructors_grade(bot: StudyBot) -> None:
     who = learner()
     feedback = await short_answer(bot, who, "I think it mostly comes down to the hardware budget and the team size")
