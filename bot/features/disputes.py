@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.core.errors import StoreBusy, StudyError
-from bot.core.messages import Audience, Choice, ChoiceMade, Command, Place, Reply, TextSubmitted, TimerKey
+from bot.core.messages import Audience, Choice, ChoiceMade, Command, Form, Place, Reply, TextSubmitted, TimerKey
 from bot.runtime.context import Context
 from bot.runtime.feature import Feature, TimerSpec
 from bot.store.model import Dispute, Disputed, DisputeState, Prompt, PromptKind
@@ -19,7 +19,7 @@ MOST_OPEN = 3  # open disputes one learner may have at once, per cohort
 LISTED = 10  # disputes one listing shows: two buttons each, within a message's 25
 QUOTED = 300  # characters of a disputed answer shown
 ASK = "Ask my instructor"
-ACCEPT, REJECT = "a", "r"
+ACCEPT, REJECT, WORD = "a", "r", "w"  # a settle button's suffixes: accept, reject, add a word
 TELL = "dispute"  # the timer that tells the learner how their dispute was settled
 
 _KINDS = {Disputed.ANSWER: "short answer", Disputed.TEACHBACK: "teach-back"}
@@ -99,8 +99,13 @@ async def listing(ctx: Context, cmd: Command) -> list[Reply]:
 
 
 async def on_settle(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:
-    """Accept or reject one dispute: one press, one transaction."""
+    """Accept or reject one dispute: one press, one transaction. The reply offers a word for the learner."""
     ctx.require_instructor(event.actor, "settle disputes")
+    if suffix == WORD:
+        return [Reply(f"Your word for the learner on dispute #{prompt.data['dispute']}.",
+                      form=Form(prompt.id, "A word for the learner",
+                                "What should the learner hear from you about this answer? It is sent to them by "
+                                "direct message.", label="Your word"))]
     if suffix not in (ACCEPT, REJECT):
         raise StudyError("That button is no longer valid. Use /audit disputes for a fresh list.")
     dispute_id = int(prompt.data["dispute"])
@@ -112,11 +117,24 @@ async def on_settle(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str
     if not settled:
         return [Reply(f"Dispute #{dispute.id} was already {dispute.state}"
                       + (f" (by {dispute.settled_by})." if dispute.settled_by else "."))]
+    word = (Choice(f"Add a word for {who}", f"{prompt.id}.{WORD}"),)
     if dispute.state is DisputeState.ACCEPTED:
         gain = (f"{dispute.points} point{'s' if dispute.points != 1 else ''}, instructor-graded" if dispute.points
                 else "no points (not the answer that scores), but the verdict is now correct")
-        return [Reply(f"Accepted dispute #{dispute.id}: {who} gets {gain}. They are told by direct message.")]
-    return [Reply(f"Rejected dispute #{dispute.id}: the rubric's verdict stands. {who} is told by direct message.")]
+        return [Reply(f"Accepted dispute #{dispute.id}: {who} gets {gain}. They are told by direct message.",
+                      choices=word)]
+    return [Reply(f"Rejected dispute #{dispute.id}: the rubric's verdict stands. {who} is told by direct message.",
+                  choices=word)]
+
+
+async def on_word(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Reply]:
+    """The instructor's optional word for the learner, after settling: stored, and sent by direct message."""
+    ctx.require_instructor(event.actor, "settle disputes")
+    dispute_id = int(prompt.data["dispute"])
+    if not await ctx.store.disputes.add_note(dispute_id, event.actor, event.text.strip(),
+                                             tell=str(TimerKey.of(TELL, dispute_id, WORD))):
+        raise StudyError(f"Dispute #{dispute_id} has a word for its learner already, or is not settled yet.")
+    return [Reply(f"Your word on dispute #{dispute_id} is sent to the learner by direct message.")]
 
 
 async def tell_learner(ctx: Context, key: TimerKey) -> list[Reply]:
@@ -125,7 +143,9 @@ async def tell_learner(ctx: Context, key: TimerKey) -> list[Reply]:
     if dispute is None or dispute.state is DisputeState.OPEN:
         return []  # forgotten meanwhile
     what = f"your {_KINDS[dispute.of]} to “{_item_name(ctx, dispute)[:200]}”"
-    if dispute.state is DisputeState.ACCEPTED:
+    if key.parts[1:] == (WORD,):
+        text = f"A word from your instructor on {what}:\n{dispute.note or ''}"
+    elif dispute.state is DisputeState.ACCEPTED:
         gain = (f"You get {dispute.points} point{'s' if dispute.points != 1 else ''}, marked instructor-graded."
                 if dispute.points else "It is now graded correct (it was not the answer that scores, so no points).")
         text = f"Your instructor accepted {what}. {gain}"
@@ -137,5 +157,6 @@ async def tell_learner(ctx: Context, key: TimerKey) -> list[Reply]:
 
 FEATURE = Feature(
     "disputes", choices={PromptKind.DISPUTE: on_ask, PromptKind.SETTLE: on_settle},
+    forms={PromptKind.SETTLE: on_word},
     timers=(TimerSpec(TELL, tell_learner),),
 )

@@ -35,6 +35,7 @@ SCHEMA = {
         settled_at TEXT,
         settled_by TEXT,
         points INTEGER NOT NULL DEFAULT 0,
+        note TEXT,
         UNIQUE (source, source_id)
     );
     CREATE INDEX disputes_open ON disputes (platform, cohort, opened_at) WHERE state = 'open';
@@ -49,7 +50,7 @@ def _dispute(r: Row) -> Dispute:
     return Dispute(int(r["id"]), r["platform"], r["cohort"], r["user_id"], r["display_name"], Disputed(r["source"]),
                    r["lesson_id"], r["item_id"], r["text"], bool(r["rubric_correct"]), tuple(json.loads(r["matched"])),
                    tuple(json.loads(r["missed"])), DisputeState(r["state"]), datetime.fromisoformat(r["opened_at"]),
-                   r["settled_by"], int(r["points"]))
+                   r["settled_by"], int(r["points"]), r["note"])
 
 
 def _source(c: Conn, of: Disputed, source_id: int, learner: int) -> dict[str, Any] | None:
@@ -156,6 +157,22 @@ class Disputes:
         Returns the dispute (None when it is not of this cohort) and whether this call settled it
         (False: it was settled before)."""
         return await self._engine.write(_settle, dispute_id, accept, instructor, tell, self._engine.now())
+
+    async def add_note(self, dispute_id: int, instructor: Actor, note: str, *, tell: str) -> bool:
+        """The settling instructor's word for the learner on a settled dispute of their cohort, once, with
+        the timer `tell` (due now) that sends it: one transaction. False when there is one already."""
+
+        def run(c: Conn) -> bool:
+            added = c.execute("UPDATE disputes SET note = ? WHERE id = ? AND platform = ? AND cohort = ?"
+                              " AND state != ? AND note IS NULL",
+                              (note, dispute_id, instructor.platform, instructor.cohort, DisputeState.OPEN))
+            if added.rowcount != 1:
+                return False
+            c.execute(SET_TIMER, (tell, now))
+            return True
+
+        now = self._engine.now()
+        return await self._engine.write(run)
 
     async def get(self, dispute_id: int) -> Dispute | None:
         rows = await self._engine.read(_SELECT + " WHERE d.id = ?", (dispute_id,))

@@ -228,6 +228,7 @@ class Dispute:
     opened_at: datetime
     settled_by: str | None = None
     points: int = 0
+    note: str | None = None  # the instructor's word for the learner
 
     @property
     def learner(self) -> Actor:

@@ -75,15 +75,24 @@ async def test_a_dispute_from_verdict_to_direct_message_across_a_restart(
         accepted = await fake.interact(fake.component(accept, listing.message, user_id=CAROL))
         assert accepted.data["content"].startswith("Accepted dispute #1:")
         assert "gets 1 point, instructor-graded" in accepted.data["content"]
-        assert await fire_due(studybot, {"discord": adapter}) == 1
+        modal = await fake.interact(fake.component(button(accepted.message, "Add a word for"), accepted.message,
+                                                   user_id=CAROL))
+        assert modal.type == 9  # the optional word, in a modal
+        word = await fake.interact(fake.modal_submit(modal.data["custom_id"], {"answer": "Name the cost too."},
+                                                     user_id=CAROL))
+        assert word.data["content"] == "Your word on dispute #1 is sent to the learner by direct message."
+        assert await fire_due(studybot, {"discord": adapter}) == 2
         opened = await fake.wait_for_call("POST", r"/users/@me/channels")
         assert opened.json == {"recipient_id": int(ALICE)}
-        dm = await fake.wait_for_call("POST", rf"/channels/{opened.response['id']}/messages")
-        assert dm.json["content"].startswith("Your instructor accepted your short answer")
+        in_dm = rf"/channels/{opened.response['id']}/messages"
+        await fake.wait_for_call("POST", in_dm, count=2)
+        dms = sorted(c.json["content"] for c in fake.calls_matching("POST", in_dm))
+        assert dms[0].startswith("A word from your instructor") and dms[0].endswith("\nName the cost too.")
+        assert dms[1].startswith("Your instructor accepted your short answer")
 
         sent = await fake.interact(fake.slash("results"))
         await private_reply(fake, sent)
-        upload = await fake.wait_for_call("POST", rf"/channels/{opened.response['id']}/messages", count=2)
+        upload = await fake.wait_for_call("POST", rf"/channels/{opened.response['id']}/messages", count=3)
         content = upload.files["quiz_results.txt"].decode()
         assert "core-q2\tshort\tcorrect\tinstructor-graded" in content.splitlines()
     finally:

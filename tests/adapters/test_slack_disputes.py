@@ -85,8 +85,18 @@ async def test_a_dispute_from_verdict_to_direct_message_across_a_restart(
         accepted = await press(adapter, fake, accept, TEACHER)
         assert accepted["text"].startswith("Accepted dispute #1:")
         assert "gets 1 point, instructor-graded" in accepted["text"]
-        assert await fire_due(bot, {"slack": adapter}) == 1
+        trigger = fake.new_trigger_id()  # the optional word: a modal opened by the press after settling
+        word = labelled(accepted["blocks"], "Add a word for")
+        await post(adapter, block_actions(word["action_id"], word["value"], user_id=TEACHER, trigger_id=trigger,
+                                          response_url=fake.response_url("word")))
+        [_, modal] = fake.calls_to("views.open")
+        assert modal.params["trigger_id"] == trigger
+        await post(adapter, view_submission("studybot_form", modal.params["view"]["private_metadata"],
+                                            {"answer": {"text": "MFU: observed over peak."}}, user_id=TEACHER))
+        assert await fire_due(bot, {"slack": adapter}) == 2
         [dm] = [c for c in fake.calls_to("chat.postMessage") if c.params["text"].startswith("Your instructor")]
+        [said] = [c for c in fake.calls_to("chat.postMessage") if c.params["text"].startswith("A word from")]
+        assert said.params["channel"] == "DU0001" and said.params["text"].endswith("\nMFU: observed over peak.")
         assert fake.calls_to("conversations.open")[-1].params["users"] == "U0001"
         assert dm.params["channel"] == "DU0001" and "accepted your teach-back" in dm.params["text"]
         assert await fire_due(bot, {"slack": adapter}) == 0  # told once

@@ -188,3 +188,27 @@ async def test_a_self_grade_cannot_undo_an_instructors_grade(bot: StudyBot) -> N
     [refused] = await bot.handle(pressed(feedback, "I missed it", who))
     assert refused.text.startswith("Your instructor graded this answer")
     assert (await bot.store.boards.standing(who, None)).points == 1
+
+
+async def test_the_instructor_may_add_a_word_after_settling(bot: StudyBot) -> None:
+    who = learner()
+    await bot.handle(pressed(await short_answer(bot, who), ASK, who))
+    listing = await listed(bot)
+    form_token = listing.choices[0].token.split(".")[0]
+    [early] = await bot.handle(TextSubmitted(form_token, "Nice try", TEACHER, channel()))
+    assert early.text.startswith("Dispute #1 has a word for its learner already, or is not settled yet")
+    [rejected] = await bot.handle(pressed(listing, "Reject", TEACHER))
+    [form] = await bot.handle(pressed(rejected, "Add a word for name-U1", TEACHER))
+    assert form.form is not None and form.form.label == "Your word"
+    [refused] = await bot.handle(TextSubmitted(form.form.token, "Nice try", who, channel()))
+    assert refused.text.startswith("Only instructors can settle disputes")
+    word = "Say what FSDP costs too: the extra communication."
+    [sent] = await bot.handle(TextSubmitted(form.form.token, word, TEACHER, channel()))
+    assert sent.text == "Your word on dispute #1 is sent to the learner by direct message."
+    [again] = await bot.handle(TextSubmitted(form.form.token, "More", TEACHER, channel()))
+    assert again.text.startswith("Dispute #1 has a word for its learner already")
+    dms = await told(bot)
+    assert sorted(dm.text.split(" ", 3)[1] for dm in dms) == ["instructor", "word"]
+    [said] = [dm for dm in dms if dm.text.startswith("A word from your instructor on your short answer")]
+    assert said.text.endswith("\n" + word) and said.to.user_id == "U1"
+    assert (await bot.store.disputes.get(1)).note == word
