@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -54,10 +55,12 @@ def as_bot(install: Install) -> Bot:
 
 
 class InstallationStore(AsyncInstallationStore):
-    """Bolt's installation store (bot tokens only: studybot asks for no user token)."""
+    """Bolt's installation store (bot tokens only: studybot asks for no user token). `changed` is told
+    the cohort of every install saved or removed (this process's cached tokens are dropped)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, changed: Callable[[str], None] = lambda cohort: None) -> None:
         self._installs = store.installs
+        self._changed = changed
 
     @property
     def logger(self) -> logging.Logger:
@@ -72,11 +75,13 @@ class InstallationStore(AsyncInstallationStore):
             installer_id=installation.user_id or "", team_name=installation.team_name or "",
             app_id=installation.app_id, enterprise_id=installation.enterprise_id,
             is_enterprise_install=bool(installation.is_enterprise_install)))
+        self._changed(cohort)
         log.info("slack workspace %s (%s) installed studybot", clean(cohort, 30), clean(installation.team_name, 60))
 
     async def async_save_bot(self, bot: Bot) -> None:
-        await self._installs.rotated(PLATFORM, cohort_of(bot.enterprise_id, bot.team_id, bot.is_enterprise_install),
-                                     bot.bot_token, bot.bot_refresh_token, bot.bot_token_expires_at)
+        cohort = cohort_of(bot.enterprise_id, bot.team_id, bot.is_enterprise_install)
+        await self._installs.rotated(PLATFORM, cohort, bot.bot_token, bot.bot_refresh_token, bot.bot_token_expires_at)
+        self._changed(cohort)
 
     async def async_find_bot(self, *, enterprise_id: str | None, team_id: str | None,
                              is_enterprise_install: bool | None = False) -> Bot | None:
@@ -110,6 +115,7 @@ class InstallationStore(AsyncInstallationStore):
 
     async def _uninstall(self, enterprise_id: str | None, team_id: str | None) -> None:
         for cohort in {c for c in (team_id, enterprise_id) if c}:
+            self._changed(cohort)
             if await self._installs.uninstall(PLATFORM, cohort):
                 log.info("slack workspace %s uninstalled studybot; its scores are kept", clean(cohort, 30))
 
@@ -164,24 +170,42 @@ class Workspaces:
         return install.bot_token
 
     def forget(self, cohort: str) -> None:
-        """Drop the cached install (Slack refused its token): the next call reads it again."""
+        """Drop the cached install: the next call reads it again."""
         self._cache.pop(cohort, None)
+
+    async def refused(self, cohort: str, token: str) -> str | None:
+        """Slack refused `token`: a newer one (a peer refreshed it, the workspace reinstalled), or a
+        refreshed one when the token rotates; None when there is none (the refusal stands)."""
+        self.forget(cohort)
+        install = await self._store.installs.find(PLATFORM, cohort)
+        if install is None or not install.bot_token:
+            return None
+        if install.bot_token != token:
+            return install.bot_token
+        if install.refresh_token is None:
+            return None
+        fresh = await self._refresh(cohort, refused=token)
+        self._cache[cohort] = (fresh, time.monotonic() + CACHE_SECONDS)
+        return fresh.bot_token if fresh.bot_token != token else None
 
     def _expiring(self, install: Install) -> bool:
         expires = install.token_expires_at
         return expires is not None and expires <= time.time() + self._rotate_minutes * 60
 
-    async def _refresh(self, cohort: str) -> Install:
+    async def _refresh(self, cohort: str, refused: str | None = None) -> Install:
+        """Refresh the token that expires soon (or that Slack `refused`), unless a peer did meanwhile."""
         async with self._store.engine.exclusive(f"slack-rotate:{cohort}"):
             install = await self._store.installs.find(PLATFORM, cohort)  # a peer may have refreshed it
             if install is None or not install.bot_token:
                 raise DeliveryFailed(f"studybot was uninstalled from the Slack workspace {clean(cohort, 30)}",
                                      permanent=True)
-            if not self._expiring(install):
+            due = install.bot_token == refused or self._expiring(install)
+            if not due:
                 return install
             try:
                 bot = await self._rotator.perform_bot_token_rotation(
-                    bot=as_bot(install), minutes_before_expiration=self._rotate_minutes)
+                    bot=as_bot(replace(install, token_expires_at=0) if refused else install),
+                    minutes_before_expiration=self._rotate_minutes)
             except SlackTokenRotationError as exc:
                 error = exc.api_error.response.get("error") if isinstance(exc.api_error, SlackApiError) else None
                 log.warning("slack refused to refresh workspace %s's token (%s)", clean(cohort, 30), clean(error, 40))

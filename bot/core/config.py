@@ -94,6 +94,7 @@ class Settings:
     db_path: Path = Path("data/studybot.db")
     database_url: str | None = None  # postgresql://… for many processes; None: the SQLite file db_path
     timer_lease: int = 90  # seconds a process holds a timer it claimed: after a crash, another fires it then
+    uninstalled_retention_days: int | None = None  # an uninstalled workspace's scores are deleted after; None: kept
     content_dir: Path = Path("content")
     results_dir: Path = Path("data/results")
     log_level: str = "INFO"
@@ -140,10 +141,15 @@ class Settings:
         if not lease.isdecimal() or not 1 <= int(lease) <= 3600:
             raise ConfigError(f"STUDYBOT_TIMER_LEASE: '{lease[:20]}' is not a number of seconds; set 1 to 3600 "
                               f"(default {cls.timer_lease})")
+        retention = get("STUDYBOT_UNINSTALLED_RETENTION_DAYS")
+        if retention is not None and not (retention.isdecimal() and int(retention) <= 36500):
+            raise ConfigError(f"STUDYBOT_UNINSTALLED_RETENTION_DAYS: '{retention[:20]}' is not a number of days; set "
+                              "0 or more, or unset it to keep an uninstalled workspace's scores")
         settings = cls(
             db_path=Path(get("STUDYBOT_DB") or cls.db_path),
             database_url=url,
             timer_lease=int(lease),
+            uninstalled_retention_days=int(retention) if retention is not None else None,
             content_dir=Path(get("STUDYBOT_CONTENT") or cls.content_dir),
             results_dir=Path(get("STUDYBOT_RESULTS_DIR") or cls.results_dir),
             log_level=level,

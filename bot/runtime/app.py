@@ -133,6 +133,7 @@ class StudyBot:
             async with store.engine.alone():  # processes starting together do this in turn, never at once
                 await bot.arm_schedules()
                 closed, mended = await rounds.repair(bot.ctx)
+                await bot.purge_uninstalled()
             if closed:
                 log.warning("%d round(s) started over a day ago were closed; their summary follows", closed)
             if mended:
@@ -144,6 +145,14 @@ class StudyBot:
 
     async def close(self) -> None:
         await self.ctx.store.close()
+
+    async def purge_uninstalled(self) -> None:
+        """Delete the scores of workspaces uninstalled longer ago than STUDYBOT_UNINSTALLED_RETENTION_DAYS."""
+        days = self.settings.uninstalled_retention_days
+        if days is None:
+            return
+        for cohort in await self.store.purge_uninstalled(timedelta(days=days)):
+            log.info("%s was uninstalled over %d day(s) ago: its learners and scores were deleted", cohort, days)
 
     @property
     def store(self) -> Store:

@@ -28,6 +28,7 @@ DELIVERY_TIMEOUT = 30.0  # seconds one timer's deliveries may take before they c
 FIRST_RETRY = timedelta(seconds=10)  # then doubling
 LONGEST_RETRY = timedelta(minutes=5)
 MAX_ATTEMPTS = 6  # about ten minutes of retries, then the timer is given up
+PURGE_EVERY = 3600.0  # seconds between looks for uninstalled workspaces past their retention
 
 
 def retry_at(now: datetime, attempts: int) -> datetime | None:
@@ -124,8 +125,15 @@ async def fire_due(bot: StudyBot, outboxes: Mapping[str, Outbox]) -> int:
 async def run_scheduler(bot: StudyBot, outboxes: Mapping[str, Outbox], interval: float = 1.0) -> None:
     """Fire due timers every `interval` seconds until cancelled; the heartbeat says it is alive."""
     scheduler = Scheduler(bot, outboxes)
+    purged = asyncio.get_running_loop().time()  # StudyBot.start purged
     try:
         while True:
+            if asyncio.get_running_loop().time() - purged >= PURGE_EVERY:
+                purged = asyncio.get_running_loop().time()
+                try:
+                    await bot.purge_uninstalled()
+                except Exception:
+                    log.exception("cannot delete the scores of long-uninstalled workspaces; will try again")
             try:
                 await scheduler.tick()
             except Exception:
