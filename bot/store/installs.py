@@ -84,6 +84,11 @@ def _install(r: Row) -> Install:
                    uninstalled_at=datetime.fromisoformat(r["uninstalled_at"]) if r["uninstalled_at"] else None)
 
 
+def read_installs(c: Conn) -> list[Install]:
+    """Every install, uninstalled ones too (for `studybot check`, on a read-only connection)."""
+    return [_install(r) for r in c.execute("SELECT * FROM installs ORDER BY platform, cohort").fetchall()]
+
+
 class Installs:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -115,9 +120,8 @@ class Installs:
 
     async def listed(self, platform: str | None = None) -> list[Install]:
         """Every install, uninstalled ones too, by platform and cohort."""
-        where, params = (" WHERE platform = ?", (platform,)) if platform else ("", ())
-        rows = await self._engine.read(f"SELECT * FROM installs{where} ORDER BY platform, cohort", params)
-        return [_install(r) for r in rows]
+        found = await self._engine.run(read_installs)
+        return [i for i in found if platform is None or i.platform == platform]
 
     async def uninstall(self, platform: str, cohort: str) -> bool:
         """The workspace removed studybot: its tokens are wiped now, its scores kept; False if it was

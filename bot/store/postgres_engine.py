@@ -307,6 +307,22 @@ def examine(url: str) -> str:
     return f"{where} (PostgreSQL {server}, schema {version}{upgrade})"
 
 
+def peek(url: str, fn: Callable[[PgConn], T]) -> T | None:
+    """fn run in a read-only transaction; None when fn's tables do not exist yet."""
+    try:
+        with connect(url) as raw:
+            c = PgConn(raw)
+            c.execute("BEGIN READ ONLY")
+            try:
+                return fn(c)
+            except pg_errors.UndefinedTable:
+                return None
+            finally:
+                c.execute("ROLLBACK")
+    except psycopg.Error as exc:
+        raise StoreUnavailable(explain(url, exc)) from exc
+
+
 def restore(backup: Path, url: str) -> None:
     """pg_restore a dump made by `studybot backup`, when pg_restore is on PATH; else SetupError says what to run."""
     if not backup.is_file():

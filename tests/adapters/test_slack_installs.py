@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
-from datetime import timedelta
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from slack_sdk.oauth.installation_store import Installation
 
+from adapters import cli
 from adapters.slack_installs import InstallationStore, OAuthStates
-from bot.core.clock import FixedClock
+from bot.core.clock import FixedClock, SystemClock
 from bot.core.config import Settings
 from bot.core.messages import Actor
 from bot.store import Store
@@ -22,7 +24,7 @@ pytestmark = pytest.mark.both_engines
 async def store(settings: Settings, clock: FixedClock, engine: str) -> AsyncIterator[Store]:
     opened = await Store.open(settings.database, clock)
     yield opened
-    await opened.close()
+    await opened.close()  # again: closing twice is harmless
 
 
 def installation(team: str, token: str, *, installer: str = "U0INSTALL", expires_in: int | None = None) -> Installation:
@@ -102,3 +104,25 @@ async def test_an_oauth_state_is_good_once_and_only_until_it_expires(store: Stor
     assert not await states.async_consume("never-issued")
     clock.advance(601)
     assert not await states.async_consume(second)
+
+
+async def test_check_and_health_list_the_installed_workspaces(
+        settings: Settings, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, engine: str) -> None:
+    for name in ("SLACK_BOT_TOKEN", "SLACK_CLIENT_ID", "DISCORD_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    store = await Store.open(settings.database, SystemClock())  # health reads the heartbeat by the real clock
+    installs = InstallationStore(store)
+    await installs.async_save(installation("T1", "xoxb-one", installer="U0ADA", expires_in=43200))
+    await installs.async_save(installation("T2", "xoxb-two"))
+    await installs.async_delete_all(enterprise_id=None, team_id="T2")
+    await store.beat()
+    await store.close()
+    kept = replace(settings, uninstalled_retention_days=30)
+    today = datetime.now(UTC).date()
+
+    assert cli.check(kept) == 0
+    assert await cli.health(kept) == 0
+    for printed in capsys.readouterr().out.split("healthy:"):
+        assert f"workspace slack:T1 (Team T1): installed since {today} by U0ADA, its token rotates" in printed
+        assert (f"workspace slack:T2 (Team T2): uninstalled on {today}, its scores kept until "
+                f"{today + timedelta(days=30)}" in printed)
