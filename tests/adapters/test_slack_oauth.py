@@ -14,14 +14,15 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+import yaml
 from pg import PgServer
-from support import CORE_PACK
+from support import CORE_PACK, REPO
 
 from adapters.slack_app import SlackAdapter
 from adapters.slack_settings import SlackSettings
 from bot.core.clock import FixedClock
 from bot.core.config import Secret, Settings
-from bot.core.errors import DeliveryFailed
+from bot.core.errors import ConfigError, DeliveryFailed
 from bot.core.messages import Audience, Place, Reply
 from bot.runtime.app import StudyBot
 from standins.slack_standin import SlackStandIn, block_actions, post_signed, sign, slash_command
@@ -227,3 +228,29 @@ async def test_two_processes_due_at_once_refresh_the_token_once(
         for b in bots:
             await b.close()
         pg_server.drop(url)
+
+
+# -- settings -----------------------------------------------------------------------------------
+
+
+def test_the_scopes_asked_for_are_the_manifests() -> None:
+    manifest = yaml.safe_load((REPO / "slack_manifest.yaml").read_text())
+    assert SlackSettings().scopes == tuple(manifest["oauth_config"]["scopes"]["bot"])
+
+
+def test_the_client_id_and_secret_turn_on_installs_in_many_workspaces() -> None:
+    read = SlackSettings.from_env({"SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "s", "SLACK_SIGNING_SECRET": "x",
+                                   "SLACK_REDIRECT_URL": "https://bot.example/slack/back"})
+    assert read.distributed and read.configured and read.redirect_path == "/slack/back"
+    assert not SlackSettings.from_env({"SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "s"}).configured
+
+
+@pytest.mark.parametrize(("environ", "says"), [
+    ({"SLACK_CLIENT_ID": "1.2"}, "SLACK_CLIENT_ID and SLACK_CLIENT_SECRET go together"),
+    ({"SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "s", "SLACK_BOT_TOKEN": "xoxb-1"}, "not both"),
+    ({"SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "s", "SLACK_APP_TOKEN": "xapp-1"}, "unset SLACK_APP_TOKEN"),
+    ({"SLACK_REDIRECT_URL": "bot.example/back"}, "SLACK_REDIRECT_URL: .* is not a URL"),
+])
+def test_a_wrong_distribution_setting_is_one_line_saying_what_to_do(environ: dict[str, str], says: str) -> None:
+    with pytest.raises(ConfigError, match=says):
+        SlackSettings.from_env(environ)
