@@ -39,10 +39,20 @@ SCHEMA = {
     ){without_rowid}
     """,
 }
-COLUMNS = ("platform", "cohort", "enterprise_id", "is_enterprise_install", "team_name", "app_id", "bot_token",
-           "bot_id", "bot_user_id", "bot_scopes", "refresh_token", "token_expires_at", "installer_id", "installed_at")
-# A cohort's rows besides its learners' (those go with the learners, by cascade), deleted when it is purged.
-COHORT_TABLES = ("prompts", "rounds", "glossary_lookups")
+SAVE = ("INSERT INTO installs (platform, cohort, enterprise_id, is_enterprise_install, team_name, app_id, bot_token,"
+        " bot_id, bot_user_id, bot_scopes, refresh_token, token_expires_at, installer_id, installed_at)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (platform, cohort) DO UPDATE SET"
+        " enterprise_id = excluded.enterprise_id, is_enterprise_install = excluded.is_enterprise_install,"
+        " team_name = excluded.team_name, app_id = excluded.app_id, bot_token = excluded.bot_token,"
+        " bot_id = excluded.bot_id, bot_user_id = excluded.bot_user_id, bot_scopes = excluded.bot_scopes,"
+        " refresh_token = excluded.refresh_token, token_expires_at = excluded.token_expires_at,"
+        " installer_id = excluded.installer_id, installed_at = excluded.installed_at, uninstalled_at = NULL")
+# A purged cohort's rows: its learners (and by cascade their answers, scores and cards), then the rest.
+PURGE = ("DELETE FROM learners WHERE platform = ? AND cohort = ?",
+         "DELETE FROM prompts WHERE platform = ? AND cohort = ?",
+         "DELETE FROM rounds WHERE platform = ? AND cohort = ?",
+         "DELETE FROM glossary_lookups WHERE platform = ? AND cohort = ?",
+         "DELETE FROM installs WHERE platform = ? AND cohort = ?")
 
 
 @dataclass(frozen=True)
@@ -99,10 +109,7 @@ class Installs:
                   install.team_name[:200], install.app_id, install.bot_token, install.bot_id, install.bot_user_id,
                   install.bot_scopes, install.refresh_token, install.token_expires_at, install.installer_id,
                   iso(install.installed_at) if install.installed_at else self._engine.now())
-        updated = ", ".join(f"{c} = excluded.{c}" for c in COLUMNS[2:])
-        sql = (f"INSERT INTO installs ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
-               f" ON CONFLICT (platform, cohort) DO UPDATE SET {updated}, uninstalled_at = NULL")
-        await self._engine.write(lambda c: c.execute(sql, values))
+        await self._engine.write(lambda c: c.execute(SAVE, values))
 
     async def rotated(self, platform: str, cohort: str, token: str, refresh_token: str | None,
                       expires_at: int | None) -> None:
@@ -145,10 +152,8 @@ class Installs:
                 "SELECT platform, cohort FROM installs WHERE uninstalled_at IS NOT NULL AND uninstalled_at < ?",
                 (before,)).fetchall()]
             for cohort in gone:
-                c.execute("DELETE FROM learners WHERE platform = ? AND cohort = ?", (cohort.platform, cohort.id))
-                for table in COHORT_TABLES:
-                    c.execute(f"DELETE FROM {table} WHERE platform = ? AND cohort = ?", (cohort.platform, cohort.id))
-                c.execute("DELETE FROM installs WHERE platform = ? AND cohort = ?", (cohort.platform, cohort.id))
+                for statement in PURGE:
+                    c.execute(statement, (cohort.platform, cohort.id))
             return gone
 
         return await self._engine.write(run)
