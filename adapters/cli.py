@@ -35,6 +35,7 @@ from bot.core.errors import ConfigError, ContentErrors, SetupError, StoreUnavail
 from bot.core.logs import configure
 from bot.runtime.app import RELOAD_LOG, StudyBot, settings_problems
 from bot.store import Store, postgres_engine, sqlite_engine
+from bot.store.installs import Install, read_installs
 
 HEALTHY_WITHIN = timedelta(seconds=90)
 GIVEN_UP_WITHIN = timedelta(days=1)  # health lists the timers given up this recently
@@ -132,6 +133,14 @@ def check(settings: Settings) -> int:
         print(f"database: OK, {postgres_engine.examine(settings.database_url)}")
     else:
         print(f"database: OK, {sqlite_engine.examine(settings.db_path)}")
+    try:
+        installs = (postgres_engine.peek(settings.database_url, read_installs) if settings.database_url
+                    else sqlite_engine.peek(settings.db_path, read_installs))
+    except StoreUnavailable as exc:
+        print(f"workspaces: not listed: {exc}")
+    else:
+        for line in workspaces(installs or [], settings):
+            print(line)
     needs = " or ".join(p.needs for p in platforms.PLATFORMS)
     print(f"platforms: {', '.join(p.name for p in found)}" if found else
           f"platforms: none configured (set {needs}); studybot run would refuse to start")
@@ -240,6 +249,7 @@ async def health(settings: Settings) -> int:
     try:
         processes = await store.processes.listed()
         given_up = await store.timers.given_up(clock.now() - GIVEN_UP_WITHIN)
+        installs = await store.installs.listed()
         where = store.engine.where
     finally:
         await store.close()
@@ -255,6 +265,8 @@ async def health(settings: Settings) -> int:
         print(f"process {process.host} pid {process.pid}{f' ({process.platforms})' if process.platforms else ''}: "
               f"beat {int((clock.now() - process.beat_at).total_seconds())} s ago, "
               f"up since {process.started_at.isoformat(timespec='seconds')}")
+    for line in workspaces(installs, settings):
+        print(line)
     for failed in given_up:  # the process is fine; a channel it cannot post to is the operator's to fix
         reason, at = " ".join(failed.reason.split())[:240], failed.at.isoformat(timespec="seconds")
         if failed.timer.startswith("cohorts."):  # a configured channel, checked at start-up
@@ -262,6 +274,25 @@ async def health(settings: Settings) -> int:
         else:
             print(f"warning: timer {failed.timer} was given up at {at}: {reason}")
     return 0
+
+
+def workspaces(installs: list[Install], settings: Settings) -> list[str]:
+    """One line per workspace that installed studybot ("Add to Slack"), uninstalled ones with how long
+    their scores are kept."""
+    lines = []
+    days = settings.uninstalled_retention_days
+    for install in installs:
+        name = f"{install.in_cohort}{f' ({install.team_name})' if install.team_name else ''}"
+        if install.uninstalled_at is None:
+            since = install.installed_at.date().isoformat() if install.installed_at else "?"
+            rotates = ", its token rotates" if install.refresh_token else ""
+            lines.append(f"workspace {name}: installed since {since} by {install.installer_id or '?'}{rotates}")
+            continue
+        kept = ("kept" if days is None else
+                f"kept until {(install.uninstalled_at + timedelta(days=days)).date().isoformat()}")
+        lines.append(f"workspace {name}: uninstalled on {install.uninstalled_at.date().isoformat()}, its scores {kept}"
+                     " (STUDYBOT_UNINSTALLED_RETENTION_DAYS)")
+    return lines
 
 
 class _Parser(argparse.ArgumentParser):

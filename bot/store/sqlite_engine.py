@@ -202,6 +202,20 @@ def _read_only(path: Path, immutable: bool = False) -> sqlite3.Connection:
     return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro{'&immutable=1' if immutable else ''}", uri=True)
 
 
+def peek(path: Path, fn: Callable[[sqlite3.Connection], T]) -> T | None:
+    """fn run on a read-only connection; None when the file or fn's tables do not exist yet."""
+    if not path.exists():
+        return None
+    try:
+        with closing(_read_only(path)) as c:
+            c.row_factory = sqlite3.Row
+            return fn(c)
+    except sqlite3.Error as exc:
+        if "no such table" in str(exc):
+            return None
+        raise StoreUnavailable(f"cannot read the database {path} ({exc})") from exc
+
+
 def examine(path: Path) -> str:
     """What `studybot check` reports of the database, read without changing it; StoreUnavailable
     when studybot could not use it."""
