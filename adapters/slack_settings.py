@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from adapters.platform import Platform
-from bot.core.config import Secret, Settings, port_number
+from adapters.platform import Listen, Platform
+from bot.core.config import Secret, Settings, flag_variable, port_number
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,7 @@ class SlackSettings:
     api_url: str = "https://slack.com/api/"
     http_host: str = "0.0.0.0"
     http_port: int = 3000
+    reuse_port: bool = False  # processes on this machine share http_port (SO_REUSEPORT)
     admins_are_instructors: bool = False  # instructors.slack_admins: workspace admins and owners are instructors
 
     @classmethod
@@ -33,6 +34,7 @@ class SlackSettings:
                    signing_secret=secret("SLACK_SIGNING_SECRET"), api_url=get("SLACK_API_URL") or cls.api_url,
                    http_host=get("STUDYBOT_HTTP_HOST") or cls.http_host,
                    http_port=port_number("STUDYBOT_HTTP_PORT", get("STUDYBOT_HTTP_PORT") or "3000"),
+                   reuse_port=flag_variable("STUDYBOT_REUSE_PORT", get("STUDYBOT_REUSE_PORT")),
                    admins_are_instructors=admins_are_instructors(settings) if settings else False)
 
     @property
@@ -40,9 +42,11 @@ class SlackSettings:
         return bool(self.bot_token and (self.app_token or self.signing_secret))
 
     @property
-    def listens(self) -> tuple[tuple[str, int, str], ...]:
+    def listens(self) -> tuple[Listen, ...]:
         """HTTP mode's address, and the variable that sets its port (Socket Mode listens nowhere)."""
-        return () if self.app_token else ((self.http_host, self.http_port, "STUDYBOT_HTTP_PORT"),)
+        if self.app_token:
+            return ()
+        return (Listen(self.http_host, self.http_port, "STUDYBOT_HTTP_PORT", self.reuse_port),)
 
 
 def admins_are_instructors(settings: Settings) -> bool:
@@ -53,7 +57,7 @@ def admins_are_instructors(settings: Settings) -> bool:
 SLACK = Platform(
     name="slack",
     variables=("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_API_URL",
-               "STUDYBOT_HTTP_HOST", "STUDYBOT_HTTP_PORT"),
+               "STUDYBOT_HTTP_HOST", "STUDYBOT_HTTP_PORT", "STUDYBOT_REUSE_PORT"),
     secrets=(r"xox[abposr]-[A-Za-z0-9-]+", r"xapp-[A-Za-z0-9-]+"),
     noisy_loggers=("slack_bolt", "slack_sdk"),
     sections=(),
