@@ -91,6 +91,6 @@ async def test_without_the_flag_the_second_process_names_the_port_in_use(tmp_pat
         finally:
             await stop(first)
     assert second.returncode == 2
-    assert err.decode().splitlines()[-1] == (f"studybot: STUDYBOT_HTTP_PORT: port {port} on 127.0.0.1 is in use; stop the "
-                                    "program that holds it or set STUDYBOT_HTTP_PORT to a free port")
+    assert err.decode().splitlines()[-1] == (f"studybot: STUDYBOT_HTTP_PORT: port {port} on 127.0.0.1 is in use; "
+                                             "stop the program that holds it or set STUDYBOT_HTTP_PORT to a free port")
     pg_server.drop(url)
