@@ -206,7 +206,7 @@ async def check_channels(bot: StudyBot, adapters: Sequence[Adapter]) -> int:
     Returns how many have a problem."""
     problems = 0
     for adapter in adapters:
-        for key, place in bot.settings.channels(adapter.platform):
+        for key, place in bot.channels(adapter.platform):
             channel = place.channel_id
             try:
                 async with asyncio.timeout(CHECK_WITHIN):
