@@ -22,6 +22,7 @@ from bot.store import postgres_engine, sqlite_engine
 from bot.store.engine import is_postgres_url
 from bot.store.postgres_engine import PgConn, explain, redacted
 
+COLUMNS = "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?"
 SKIPPED = frozenset({"schema_version"})  # PostgreSQL keeps its own
 
 
@@ -79,6 +80,10 @@ def _copy(file: sqlite3.Connection, target: PgConn, url: str) -> Moved:
     try:
         for table in tables:
             columns = [r[1] for r in file.execute(f"PRAGMA table_info({table})")]
+            known = {r[0] for r in target.execute(COLUMNS, (table,))}
+            if unknown := [c for c in columns if c not in known]:
+                raise SetupError(f"the file's table {table} has a column {unknown[0]!r} that this studybot's schema "
+                                 "lacks; give a database made by studybot")
             names = ", ".join(columns)
             with target.conn.cursor().copy(f"COPY {table} ({names}) FROM STDIN") as copy:
                 for row in file.execute(f"SELECT {names} FROM {table}"):
