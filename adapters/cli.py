@@ -1,4 +1,4 @@
-"""studybot: run, console, check, validate, render, backup, restore, health.
+"""studybot: run, console, check, validate, render, backup, restore, migrate-db, health.
 
 `.env` in the working directory is read first; a variable already in the environment wins.
 Every failure is one line on stderr, `studybot: <what>: <what to do>`, with exit status 2
@@ -34,7 +34,7 @@ from bot.core.config import Settings
 from bot.core.errors import ConfigError, ContentErrors, SetupError, StoreUnavailable
 from bot.core.logs import configure
 from bot.runtime.app import RELOAD_LOG, StudyBot, settings_problems
-from bot.store import Store, postgres_engine, sqlite_engine
+from bot.store import Store, moving, postgres_engine, sqlite_engine
 from bot.store.installs import Install, read_installs
 
 HEALTHY_WITHIN = timedelta(seconds=90)
@@ -234,6 +234,16 @@ def restore_backup(settings: Settings, source: Path) -> int:
     return 0
 
 
+async def migrate_db(settings: Settings, url: str) -> int:
+    """Copy the SQLite database (STUDYBOT_DB) into an empty PostgreSQL database, every count checked."""
+    moved = await moving.move(settings.db_path, url)
+    for table, rows in moved.counts.items():
+        print(f"{table}: {rows} row(s)")
+    print(f"copied {moved.rows} row(s) in {len(moved.counts)} tables from {settings.db_path} to "
+          f"{postgres_engine.redacted(url)}, every count checked; set STUDYBOT_DATABASE_URL to it and start studybot")
+    return 0
+
+
 async def health(settings: Settings) -> int:
     """Exit 0 when the database is sound and the scheduler's heartbeat is fresh (Docker's healthcheck)."""
     clock = SystemClock()
@@ -318,6 +328,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", type=Path)
     p = sub.add_parser("restore", help="replace the database with a backup (stop the bot first)")
     p.add_argument("path", type=Path)
+    p = sub.add_parser("migrate-db", help="copy the SQLite database into an empty PostgreSQL database (bot stopped)")
+    p.add_argument("--to", required=True, metavar="URL", help="postgresql://user:password@host/db")
     sub.add_parser("reload", help="check the lesson packs, then have the running studybot use them (no restart)")
     sub.add_parser("health", help="exit 0 when the database is sound and the scheduler is alive")
     return parser
@@ -346,6 +358,8 @@ def _command(args: argparse.Namespace) -> int:
         return asyncio.run(run(settings, args.or_console))
     if args.command == "backup":
         return asyncio.run(backup(settings, args.path))
+    if args.command == "migrate-db":
+        return asyncio.run(migrate_db(settings, args.to))
     return asyncio.run(health(settings))
 
 

@@ -337,7 +337,8 @@ class SlackAdapter(ChatAdapter):
         self._runner = web.AppRunner(server, shutdown_timeout=5.0, access_log=None,
                                      keepalive_timeout=limits.header_timeout, lingering_time=0)
         await self._runner.setup()
-        site = CappedSite(self._runner, self.settings.http_host, self.settings.http_port, limits.max_connections)
+        site = CappedSite(self._runner, self.settings.http_host, self.settings.http_port, limits,
+                          reuse_port=self.settings.reuse_port)
         try:
             await site.start()
         except OSError as exc:

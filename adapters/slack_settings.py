@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from adapters.platform import Platform
-from bot.core.config import Secret, Settings, port_number
+from adapters.platform import Listen, Platform
+from bot.core.config import Secret, Settings, flag_variable, port_number
 from bot.core.errors import ConfigError
 
 # The bot scopes of slack_manifest.yaml (oauth_config.scopes.bot): what "Add to Slack" asks for.
@@ -26,6 +26,7 @@ class SlackSettings:
     api_url: str = "https://slack.com/api/"
     http_host: str = "0.0.0.0"
     http_port: int = 3000
+    reuse_port: bool = False  # processes on this machine share http_port (SO_REUSEPORT)
     admins_are_instructors: bool = False  # instructors.slack_admins: workspace admins and owners are instructors
     # Distribution ("Add to Slack" for many workspaces): the app's client id and secret turn it on
     client_id: str | None = None
@@ -62,6 +63,7 @@ class SlackSettings:
                    signing_secret=secret("SLACK_SIGNING_SECRET"), api_url=get("SLACK_API_URL") or cls.api_url,
                    http_host=get("STUDYBOT_HTTP_HOST") or cls.http_host,
                    http_port=port_number("STUDYBOT_HTTP_PORT", get("STUDYBOT_HTTP_PORT") or "3000"),
+                   reuse_port=flag_variable("STUDYBOT_REUSE_PORT", get("STUDYBOT_REUSE_PORT")),
                    admins_are_instructors=admins_are_instructors(settings) if settings else False,
                    client_id=client_id, client_secret=client_secret, scopes=scopes, redirect_url=redirect,
                    installer_is_instructor=settings.flag("instructors.slack_installer", True) if settings else True)
@@ -82,9 +84,11 @@ class SlackSettings:
         return bool(self.bot_token and (self.app_token or self.signing_secret))
 
     @property
-    def listens(self) -> tuple[tuple[str, int, str], ...]:
+    def listens(self) -> tuple[Listen, ...]:
         """HTTP mode's address, and the variable that sets its port (Socket Mode listens nowhere)."""
-        return () if self.app_token else ((self.http_host, self.http_port, "STUDYBOT_HTTP_PORT"),)
+        if self.app_token:
+            return ()
+        return (Listen(self.http_host, self.http_port, "STUDYBOT_HTTP_PORT", self.reuse_port),)
 
 
 def admins_are_instructors(settings: Settings) -> bool:
@@ -96,7 +100,7 @@ SLACK = Platform(
     name="slack",
     variables=("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_API_URL",
                "STUDYBOT_HTTP_HOST", "STUDYBOT_HTTP_PORT", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET",
-               "SLACK_REDIRECT_URL", "SLACK_SCOPES"),
+               "SLACK_REDIRECT_URL", "SLACK_SCOPES", "STUDYBOT_REUSE_PORT"),
     secrets=(r"xox[abposre]-[A-Za-z0-9-]+", r"xox[abposre]\.xox[abposr]-[A-Za-z0-9-]+", r"xapp-[A-Za-z0-9-]+"),
     noisy_loggers=("slack_bolt", "slack_sdk"),
     sections=(),

@@ -261,6 +261,14 @@ def port_number(variable: str, text: str) -> int:
     return int(text)
 
 
+def flag_variable(variable: str, text: str | None) -> bool:
+    """An on/off environment variable (1/0, true/false, yes/no, on/off; unset is off); ConfigError otherwise."""
+    word = (text or "0").strip().lower()
+    if word not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+        raise ConfigError(f"{variable}: '{word[:20]}' is neither on nor off; set it to 1 or 0")
+    return word in ("1", "true", "yes", "on")
+
+
 def read_config(path: Path) -> Any:
     """The config file as plain data (a regular UTF-8 file, no anchors or aliases)."""
     if not path.exists():
