@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from adapters import metrics_http
-from adapters.platform import Platform
+from adapters.platform import Listen, Platform
 from bot.core.errors import PlatformRejected, PlatformUnreachable, SetupError
 from bot.core.messages import Place
 from bot.runtime.app import StudyBot
@@ -142,18 +142,21 @@ def reload_on_hangup(bot: StudyBot) -> Iterator[None]:
 
 
 def check_ports(configured: Mapping[Platform, Any], metrics_port: int | None) -> None:
-    """Every address studybot will listen on is free (SetupError names the variable otherwise)."""
+    """Every address studybot will listen on is free (SetupError names the variable otherwise); a
+    shared port (SO_REUSEPORT) may already be held by other studybot processes, which share it too."""
     wanted = [address for platform, settings in configured.items() for address in platform.listens(settings)]
     if metrics_port is not None:
-        for _, port, variable in wanted:
-            if port == metrics_port:
-                raise SetupError(f"STUDYBOT_METRICS_PORT: {port} is also {variable}; leave it unset (Slack's HTTP "
-                                 "port serves /metrics too) or choose another port")
-        wanted.append((metrics_http.HOST, metrics_port, "STUDYBOT_METRICS_PORT"))
-    for host, port, variable in wanted:
+        for listen in wanted:
+            if listen.port == metrics_port:
+                raise SetupError(f"STUDYBOT_METRICS_PORT: {metrics_port} is also {listen.variable}; leave it unset "
+                                 "(Slack's HTTP port serves /metrics too) or choose another port")
+        wanted.append(Listen(metrics_http.HOST, metrics_port, "STUDYBOT_METRICS_PORT"))
+    for host, port, variable, shared in wanted:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         with socket.socket(family, socket.SOCK_STREAM) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as aiohttp binds
+            if shared:  # binds beside processes that share the port; still fails beside any other program
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
             try:
                 probe.bind((host, port))
             except OSError as exc:

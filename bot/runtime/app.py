@@ -155,6 +155,7 @@ class StudyBot:
                 for feature in bot.features:
                     if feature.on_start is not None:
                         await feature.on_start(bot.ctx)
+                await bot.purge_uninstalled()
         except BaseException:
             await store.close()
             raise
@@ -162,6 +163,14 @@ class StudyBot:
 
     async def close(self) -> None:
         await self.ctx.store.close()
+
+    async def purge_uninstalled(self) -> None:
+        """Delete the scores of workspaces uninstalled longer ago than STUDYBOT_UNINSTALLED_RETENTION_DAYS."""
+        days = self.settings.uninstalled_retention_days
+        if days is None:
+            return
+        for cohort in await self.store.purge_uninstalled(timedelta(days=days)):
+            log.info("%s was uninstalled over %d day(s) ago: its learners and scores were deleted", cohort, days)
 
     @property
     def store(self) -> Store:

@@ -89,6 +89,7 @@ class Engine(ABC):
         self.failed = asyncio.Event()
         self._pending: list[tuple[Callable[..., Any], tuple, asyncio.Future]] = []
         self._flushing: asyncio.Task | None = None
+        self._held: dict[str, asyncio.Lock] = {}
 
     @property
     @abstractmethod
@@ -120,6 +121,14 @@ class Engine(ABC):
         """Work that one process at a time does (start-up sweeps and repairs); SQLite's file is one
         process's at a time already."""
         yield
+
+    @asynccontextmanager
+    async def exclusive(self, name: str) -> AsyncIterator[None]:
+        """Hold `name` alone among every task of every process on this database (a token refresh, an
+        identify). No transaction stays open meanwhile. SQLite's file is one process's, so a lock in
+        this process is enough there."""
+        async with self._held.setdefault(name, asyncio.Lock()):
+            yield
 
     def size(self) -> int:
         """Bytes on disk (0 when not known to this process)."""

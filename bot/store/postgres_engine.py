@@ -36,6 +36,8 @@ T = TypeVar("T")
 
 MIGRATE_LOCK = 7_226_001  # pg_advisory_lock key: one process applies the schema steps at a time
 STARTUP_LOCK = 7_226_002  # one process does the start-up work (sweeps, arming, repairs) at a time
+NAMED_LOCKS = 7226  # pg_advisory_lock's first key for `exclusive(name)`; the second is hashtext(name)
+LOCK_POLL = 0.05  # seconds between tries for a named lock another process holds
 CONNECT_TIMEOUT = 5  # seconds
 # SQLite's json_each over a JSON array of text, so that the store's SQL reads the same on both databases.
 FUNCTIONS = ("CREATE OR REPLACE FUNCTION json_each(text) RETURNS TABLE (value text) LANGUAGE sql IMMUTABLE"
@@ -226,6 +228,19 @@ class PostgresEngine(Engine):
         finally:
             await self.run(lambda c: c.execute("SELECT pg_advisory_unlock(?)", (STARTUP_LOCK,)))
 
+    @asynccontextmanager
+    async def exclusive(self, name: str) -> AsyncIterator[None]:
+        """This process's lock, then a session advisory lock for the name, tried without blocking the
+        connection (other work goes on while a peer holds it)."""
+        take = "SELECT pg_try_advisory_lock(?, hashtext(?))"
+        async with super().exclusive(name):
+            while not await self.run(lambda c: c.execute(take, (NAMED_LOCKS, name)).fetchone()[0]):
+                await asyncio.sleep(LOCK_POLL)
+            try:
+                yield
+            finally:
+                await self.run(lambda c: c.execute("SELECT pg_advisory_unlock(?, hashtext(?))", (NAMED_LOCKS, name)))
+
     def _connection(self) -> PgConn:
         """The live connection, connecting (again) when there is none or it broke."""
         if self._conn is None or self._conn.conn.broken or self._conn.conn.closed:
@@ -290,6 +305,22 @@ def examine(url: str) -> str:
                                f"{SCHEMA_VERSION}; run the newer studybot, or restore a backup made by this one")
     upgrade = f", upgraded to {SCHEMA_VERSION} at start" if version < SCHEMA_VERSION else ""
     return f"{where} (PostgreSQL {server}, schema {version}{upgrade})"
+
+
+def peek(url: str, fn: Callable[[PgConn], T]) -> T | None:
+    """fn run in a read-only transaction; None when fn's tables do not exist yet."""
+    try:
+        with connect(url) as raw:
+            c = PgConn(raw)
+            c.execute("BEGIN READ ONLY")
+            try:
+                return fn(c)
+            except pg_errors.UndefinedTable:
+                return None
+            finally:
+                c.execute("ROLLBACK")
+    except psycopg.Error as exc:
+        raise StoreUnavailable(explain(url, exc)) from exc
 
 
 def restore(backup: Path, url: str) -> None:
