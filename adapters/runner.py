@@ -37,6 +37,7 @@ STOP_WITHIN = 8.0  # seconds to close every adapter after a stop signal (Docker'
 
 
 CHECK_WITHIN = 10.0  # seconds for one configured channel's start-up check
+CHANNEL_CHECKS = "channel checks"  # the lock of the process checking the configured channels
 
 
 class Adapter(Outbox, Protocol):
@@ -200,7 +201,16 @@ async def run_platforms(bot: StudyBot, configured: Mapping[Platform, Any], stop:
 async def check_channels(bot: StudyBot, adapters: Sequence[Adapter]) -> int:
     """Check each channel the configuration posts to on a schedule; each one studybot cannot post
     in is logged and recorded for `studybot health` (which shows what the latest check found).
-    Returns how many have a problem."""
+    One process checks for all: one that starts while another checks skips it. Returns how many
+    have a problem."""
+    async with bot.store.engine.first(CHANNEL_CHECKS) as mine:
+        if not mine:
+            log.info("another studybot process is checking the configured channels")
+            return 0
+        return await _check_channels(bot, adapters)
+
+
+async def _check_channels(bot: StudyBot, adapters: Sequence[Adapter]) -> int:
     problems = 0
     for adapter in adapters:
         for key, place in bot.settings.channels(adapter.platform):

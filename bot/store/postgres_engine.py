@@ -14,9 +14,8 @@ import asyncio
 import logging
 import shutil
 import subprocess
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import asynccontextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -35,7 +34,7 @@ log = logging.getLogger("studybot.store")
 T = TypeVar("T")
 
 MIGRATE_LOCK = 7_226_001  # pg_advisory_lock key: one process applies the schema steps at a time
-STARTUP_LOCK = 7_226_002  # one process does the start-up work (sweeps, arming, repairs) at a time
+LOCKS = 7_226_002  # the first key of the named advisory locks (Engine.locked, Engine.first)
 CONNECT_TIMEOUT = 5  # seconds
 # SQLite's json_each over a JSON array of text, so that the store's SQL reads the same on both databases.
 FUNCTIONS = ("CREATE OR REPLACE FUNCTION json_each(text) RETURNS TABLE (value text) LANGUAGE sql IMMUTABLE"
@@ -217,14 +216,13 @@ class PostgresEngine(Engine):
             raise StoreUnavailable(explain(url, exc)) from exc
         return engine
 
-    @asynccontextmanager
-    async def alone(self) -> AsyncIterator[None]:
-        """Under a session advisory lock: processes that start together do their start-up work in turn."""
-        await self.run(lambda c: c.execute("SELECT pg_advisory_lock(?)", (STARTUP_LOCK,)))
-        try:
-            yield
-        finally:
-            await self.run(lambda c: c.execute("SELECT pg_advisory_unlock(?)", (STARTUP_LOCK,)))
+    async def try_lock(self, name: str, key: str = "") -> bool:
+        """A session advisory lock on this process's connection (a process that dies lets go of it)."""
+        return bool(await self.run(lambda c: c.execute("SELECT pg_try_advisory_lock(?, hashtext(?))",
+                                                       (LOCKS, f"{name}:{key}")).fetchone()[0]))
+
+    async def unlock(self, name: str, key: str = "") -> None:
+        await self.run(lambda c: c.execute("SELECT pg_advisory_unlock(?, hashtext(?))", (LOCKS, f"{name}:{key}")))
 
     def _connection(self) -> PgConn:
         """The live connection, connecting (again) when there is none or it broke."""
