@@ -149,6 +149,12 @@ class Engine(ABC):
             if mine:
                 await self.unlock(name)
 
+    async def notices(self, channel: str) -> AsyncIterator[str]:
+        """What other processes announce on `channel` (their payloads), for as long as this process
+        runs; on SQLite nothing is announced (one process per file), so this never yields."""
+        return
+        yield
+
     def size(self) -> int:
         """Bytes on disk (0 when not known to this process)."""
         return 0
