@@ -41,8 +41,7 @@ from bot.core.clock import SystemClock
 from bot.core.config import Settings
 from bot.core.errors import ConfigError, ContentErrors, SetupError, StoreUnavailable
 from bot.core.logs import configure
-from bot.features import daily
-from bot.runtime.app import RELOAD_LOG, StudyBot
+from bot.runtime.app import RELOAD_LOG, StudyBot, settings_problems
 from bot.store import Store, postgres_engine, sqlite_engine
 
 HEALTHY_WITHIN = timedelta(seconds=90)
@@ -132,7 +131,7 @@ def check(settings: Settings) -> int:
     for warning in report.warnings:
         print(warning)
     library = report.library
-    for key, message in daily.unknown_lessons(settings, library):
+    for key, message in settings_problems(settings, library):
         raise settings.config_error(key, message)
     print(f"settings: OK{f' (config {settings.config_source})' if settings.config else ''}")
     print(f"content: OK, {len(library.lessons)} lesson(s), {len(library.questions)} questions in "
@@ -190,7 +189,7 @@ def reload_running(settings: Settings) -> int:
     if report.problems:
         raise SetupError(f"{len(report.problems)} problem(s) found, so nothing was reloaded: fix them, then run "
                          "studybot reload again")
-    for key, message in daily.unknown_lessons(settings, report.library):  # the running studybot would refuse
+    for key, message in settings_problems(settings, report.library):  # the running studybot would refuse
         raise settings.config_error(key, message)
     if settings.database_url:  # every process on the database listens
         postgres_engine.notify(settings.database_url, RELOAD_CHANNEL)

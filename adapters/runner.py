@@ -223,7 +223,7 @@ async def check_channels(bot: StudyBot, adapters: Sequence[Adapter]) -> int:
 async def _check_channels(bot: StudyBot, adapters: Sequence[Adapter]) -> int:
     problems = 0
     for adapter in adapters:
-        for key, place in bot.settings.channels(adapter.platform):
+        for key, place in bot.channels(adapter.platform):
             channel = place.channel_id
             try:
                 async with asyncio.timeout(CHECK_WITHIN):

@@ -118,8 +118,8 @@ BELOW = {
     "bot.content": {"bot.questions", "bot.core", "bot.grading"},
     "bot.store": {"bot.core", "bot.grading"},
     "bot.reports": {"bot.runtime.context", "bot.store", "bot.content", "bot.questions", "bot.core", "bot.grading"},
-    "bot.features": {"bot.runtime.context", "bot.runtime.commands", "bot.reports", "bot.store", "bot.content",
-                     "bot.questions", "bot.core", "bot.grading"},
+    "bot.features": {"bot.runtime.context", "bot.runtime.commands", "bot.runtime.feature", "bot.reports",
+                     "bot.store", "bot.content", "bot.questions", "bot.core", "bot.grading"},
 }
 
 

@@ -19,11 +19,11 @@ from adapters.discord_settings import DiscordSettings
 from bot.core.clock import FixedClock
 from bot.core.config import Secret, Settings
 from bot.core.errors import PlatformRejected, PlatformUnreachable
-from bot.runtime.app import COMMANDS as DECLARED
-from bot.runtime.app import StudyBot
+from bot.runtime.app import StudyBot, declared_commands
 from bot.runtime.scheduler import fire_due
 from standins.discord_standin import DiscordStandIn
 
+DECLARED = declared_commands()
 COMMANDS = {spec.name for spec in DECLARED}
 ALICE, BOB, CAROL = "4444", "5555", "6666"  # carol has the Instructor role in the stand-in
 SHORT_ANSWER = "FSDP shards the parameters across GPUs, and it needs more communication between them."

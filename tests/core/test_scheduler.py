@@ -10,7 +10,8 @@ import pytest
 from bot.core.errors import DeliveryFailed
 from bot.core.messages import Actor, Audience, ChoiceMade, Command, MessageRef, Place, Reply
 from bot.runtime.app import StudyBot
-from bot.runtime.scheduler import MAX_ATTEMPTS, Scheduler, fire_due, retry_at
+from bot.runtime.feature import MAX_ATTEMPTS, retry_at
+from bot.runtime.scheduler import Scheduler, fire_due
 from bot.store.model import RoundState
 
 pytestmark = pytest.mark.both_engines
