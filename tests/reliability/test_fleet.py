@@ -45,7 +45,7 @@ PACK = REPO / "tests" / "packs" / "core"
 COHORT = "T0001"
 PLACE = Place("slack", COHORT, "C0001")
 PLACE_COHORT = Cohort("slack", COHORT)
-LEASE = 1  # seconds: STUDYBOT_TIMER_LEASE for these tests
+LEASE = 1  # seconds: STUDYBOT_TIMER_LEASE where a process is killed (a lease must outlast a delivery)
 TICK = 1.0  # the scheduler's interval
 TIMERS, TIMER_PROCESSES = 1000, 3
 LEARNERS, ANSWERS_EACH, ANSWER_PROCESSES = 500, 10, 4
@@ -88,8 +88,7 @@ def environment(tmp_path: Path, url: str, fake: SlackStandIn | None = None, **ex
     env = {k: v for k, v in os.environ.items()
            if "PROXY" not in k.upper() and not k.startswith(("SLACK_", "DISCORD_", "STUDYBOT_", "FLEET_"))}
     env.update(STUDYBOT_DATABASE_URL=url, STUDYBOT_CONTENT=str(PACK), STUDYBOT_RESULTS_DIR=str(tmp_path / "results"),
-               STUDYBOT_TIMER_LEASE=str(LEASE), STUDYBOT_LOG_LEVEL="WARNING", PYTHONPATH=f"{REPO}{os.pathsep}{HERE}",
-               **extra)
+               STUDYBOT_LOG_LEVEL="WARNING", PYTHONPATH=f"{REPO}{os.pathsep}{HERE}", **extra)
     if fake is not None:
         env.update(SLACK_BOT_TOKEN=fake.bot_token, SLACK_SIGNING_SECRET=fake.signing_secret,
                    SLACK_API_URL=fake.api_url, STUDYBOT_HTTP_HOST="127.0.0.1")
@@ -177,7 +176,7 @@ async def test_three_processes_fire_a_thousand_due_timers_exactly_once(database:
             await store.timers.set(f"{rounds.END}:{round_id}", later)
             return round_id
 
-        env = environment(tmp_path, database, fake)
+        env = environment(tmp_path, database, fake)  # the default lease: far longer than a delivery takes
         fleet = await asyncio.gather(*(Worker.start("run", env, tmp_path / f"p{n}") for n in range(TIMER_PROCESSES)))
         try:  # the rounds are stored while the processes start; their timers become due once all serve
             await asyncio.gather(*(stopped_round(n) for n in range(TIMERS)), *(w.serving() for w in fleet))
@@ -206,7 +205,8 @@ async def test_a_round_survives_the_sigkill_of_the_process_holding_its_timer(dat
     config.write_text("rounds:\n  seconds: 5\n  shortest: 5\n")  # a question's time longer than lease + tick
     stall = tmp_path / "stall"
     stall.touch()  # the first reveal waits, claimed, in whichever process claims it
-    env = environment(tmp_path, database, fake, STUDYBOT_CONFIG=str(config), FLEET_STALL=str(stall))
+    env = environment(tmp_path, database, fake, STUDYBOT_CONFIG=str(config), FLEET_STALL=str(stall),
+                      STUDYBOT_TIMER_LEASE=str(LEASE))
     fleet = await asyncio.gather(*(Worker.start("run", env, tmp_path / f"p{n}") for n in range(3)))
     try:
         await asyncio.gather(*(w.serving() for w in fleet))

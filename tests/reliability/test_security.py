@@ -150,6 +150,8 @@ ALLOWED_SQL = {
     ("__init__.py", "count", "f'SELECT COUNT(*) AS n FROM {table}'"),  # table checked against a fixed set first
     # an int from range(); PRAGMA takes no parameters
     ("sqlite_engine.py", "migrate", "f'PRAGMA user_version = {number}'"),
+    # LISTEN takes no parameters; psycopg quotes the channel as an identifier
+    ("postgres_engine.py", "notices", "sql.SQL('LISTEN {}').format(sql.Identifier(channel))"),
 }
 
 
