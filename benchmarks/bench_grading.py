@@ -158,7 +158,7 @@ def _single_grades(folder: Path, n: int) -> tuple[tuple[float, float], ...]:
     columns = [[float(s) for s in f.read_text().split()] for f in files]
     if any(len(column) != n for column in columns):
         raise ValueError(f"{folder.name}: {n} answers but {'/'.join(str(len(c)) for c in columns)} single grades")
-    return tuple(zip(*columns, strict=True))  # type: ignore[arg-type]
+    return tuple(zip(*columns, strict=True))
 
 
 def load_rubrics(path: Path = RUBRICS) -> tuple[dict[str, Rubric], Synonyms]:
