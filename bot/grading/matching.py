@@ -10,7 +10,12 @@ that the answer states voids it. Both are read as bot.grading.reading reads them
   words longer than the phrase ("used only within" states "only used within"; a misconception must
   be said in order). A phrase of two content words may also be said the other way round with only
   function words between ("memory location" as "location in memory", "store a value" as "a value
-  can be stored"). A phrase never runs across a clause break.
+  can be stored"). A phrase runs across a clause break only when said word for word with only
+  punctuation between, a whole clause at one end at least ("first in, first out", one step a
+  sentence; "It splits. The model trains." does not say "splits the model"); in a bare list, only
+  when it is the whole answer, of LISTED_STEPS words or more ("left, root, right").
+- Typos: a misconception stated only through a typo ("FILO" for "FIFO") voids nothing when an
+  accepted phrasing of its point is said exactly (bot.grading.words: short abbreviations are never typos).
 - Negation: a phrase inside a scope opened by a negator that is not part of the phrase is not
   stated: it neither credits an accepted phrasing nor voids by a misconception. A phrasing that
   carries its own negator ("no backward pass") is matched like any other, and also by its other
@@ -60,6 +65,8 @@ from bot.grading.words import is_content, lemma
 
 MAX_INSERTED = 2  # content words an answer may insert inside a phrase
 MAX_INSERTED_FUNCTION = 3  # and function words ("of", "that", "is")
+LISTED_STEPS = 3  # a bare list states a phrasing item by item only when it is the whole answer, of so many words or
+# more ("left, root, right"): "optimizer, state" is two terms, not "optimizer state"
 
 # Words whose swap states the opposite: an answer that says "less communication" denies "more communication".
 _OPPOSITES = (("more", "less"), ("many", "few"), ("fast", "slow"), ("faster", "slower"), ("high", "low"),
@@ -114,6 +121,21 @@ def _spans(answer: Answer, wanted: Phrase, loose: bool = True) -> Iterator[list[
         first, last = answer.words[span[0]], answer.words[span[-1]]
         if first.clause == last.clause and (not strict or first.item == last.item):
             yield span
+        elif loose and _punctuated(answer, span, len(wanted.words)) and (not answer.bare_list or (
+                len(span) == len(answer.words) >= LISTED_STEPS)):
+            yield span
+
+
+def _punctuated(answer: Answer, span: list[int], size: int) -> bool:
+    """Whether a span across clause breaks is the phrase said word for word with only punctuation between ("first
+    in, first out", "left,root,right", one step a sentence), a whole clause at one end at least ("It splits. The
+    model trains." does not say "splits the model")."""
+    if span != list(range(span[0], span[0] + size)):
+        return False
+    words = answer.words
+    starts = span[0] == 0 or words[span[0] - 1].clause != words[span[0]].clause
+    ends = span[-1] == len(words) - 1 or words[span[-1] + 1].clause != words[span[-1]].clause
+    return starts or ends
 
 
 def _candidates(answer: Answer, wanted: Phrase, lists: list[list[int]], strict: bool, loose: bool
@@ -277,6 +299,9 @@ def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms) -> tuple
     matched, voided, denied, taken = [], [], set(), set()
     for point in points:
         wrong = _misconception_said(point, answer, table)
+        if wrong is not None and _misconception_said(point, answer.exact(), table) is None \
+                and _find_point(point, answer.exact(), table)[0] == STATED:
+            wrong = None  # a typo of a misconception ("FILO") never outweighs an accepted phrasing said ("FIFO")
         if wrong is not None:
             voided.append(point.id)
             taken |= _stating(answer, wrong, loose=False, asides=frozenset())

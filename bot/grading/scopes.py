@@ -18,6 +18,7 @@ from bot.grading.rules import (
     FILLERS,
     LIST_JOINERS,
     PLURAL_BE,
+    RELATING_CONTENT,
     RELATION_WORDS,
     RELATIVES,
     SCOPE_RULES,
@@ -26,7 +27,7 @@ from bot.grading.rules import (
     ScopeRule,
     When,
 )
-from bot.grading.words import is_content, lemma
+from bot.grading.words import irregular_form, is_content, lemma
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +124,8 @@ def _numbers(tokens: list[str]) -> tuple[list[int], list[int]]:
 
 
 def _relates(tokens: list[str], items: list[int]) -> bool:
-    """Whether the tokens relate words: a relation word, or a determiner after the first word of a list item."""
+    """Whether the tokens relate words: a relation word, or a determiner after the first word of a list item; without
+    separators, also a particle or an irregular verb form (RELATING_CONTENT)."""
     last_item = -1  # the item of the last word
     for i, token in enumerate(tokens):
         if token in DETERMINERS and items[i] == last_item:
@@ -132,7 +134,8 @@ def _relates(tokens: list[str], items: list[int]) -> bool:
             if token in RELATION_WORDS or lemma(token) in RELATION_WORDS:
                 return True
             last_item = items[i]
-    return False
+    separated = BREAK in tokens or any(t in LIST_JOINERS for t in tokens)
+    return not separated and any(t in RELATING_CONTENT or irregular_form(t) for t in tokens)
 
 
 # ---------------------------------------------------------------- scopes
@@ -165,6 +168,8 @@ class _State:
 
 def _applies(row: ScopeRule, tokens: list[str], i: int, n: int, state: _State) -> bool:
     """Whether the row applies to the word tokens[i] (word number n) in the state before it."""
+    if row.in_contrast and (state.scope is None or state.scope.row.does is not Does.CONTRAST):
+        return False
     if row.in_negation:
         scope = state.scope
         if scope is None or not scope.negation:
