@@ -199,7 +199,7 @@ def grade_all(questions: Sequence[Question], rubrics: dict[str, Rubric], synonym
     for q in questions:
         rubric = rubrics[q.id]
         for n, (text, human) in enumerate(q.answers):
-            result = grade(rubric, text, synonyms=synonyms)
+            result = grade(rubric, text, synonyms=synonyms, prompt=q.prompt)
             scored.append(Scored(q.id, human, result.correct, result.score, len(result.matched) / len(rubric.points),
                                  answer_points(result.correct, first_answer=True),
                                  q.graders[n] if q.graders else None))
@@ -325,7 +325,7 @@ def error_categories(questions: Sequence[Question], rubrics: dict[str, Rubric], 
     for q in questions:
         rubric = rubrics[q.id]
         for text, human in q.answers:
-            result = grade(rubric, text, synonyms=synonyms)
+            result = grade(rubric, text, synonyms=synonyms, prompt=q.prompt)
             if human >= CLEARLY_RIGHT and not result.correct:
                 found["false reject: " + _why_rejected(rubric, text, result, synonyms)] += 1
             elif human <= CLEARLY_WRONG and result.correct:

@@ -41,16 +41,16 @@ def _found(result: Grade) -> str:
     return f"matched: {_ids(result.matched)}; missed: {_ids(result.missed)}{voided}"
 
 
-def _examples(rubric: Rubric, correct: Sequence[str], wrong: Sequence[str],
+def _examples(rubric: Rubric, prompt: str, correct: Sequence[str], wrong: Sequence[str],
               synonyms: Synonyms | None) -> list[RubricIssue]:
     issues = []
     for n, example in enumerate(correct):
-        result = grade(rubric, example, synonyms=synonyms)
+        result = grade(rubric, example, synonyms=synonyms, prompt=prompt)
         if not result.correct:
             issues.append(RubricIssue(("examples", "correct", n),
                                       f"graded wrong but listed as correct: {_quote(example)} ({_found(result)})"))
     for n, example in enumerate(wrong):
-        result = grade(rubric, example, synonyms=synonyms)
+        result = grade(rubric, example, synonyms=synonyms, prompt=prompt)
         if result.correct:
             issues.append(RubricIssue(("examples", "wrong", n), f"graded correct but listed as wrong: "
                                       f"{_quote(example)} (matched: {_ids(result.matched)})"))
@@ -68,7 +68,7 @@ def _empty_answers(rubric: Rubric, prompt: str, synonyms: Synonyms | None) -> li
     for where, label, text in ((("prompt",), "the question's own prompt", prompt),
                                (("rubric",), "an empty answer", ""),
                                (("rubric",), "a bare list of the accepted words", bare_list(rubric, synonyms))):
-        result = grade(rubric, text, synonyms=synonyms)
+        result = grade(rubric, text, synonyms=synonyms, prompt=prompt)
         if result.correct:
             said = f": {_quote(text)}" if where == ("rubric",) and text else ""
             issues.append(RubricIssue(where, f"{label} is graded correct{said} (matched: {_ids(result.matched)})",
@@ -102,5 +102,5 @@ def _typos_of_the_prompt(rubric: Rubric, prompt: str, synonyms: Synonyms | None)
 def audit_rubric(rubric: Rubric, prompt: str, correct_examples: Sequence[str] = (),
                  wrong_examples: Sequence[str] = (), synonyms: Synonyms | None = None) -> list[RubricIssue]:
     """Every listed example graded otherwise than listed (errors), then the warnings."""
-    return (_examples(rubric, correct_examples, wrong_examples, synonyms)
+    return (_examples(rubric, prompt, correct_examples, wrong_examples, synonyms)
             + _empty_answers(rubric, prompt, synonyms) + _typos_of_the_prompt(rubric, prompt, synonyms))

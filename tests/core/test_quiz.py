@@ -172,7 +172,10 @@ async def test_one_point_short_and_half_of_another_is_correct_and_says_so(bot) -
     assert q.rubric.needed == 2
     [near] = await bot.handle(TextSubmitted(prompt_id, "It shards the parameters; the price is communication.",
                                             who, channel()))
-    assert "Graded correct: 1 of 2 key points, and part of another." in near.text
+    # the half point is named, with the learner's own word, and is not listed as missed (issue 26)
+    assert ("Graded correct: 1 of 2 key points, and part of \"It pays with extra communication\" (you wrote "
+            "'communication').") in near.text
+    assert "missed" not in near.text
     q, prompt_id = await short_question(bot, who)
     [short] = await bot.handle(TextSubmitted(prompt_id, "It shards the parameters.", who, channel()))
     assert "Partly right: 1 of 2 key points (2 make it correct)" in short.text
