@@ -289,8 +289,8 @@ def test_an_empty_answer_graded_correct_is_warned_about(tmp_path: Path, monkeypa
     from bot.grading.matching import Grade
     from bot.grading.matching import grade as real_grade
 
-    def lenient(rubric, text, *, synonyms=None):
-        found = real_grade(rubric, text, synonyms=synonyms)
+    def lenient(rubric, text, *, synonyms=None, prompt=""):
+        found = real_grade(rubric, text, synonyms=synonyms, prompt=prompt)
         return found if text else Grade((rubric.points[0].id,), (), (), True)  # credits an empty answer
 
     monkeypatch.setattr(audit, "grade", lenient)
