@@ -9,9 +9,9 @@ can tell what it states; `phrase` reads a rubric's phrasing the same way.
 - Numbers are normalised: "184,320" is "184320", "16k" and "16 thousand" are "16000", "3.3M" is "3300000", "one"
   to "twelve" are digits; decimals are kept ("3.5"); "n^2" is "n2". Symbols read as words ("&" and, "+" plus,
   "<=" less than or equal to, "->" and "→" to, "w/o" without; HTML entities are decoded, "-&gt;" is "->"), "into"
-  and "onto" are "in to" and "on to" (so "put into" states "put in" with one word more), "non-" and "non " join the next word ("nonconstant"; a
-  "non" left alone before a function word is "none"), and an identifier splits into its words ("arrayName" is
-  "array name"; "LoRA" is one word).
+  and "onto" are "in to" and "on to" (so "put into" states "put in" with one word more), "non-" and "non " join
+  the next word ("nonconstant"; a "non" left alone before a function word is "none"), and an identifier splits
+  into its words ("arrayName" is "array name"; "LoRA" is one word).
 - Negation and contrast scopes: the rows of bot.grading.rules.SCOPE_RULES, applied by bot.grading.scopes. The
   content word a negator closely follows in its clause is what the clause denies something of ("latency is not
   important").
