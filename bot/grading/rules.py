@@ -44,8 +44,8 @@ RELATING = frozenset({
     "if", "unless", "whether", "then", "only", "also", "just", "even", "still", "always",
     "plus", "minus", "times", "equals", "less", "greater",
 })
-# In an answer without separators, content words that relate too: a verb's particle ("nodes take up more memory" is a
-# sentence), and an irregular verb form ("took", "kept": bot.grading.words.irregular_form).
+# In a short answer without separators or connectives, content words that relate too: a verb's particle ("nodes take
+# up more memory" is a sentence), and an irregular verb form ("took", "kept": bot.grading.words.irregular_form).
 RELATING_CONTENT = frozenset({"up", "down", "off"})
 
 
@@ -150,6 +150,10 @@ SCOPE_RULES = (
 NEGATORS = frozenset().union(*(r.words for r in SCOPE_RULES if r.does is Does.NEGATE))
 CONTRASTS = frozenset().union(*(r.words for r in SCOPE_RULES if r.does is Does.CONTRAST and not r.followed_by))
 # The words that end a scope wherever they stand.
-CLAUSE_WORDS = frozenset().union(*(r.words for r in SCOPE_RULES if r.does is Does.END and r.when is None))
+CLAUSE_WORDS = frozenset().union(*(r.words for r in SCOPE_RULES if r.does is Does.END and r.when is None
+                                   and not r.in_contrast))
 RELATION_WORDS = NEGATORS | CLAUSE_WORDS | RELATIVES | RELATING
+# Words that join clauses but relate no two terms by themselves: a list of terms strung with them ("sharding so
+# communication because memory") is still a bare list.
+CONNECTIVES = CLAUSE_WORDS | {"then", "also", "plus"}
 FUNCTION_WORDS = RELATION_WORDS | DETERMINERS | FILLERS | LIST_JOINERS

@@ -106,3 +106,17 @@ async def test_an_explanation_too_short_to_grade_is_not_stored_and_the_prompt_st
     good = ". ".join(k.accept[0] for k in prompt.key_points)
     [feedback] = await bot.handle(TextSubmitted(reply.form.token, good, who, channel()))
     assert "earns 1 point" in feedback.text
+
+
+async def test_a_keyword_list_earns_no_teachback_point(bot) -> None:
+    from bot.grading.selfcheck import bare_list
+
+    who = learner()
+    [reply] = await bot.handle(Command("teachback", "", who, channel()))
+    prompt = next(p for p in bot.library.prompts.values() if p.prompt in reply.text)
+    for joiner in (", ", " so "):
+        keywords = bare_list(prompt.rubric, bot.ctx.synonyms(prompt.lesson_id), joiner)
+        [feedback] = await bot.handle(TextSubmitted(reply.form.token, keywords, who, channel()))
+        assert "earns 1 point" not in feedback.text, keywords
+        again = next(c for c in feedback.choices if c.label == "Try this one again")
+        [reply] = await bot.handle(ChoiceMade(again.token, who, channel()))
