@@ -19,12 +19,12 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TextIO
 
+from adapters.replies import ChatAdapter, Inbound
 from bot.core.messages import (
     Actor,
     Audience,
     ChoiceMade,
     Command,
-    Event,
     Form,
     MessageRef,
     Place,
@@ -32,7 +32,7 @@ from bot.core.messages import (
     TextSubmitted,
 )
 from bot.runtime.app import StudyBot
-from bot.runtime.scheduler import deliver, run_scheduler
+from bot.runtime.scheduler import run_scheduler
 
 PLATFORM, COHORT, CHANNEL = "console", "local", "console"
 BANNER = "studybot console. Type /help for the commands, /quit (or Ctrl-D) to leave."
@@ -41,14 +41,49 @@ FORM_HINT = "(type it on the next line; a number typed here is part of your answ
 QUIT = ("/quit", "/exit")
 
 
-class ConsoleChat:
+class ConsoleTurn:
+    """One typed line, answered by printing: the console answers with any reply, and has no modals
+    (a form is the next line typed)."""
+
+    opens_forms = form_answers = False
+    answers = (Audience.PRIVATE, Audience.PUBLIC)
+
+    def __init__(self, chat: ConsoleChat) -> None:
+        self.chat = chat
+
+    async def open_form(self, reply: Reply) -> bool:
+        return False
+
+    async def answer(self, reply: Reply | None, *, more: bool) -> bool | MessageRef:
+        return True if reply is None else await self._show(reply) or True
+
+    async def say(self, reply: Reply) -> None:
+        await self._show(reply)
+
+    async def _show(self, reply: Reply) -> MessageRef | None:
+        """Print a reply. The console has no direct messages: a file sent by DM was shown inline
+        with where it was written, in place of the private reply that would point to the DM."""
+        if self.chat.shown_file and not (reply.choices or reply.form or reply.file):
+            return None
+        return await self.chat.send(reply)
+
+    async def fail(self, text: str) -> None:
+        self.chat.say(text)
+
+
+class ConsoleChat(ChatAdapter):
+    platform = PLATFORM
+    title = "The console"
+    undeliverable = {True: "The console could not show that post.", False: "The console could not show that."}
+
     def __init__(self, bot: StudyBot, out: TextIO = sys.stdout, user: str = "learner") -> None:
-        self.bot = bot
+        super().__init__(bot)
         self.out = out
         self.actor = Actor(PLATFORM, COHORT, user, user, bot.settings.instructors.console)
         self.place = Place(PLATFORM, COHORT, CHANNEL)
         self.choices: list[str] = []  # the choice tokens of the last message shown, by number - 1
         self.form: Form | None = None  # the form waiting for the next line
+        self.shown_file = False  # whether this line's replies showed a file sent by DM
         self._posted = 0
 
     @property
@@ -60,7 +95,7 @@ class ConsoleChat:
         text = text.strip()
         if not text:
             return
-        event: Event
+        event: Inbound
         if text.startswith("/"):
             name, _, args = text[1:].partition(" ")
             event = Command(name, args, self.actor, self.place)
@@ -78,16 +113,12 @@ class ConsoleChat:
         else:
             self.say("Type a command such as /quiz or /help" + (", or a choice number." if self.choices else "."))
             return
-        await self.show(await self.bot.handle(event))
+        self.shown_file = False
 
-    async def show(self, replies: list[Reply]) -> None:
-        """Print replies. The console has no direct messages: a file sent by DM is shown inline with
-        where it was written, in place of the private reply that would point to the DM."""
-        files = [r for r in replies if r.audience is Audience.DM and r.file is not None]
-        for reply in replies:
-            if files and reply.audience is Audience.PRIVATE and not (reply.choices or reply.form or reply.file):
-                continue
-            await deliver(self.bot, self, reply)
+        async def happened() -> Inbound:
+            return event
+
+        await self.handle(ConsoleTurn(self), happened)
 
     async def send(self, reply: Reply) -> MessageRef:
         """The console's Outbox: print the reply; its numbered choices or its form are what the
@@ -102,14 +133,12 @@ class ConsoleChat:
             self.form = reply.form
             self.say(f"{reply.form.label} {FORM_HINT}:")
         if reply.file:
+            self.shown_file = self.shown_file or reply.audience is Audience.DM
             self.say(f"--- {reply.file.filename} ---\n{reply.file.content.decode()}--- end ---")
             if reply.file.saved_to is not None:
                 self.say(f"{reply.file.filename} was written to {reply.file.saved_to}")
         self._posted += 1
         return MessageRef(PLATFORM, CHANNEL, str(self._posted))
-
-    async def channel_problem(self, place: Place) -> str | None:
-        return None  # the console prints everything
 
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
         await self.send(replace(reply, text=f"[message {ref.message_id} updated]\n{reply.text}"))

@@ -37,7 +37,7 @@ LESSON_KEYS = frozenset({"id", "title", "summary", "goals", "synonyms"})
 GOAL_KEYS = frozenset({"id", "text"})
 QUESTION_KEYS = frozenset({"id", "type", "goal", "prompt", "explanation", "sources"})
 TERM_KEYS = frozenset({"term", "definition", "aliases", "related", "sources"})
-PROMPT_KEYS = frozenset({"id", "goal", "prompt", "key_points", "needed", "sources", "examples"})
+PROMPT_KEYS = frozenset({"id", "goal", "prompt", "key_points", "needed", "needed_because", "sources", "examples"})
 _SOURCE_HEADING = re.compile(r"^##\s+([A-Za-z][A-Za-z0-9_.-]*)\b", re.MULTILINE)
 
 
@@ -100,12 +100,23 @@ def _read_prompts(c: Checker, data: dict, lesson: Lesson) -> list[tuple[FieldPat
         rubric = c.rubric(p, "key_points", path, default_needed=teachback_needed(size), half_point=False)
         item = TeachbackPrompt(id=c.text(p, "id", path), lesson_id=lesson.id, prompt=c.text(p, "prompt", path),
                                rubric=rubric, goal=c.text(p, "goal", path, required=False),
-                               sources=c.texts(p, "sources", path), examples=c.examples(p, path))
+                               sources=c.texts(p, "sources", path), examples=c.examples(p, path),
+                               needed_because=_needed_because(c, p, path))
         examples = item.examples
         issues = audit_rubric(rubric, item.prompt, examples.correct, examples.wrong, lesson.synonyms)
         c.audited(path, [replace(i, where=_in_prompt(i.where)) for i in issues])
         out.append((path, item))
     return out
+
+
+def _needed_because(c: Checker, prompt: dict, path: FieldPath) -> str:
+    """The author's one-line reason for a teach-back's `needed`; it explains a `needed` that is set."""
+    reason = c.text(prompt, "needed_because", path, required=False)
+    if "\n" in reason:
+        c.fail(path + ("needed_because",), "must be one line: say in a sentence why that many key points are needed")
+    if "needed_because" in prompt and "needed" not in prompt:
+        c.fail(path + ("needed_because",), "explains `needed`, which is not set; set it or drop the reason")
+    return reason
 
 
 def _in_prompt(where: FieldPath) -> FieldPath:

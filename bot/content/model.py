@@ -35,6 +35,7 @@ class TeachbackPrompt:
     goal: str = ""
     sources: tuple[str, ...] = ()
     examples: Examples = Examples()
+    needed_because: str = ""  # the author's reason for `needed`, for those who edit the rubric
 
     @property
     def key_points(self) -> tuple[KeyPoint, ...]:

@@ -23,6 +23,7 @@ from bot.reports.cohort_figures import (
 )
 from bot.runtime.commands import Option, command
 from bot.runtime.context import Context
+from bot.runtime.feature import Feature
 
 NAMED = 10  # learners named per list before "and N more"
 QUOTED = 50  # characters of a choice's text
@@ -142,3 +143,6 @@ async def insights(ctx: Context, cmd: Command) -> list[Reply]:
     lesson = ctx.lesson(name) if name else None
     figures = await gather(ctx, cmd.actor.in_cohort, lesson, all_time)
     return [Reply(fit_lines(overview(figures), POINTER))]
+
+
+FEATURE = Feature("insights", commands=(insights,))

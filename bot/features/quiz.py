@@ -14,6 +14,7 @@ from bot.grading.honor import real_attempt
 from bot.questions.base import DONT_KNOW, OPEN_FORM, Question, Verdict, says_dont_know
 from bot.runtime.commands import Option, command
 from bot.runtime.context import Context
+from bot.runtime.feature import Feature
 from bot.store.model import AnswerMode, Outcome, Prompt, PromptKind, Typed
 
 SELF_GRADES = {  # choice suffix: (label, rating for the review schedule)
@@ -195,3 +196,10 @@ def _not_recorded(outcome: Outcome) -> Reply:
     if outcome is Outcome.ALREADY:
         return Reply("You already answered this question; your first answer stands.")
     return Reply("That question has ended, so the answer was not recorded. Use /quiz for a fresh one.")
+
+
+FEATURE = Feature(
+    "quiz", commands=(quiz,),
+    choices={PromptKind.QUESTION: on_choice, PromptKind.NEXT: on_next, PromptKind.SELF_GRADE: on_self_grade},
+    forms={PromptKind.QUESTION: on_text},
+)

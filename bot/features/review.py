@@ -17,16 +17,17 @@ from fsrs import Card, Rating
 
 from bot.content.model import Lesson
 from bot.core.errors import StudyError
-from bot.core.messages import Actor, Audience, Cohort, Command, Place, Reply, TimerFired
+from bot.core.messages import Actor, Audience, Cohort, Command, Place, Reply, TimerKey
 from bot.features.asking import arrangement
 from bot.questions.base import Question
 from bot.runtime.commands import Option, command
 from bot.runtime.context import Context
+from bot.runtime.feature import Feature, TimerSpec
 from bot.store.model import AnswerMode, CardReview, PromptKind
 
 EASY_WITHIN = timedelta(seconds=10)
 REMINDER_HOUR = time(9, 0)  # reminders go out from 09:00 in the cohort's time zone
-REMINDER_KEY = "reminders"
+REMINDER_KEY = "reminders"  # one timer: the hourly check for reminders to send
 REMINDER_EVERY = timedelta(hours=1)
 
 
@@ -106,7 +107,7 @@ async def next_card(ctx: Context, actor: Actor, place: Place, lesson: Lesson) ->
                          arrangement(question, prompt))]
 
 
-async def on_reminders(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
+async def on_reminders(ctx: Context, key: TimerKey) -> list[Reply]:
     """The hourly check (a repeating timer): each opted-in learner with cards due gets one direct message a day."""
     now = ctx.clock.now()
 
@@ -124,10 +125,21 @@ async def on_reminders(ctx: Context, event: TimerFired, key: str) -> list[Reply]
 
 def reminder_tag(actor: Actor, day: str) -> str:
     """The tag of one learner's reminder for one local day: reported back once it is delivered."""
-    return f"{REMINDER_KEY}:" + json.dumps([actor.platform, actor.cohort, actor.user_id, day])
+    return str(TimerKey.of(REMINDER_KEY, json.dumps([actor.platform, actor.cohort, actor.user_id, day])))
 
 
-async def on_delivered(ctx: Context, tag: str) -> None:
+async def on_delivered(ctx: Context, tag: TimerKey) -> None:
     """A reminder reached its learner: that day is done for them (a failed one is tried again)."""
-    platform, cohort, user_id, day = json.loads(tag.split(":", 1)[1])
+    platform, cohort, user_id, day = json.loads(tag.rest)
     await ctx.store.learners.reminded(Actor(platform, cohort, user_id), day)
+
+
+def next_check(ctx: Context, key: TimerKey) -> datetime:
+    return ctx.clock.now() + REMINDER_EVERY
+
+
+FEATURE = Feature(
+    "review",
+    commands=(review,),
+    timers=(TimerSpec(REMINDER_KEY, on_reminders, repeat=next_check, on_delivered=on_delivered),),
+)

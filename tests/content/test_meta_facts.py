@@ -427,7 +427,7 @@ def test_serving_is_judged_first_on_latency_and_cost_and_throughput_is_not_a_mis
     assert "serving is judged on throughput" not in judged["misconceptions"]
     assert "serving is judged only on throughput" in judged["misconceptions"]
     brief = flat("brief.md")
-    assert "Training is throughput-bound" in brief
+    assert "Training is throughput-oriented" in brief
     assert "judged first on latency per request and cost per call; batching is how that cost falls" in brief
     for s in sentences(*taught_text()):
         assert not re.search(r"latency,? not throughput|not on (training )?throughput", s), s

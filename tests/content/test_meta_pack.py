@@ -354,7 +354,7 @@ def test_every_source_cited_by_a_teachback_prompt_is_a_notes_heading():
 ANSWERED_BY = {
     "meta-q04": ["MFU divides the model math done per second (forward and backward passes, not recomputation) by "
                  "the GPUs' peak rate"],
-    "meta-q07": ["Training is throughput-bound: it holds weights, gradients, optimizer state and activations, runs "
+    "meta-q07": ["Training is throughput-oriented: it holds weights, gradients, optimizer state and activations, runs "
                  "for weeks, and is judged on tokens per second, MFU and failure recovery.",
                  "Serving holds the weights plus per-request state, runs forward passes only, and is judged first on "
                  "latency per request and cost per call; batching is how that cost falls"],
@@ -364,7 +364,7 @@ ANSWERED_BY = {
                  "It exchanges data at every layer, so it needs the fastest links and stays inside one server"],
     "meta-q13": ["The gains are faster math [P9] and smaller activations.",
                  "The model's state does not shrink at all: with Adam it stays at 16 bytes per parameter, because the "
-                 "FP32 master weights and optimizer state stay full size [P5].",
+                 "FP32 master weights and optimizer state stay full size [P5]",
                  "training in it does not require loss scaling [D6]"],
     "meta-q06": ["FSDP (fully sharded data parallel) stores only a slice of the parameters, gradients and optimizer "
                  "state on each GPU", "The memory saving costs extra communication."],

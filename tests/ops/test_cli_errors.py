@@ -216,8 +216,9 @@ def test_health_lists_the_timers_given_up_without_failing(studybot: Run, tmp_pat
     asyncio.run(prepare())
     code, out, err = studybot("health")
     assert code == 0, err
-    healthy, checked, warning = out.splitlines()
-    assert healthy.startswith("healthy: heartbeat ")
+    healthy, process, checked, warning = out.splitlines()
+    assert healthy.startswith("healthy: heartbeat ") and healthy.endswith(", 1 process(es) running")
+    assert process.startswith("process ") and " beat 0 s ago, up since " in process
     assert warning.startswith("warning: timer leaderboard:slack:T0001 was given up at ")
     assert warning.endswith(": channel_not_found (archived)")
     assert checked.startswith("warning: cohorts.T0001.daily.channel (checked at ")

@@ -17,7 +17,7 @@ from support import CORE_PACK, learner, record
 from bot.core.clock import FixedClock
 from bot.core.errors import SetupError, StoreBusy, StoreUnavailable
 from bot.store import Store
-from bot.store.engine import restore
+from bot.store.sqlite_engine import restore
 
 NOBODY = 65534
 
