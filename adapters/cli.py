@@ -27,7 +27,15 @@ from dotenv import dotenv_values
 
 from adapters import platforms
 from adapters.platform import Platform
-from adapters.runner import check_ports, pid_file, reload_on_hangup, run_platforms, running_pid, stop_signals
+from adapters.runner import (
+    RELOAD_CHANNEL,
+    check_ports,
+    pid_file,
+    reload_on_hangup,
+    run_platforms,
+    running_pid,
+    stop_signals,
+)
 from bot.content.loader import QUIZ_MD, Report, check_library
 from bot.content.render import render_quiz
 from bot.core import yamlfile
@@ -189,13 +197,19 @@ async def run(settings: Settings, or_console: bool) -> int:
 
 
 def reload_running(settings: Settings) -> int:
-    """Check the lesson packs, then ask the running studybot (its pid file) to load them (SIGHUP)."""
+    """Check the lesson packs, then ask the running studybot to load them: on SQLite the process its
+    pid file names (SIGHUP); on PostgreSQL every process on the database (NOTIFY)."""
     report = checked(settings.content_dir)
     if report.problems:
         raise SetupError(f"{len(report.problems)} problem(s) found, so nothing was reloaded: fix them, then run "
                          "studybot reload again")
     for key, message in settings_problems(settings, report.library):  # the running studybot would refuse
         raise settings.config_error(key, message)
+    if settings.database_url:  # every process on the database listens
+        postgres_engine.notify(settings.database_url, RELOAD_CHANNEL)
+        print(f"asked every studybot process on {postgres_engine.redacted(settings.database_url)} to reload the "
+              "lesson packs; their logs say when they are in use")
+        return 0
     marker = pid_file(settings.db_path)
     try:
         pid = running_pid(marker)

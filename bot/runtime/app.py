@@ -59,6 +59,7 @@ from bot.store import Store
 from bot.store.model import Prompt, PromptKind
 
 log = logging.getLogger("studybot")
+STARTUP = "start-up"  # the lock under which a starting process arms schedules and repairs rounds
 RELOAD_LOG = "studybot.reload"  # what a reload found and did (the console shows it, below its WARNING level)
 reload_log = logging.getLogger(RELOAD_LOG)
 _K = TypeVar("_K")
@@ -150,7 +151,7 @@ class StudyBot:
         store = await Store.open(settings.database, clock or SystemClock())
         bot = cls(Context(store, report.library, settings, store.clock), features)
         try:
-            async with store.engine.alone():  # processes starting together do this in turn, never at once
+            async with store.engine.locked(STARTUP):  # processes starting together do this in turn
                 await bot.arm_schedules()
                 for feature in bot.features:
                     if feature.on_start is not None:

@@ -21,7 +21,7 @@ from bot.runtime.scheduler import fire_due
 from standins.slack_standin import SlackStandIn, block_actions, slash_command, view_submission
 
 TEACHER, OTHER_TEACHER = "U0TEACH", "U0OTHER"  # instructors of T0001 and of T0002
-SAID = "It is about GPUs, I think."
+SAID = "It is about buying more GPUs for the team, I think."
 
 
 async def start(settings: Settings, clock: FixedClock, slack: SlackSettings) -> tuple[StudyBot, SlackAdapter]:

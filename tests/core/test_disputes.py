@@ -126,7 +126,7 @@ async def test_a_learner_has_at_most_a_few_open_disputes(bot: StudyBot) -> None:
 async def test_a_teachback_dispute_accepted_earns_its_point(bot: StudyBot) -> None:
     who = learner()
     [form] = await bot.handle(Command("teachback", "core-tb2", who, channel()))
-    said = "It is about GPUs, I think."
+    said = "It is about buying more GPUs for the team, I think."
     [missed] = await bot.handle(TextSubmitted(form.form.token, said, who, channel()))
     assert [c.label for c in missed.choices] == ["Try this one again", ASK]
     await bot.handle(pressed(missed, ASK, who))

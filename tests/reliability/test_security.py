@@ -154,6 +154,8 @@ ALLOWED_SQL = {
     *(("moving.py", "_copy", sql) for sql in (
         "f'SELECT EXISTS (SELECT 1 FROM {table})'", "f'PRAGMA table_info({table})'", "f'SELECT {names} FROM {table}'",
         "f'SELECT COUNT(*) FROM {table}'", "f'SELECT setval(?, COALESCE(MAX(id), 0) + 1, false) FROM {table}'")),
+    # LISTEN takes no parameters; psycopg quotes the channel as an identifier
+    ("postgres_engine.py", "notices", "sql.SQL('LISTEN {}').format(sql.Identifier(channel))"),
 }
 
 
