@@ -57,7 +57,7 @@ SCHEMA = {
         WHERE scored = 1 AND missed IS NOT NULL
     """,
     # an instructor's verdict replaced the rubric's (an accepted dispute)
-    9: "ALTER TABLE answers ADD COLUMN instructor_graded INTEGER NOT NULL DEFAULT 0",
+    10: "ALTER TABLE answers ADD COLUMN instructor_graded INTEGER NOT NULL DEFAULT 0",
 }
 
 

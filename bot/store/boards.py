@@ -25,7 +25,7 @@ SCHEMA = {
     CREATE INDEX weekly_board ON weekly_scores (platform, cohort, week, points DESC)
     """,
     4: "ALTER TABLE weekly_scores ADD COLUMN self_graded INTEGER NOT NULL DEFAULT 0",
-    9: "ALTER TABLE weekly_scores ADD COLUMN instructor_graded INTEGER NOT NULL DEFAULT 0",  # by accepted disputes
+    10: "ALTER TABLE weekly_scores ADD COLUMN instructor_graded INTEGER NOT NULL DEFAULT 0",  # by accepted disputes
 }
 
 

@@ -16,7 +16,7 @@ from bot.store.model import Dispute, Disputed, DisputeState, Opened
 from bot.store.timers import SET_TIMER
 
 SCHEMA = {
-    9: """
+    10: """
     CREATE TABLE disputes (
         id {serial},
         learner_id INTEGER NOT NULL REFERENCES learners (id) ON DELETE CASCADE,

@@ -29,7 +29,7 @@ SCHEMA = {
     CREATE INDEX teachbacks_by_learner ON teachbacks (learner_id, prompt_id)
     """,
     # the rubric's verdict (NULL before it was kept), and an instructor's that replaced it (an accepted dispute)
-    9: """
+    10: """
     ALTER TABLE teachbacks ADD COLUMN passed INTEGER;
     ALTER TABLE teachbacks ADD COLUMN instructor_graded INTEGER NOT NULL DEFAULT 0
     """,
