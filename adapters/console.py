@@ -39,6 +39,7 @@ BANNER = "studybot console. Type /help for the commands, /quit (or Ctrl-D) to le
 PROMPT, ANSWER_PROMPT = "> ", "answer> "
 FORM_HINT = "(type it on the next line; a number typed here is part of your answer, not a choice)"
 QUIT = ("/quit", "/exit")
+SHOWN_INLINE = ".txt"  # a saved file of another kind (a CSV, an HTML report) is named by its path only
 
 
 class ConsoleChat:
@@ -102,7 +103,8 @@ class ConsoleChat:
             self.form = reply.form
             self.say(f"{reply.form.label} {FORM_HINT}:")
         if reply.file:
-            self.say(f"--- {reply.file.filename} ---\n{reply.file.content.decode()}--- end ---")
+            if reply.file.saved_to is None or reply.file.filename.endswith(SHOWN_INLINE):
+                self.say(f"--- {reply.file.filename} ---\n{reply.file.content.decode()}--- end ---")
             if reply.file.saved_to is not None:
                 self.say(f"{reply.file.filename} was written to {reply.file.saved_to}")
         self._posted += 1

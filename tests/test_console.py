@@ -255,3 +255,23 @@ async def test_self_grading_needs_a_real_attempt_and_instructors_can_audit_it(tm
     finally:
         if console.proc.returncode is None:
             console.proc.kill()
+
+
+async def test_insights_export_writes_both_files_and_prints_their_paths(tmp_path: Path) -> None:
+    """A terminal is no place for 500 lines of HTML: the CSV and the report are written under the
+    results folder, beside the cohort's results file, and the console names where."""
+    settings = Settings(db_path=tmp_path / "bot.db", content_dir=CORE_PACK, results_dir=tmp_path / "results")
+    bot = await StudyBot.start(settings, FixedClock("2026-11-30T08:00:00+00:00"))
+    out = io.StringIO()
+    chat = ConsoleChat(bot, out)
+    try:
+        await chat.line("/insights export")
+    finally:
+        await bot.close()
+    shown = out.getvalue()
+    folder = tmp_path / "results" / "local" / "console@cohort"
+    for name in ("cohort_answers.csv", "cohort_report.html"):
+        assert f"{name} was written to {folder / name}" in shown
+        assert (folder / name).stat().st_size > 0
+    assert "<html" not in shown.lower() and "first_answer_correct" not in shown
+    assert len(shown.splitlines()) < 10
