@@ -384,7 +384,8 @@ class SlackAdapter:
             raise
         finally:
             self._starting = None
-        log.info("slack connected as @%s in %s (%s)", clean(who.get("user")), clean(who.get("team")), mode)
+        log.info("slack connected as @%s in %s (team %s, %s)", clean(who.get("user")), clean(who.get("team")),
+                 clean(who.get("team_id")), mode)
 
     @contextlib.contextmanager
     def _start_call(self, method: str, variable: str, fix: str) -> Iterator[None]:
