@@ -33,7 +33,7 @@ from bot.core.clock import SystemClock
 from bot.core.config import Settings
 from bot.core.errors import ConfigError, ContentErrors, SetupError, StoreUnavailable
 from bot.core.logs import configure
-from bot.features import daily
+from bot.features import daily, results
 from bot.runtime.app import RELOAD_LOG, StudyBot
 from bot.store import Store
 from bot.store.engine import examine, restore
@@ -129,6 +129,7 @@ def check(settings: Settings) -> int:
     print(f"content: OK, {len(library.lessons)} lesson(s), {len(library.questions)} questions in "
           f"{settings.content_dir}")
     print(f"database: OK, {examine(settings.db_path)}")
+    print(f"results: OK, {results.check_folder(settings.results_dir)} is writable")
     needs = " or ".join(p.needs for p in platforms.PLATFORMS)
     print(f"platforms: {', '.join(p.name for p in found)}" if found else
           f"platforms: none configured (set {needs}); studybot run would refuse to start")
@@ -143,6 +144,7 @@ async def console(settings: Settings) -> int:
     except OSError as exc:
         raise StoreUnavailable(f"cannot create the database folder {settings.db_path.parent} ({exc.strerror}); "
                                "make its parent writable or set STUDYBOT_DB") from exc
+    results.check_folder(settings.results_dir)
     bot = await StudyBot.start(settings)
     try:
         with reload_on_hangup(bot):
@@ -160,6 +162,7 @@ async def run(settings: Settings, or_console: bool) -> int:
             return await console(settings)
         needs = " or ".join(p.needs for p in platforms.PLATFORMS)
         raise SetupError(f"no platform is configured: set {needs}, or try the console with `studybot console`")
+    results.check_folder(settings.results_dir)
     with stop_signals(asyncio.Event()) as stop:  # from here on, SIGTERM and Ctrl-C stop it cleanly
         bot = await StudyBot.start(settings)
         try:
@@ -271,6 +274,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", type=Path)
     sub.add_parser("reload", help="check the lesson packs, then have the running studybot use them (no restart)")
     sub.add_parser("health", help="exit 0 when the database is sound and the scheduler is alive")
+    for each in sub.choices.values():  # `studybot check --debug` as well as `studybot --debug check`
+        each.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                          help="show the traceback of a failure")
     return parser
 
 

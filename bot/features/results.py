@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from bot.content.model import Lesson
-from bot.core.errors import StudyError
+from bot.core.errors import SetupError, StudyError
 from bot.core.messages import Actor, Attachment, Audience, Cohort, Command, Reply
 from bot.runtime.commands import Option, command
 from bot.runtime.context import Context
@@ -75,6 +75,19 @@ def write_file(folder: Path, content: bytes, filename: str = FILENAME) -> Path:
             raise StudyError(f"The disk is full, so {what} could not be written. Try again later; "
                              "tell your instructor if it keeps happening.") from exc
         raise
+
+
+def check_folder(root: Path) -> Path:
+    """The results folder, made if missing and proven writable (a file written and removed);
+    SetupError, one line, when it cannot be."""
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=root, prefix=".studybot-check."):
+            pass
+    except OSError as exc:
+        raise SetupError(f"STUDYBOT_RESULTS_DIR: cannot write results files in {root} ({exc.strerror}); make it "
+                         "writable by this user, or set STUDYBOT_RESULTS_DIR to a folder that is") from exc
+    return root
 
 
 def delete_files(root: Path, actor: Actor) -> None:
