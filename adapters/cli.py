@@ -221,9 +221,11 @@ def restore_backup(settings: Settings, source: Path) -> int:
 async def health(settings: Settings) -> int:
     """Exit 0 when the database is sound and the scheduler's heartbeat is fresh (Docker's healthcheck)."""
     clock = SystemClock()
+    marker = pid_file(settings.db_path)
     if not settings.db_path.exists():
-        print(f"unhealthy: the database {settings.db_path} does not exist (deleted?); restore the latest backup "
-              "with `studybot restore BACKUP` and start studybot again", file=sys.stderr)
+        print(f"unhealthy: the database {settings.db_path} does not exist: start studybot (studybot run) to create "
+              "it, or set STUDYBOT_DB to the database it runs on; if it was deleted, restore the latest backup with "
+              "`studybot restore BACKUP`", file=sys.stderr)
         return 1
     try:
         store = await Store.open(settings.db_path, clock)
@@ -235,6 +237,10 @@ async def health(settings: Settings) -> int:
         given_up = await store.timers.given_up(clock.now() - GIVEN_UP_WITHIN)
     finally:
         await store.close()
+    if running_pid(marker) is None:  # its last heartbeat may still be fresh
+        print(f"unhealthy: no studybot is running on {settings.db_path} (none holds {marker}); start it with "
+              "studybot run", file=sys.stderr)
+        return 1
     if beat is None or clock.now() - beat > HEALTHY_WITHIN:
         print(f"unhealthy: the scheduler's last heartbeat in {settings.db_path} was {beat or 'never'}; is studybot "
               "run running on this file?", file=sys.stderr)

@@ -181,16 +181,20 @@ async def run_console(bot: StudyBot, stdin: TextIO = sys.stdin, out: TextIO = sy
 
 @contextlib.contextmanager
 def _interrupt_ends(loop: asyncio.AbstractEventLoop, reader: LineReader) -> Iterator[None]:
-    """Ctrl-C ends the chat like Ctrl-D (after the line being handled), without a traceback."""
+    """Ctrl-C and SIGTERM end the chat like Ctrl-D (after the line being handled), without a
+    traceback: the database is closed and the pid file removed, exit status 0."""
+    stops = (signal.SIGINT, signal.SIGTERM)
     try:
-        loop.add_signal_handler(signal.SIGINT, reader.stop)
+        for sig in stops:
+            loop.add_signal_handler(sig, reader.stop)
     except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
         yield
         return
     try:
         yield
     finally:
-        loop.remove_signal_handler(signal.SIGINT)
+        for sig in stops:
+            loop.remove_signal_handler(sig)
 
 
 @contextlib.contextmanager

@@ -105,8 +105,9 @@ def test_health_reports_a_deleted_database_without_creating_one(tmp_path: Path) 
     db = tmp_path / "bot.db"
     done = studybot("health", db=db, cwd=tmp_path)
     assert done.returncode == 1
-    assert one_line(done) == (f"unhealthy: the database {db} does not exist (deleted?); restore the latest backup "
-                              "with `studybot restore BACKUP` and start studybot again")
+    assert one_line(done) == (f"unhealthy: the database {db} does not exist: start studybot (studybot run) to "
+                              "create it, or set STUDYBOT_DB to the database it runs on; if it was deleted, restore "
+                              "the latest backup with `studybot restore BACKUP`")
     assert not db.exists()
 
 
