@@ -116,7 +116,7 @@ def check(settings: Settings) -> int:
     """What `studybot run` would find, without starting anything: the settings and config, the
     ports, the lesson packs and the database."""
     found = configured_platforms(settings, os.environ)
-    check_ports(found, settings.metrics_port)
+    check_ports(found, settings.metrics_port, settings.metrics_host)
     report = check_library(settings.content_dir)
     if report.problems:
         raise ContentErrors(report.problems)
@@ -167,7 +167,8 @@ async def run(settings: Settings, or_console: bool) -> int:
         bot = await StudyBot.start(settings)
         try:
             with reload_on_hangup(bot):
-                await run_platforms(bot, found, stop, metrics_port=settings.metrics_port)
+                await run_platforms(bot, found, stop, metrics_port=settings.metrics_port,
+                                    metrics_host=settings.metrics_host)
         finally:
             await bot.close()
     return 0
