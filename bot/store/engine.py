@@ -212,6 +212,9 @@ MIGRATIONS: tuple[str, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+WAL_OWNER = "-wal.owner"  # beside the database: which file (device and inode) its -wal belongs to
+
+
 def iso(moment: datetime) -> str:
     """Stored times are UTC in one fixed format, so comparing the text compares the times."""
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
@@ -236,6 +239,8 @@ class Engine:
         in_memory = str(path) == ":memory:"
         if not in_memory and not path.parent.is_dir():
             raise StoreUnavailable(f"the database folder {path.parent} does not exist; create it or set STUDYBOT_DB")
+        if not in_memory:
+            _check_wal_owner(path)
         try:
             sqlite3.connect(path).close()  # fails here, before aiosqlite starts a thread that would outlive the loop
             db = await aiosqlite.connect(path, isolation_level=None, timeout=5.0)
@@ -257,6 +262,8 @@ class Engine:
         if damage is not None:
             await db.close()
             raise StoreUnavailable(damaged(path, damage))
+        if not in_memory:
+            _claim_wal(path)
         return engine
 
     def size(self) -> int:
@@ -279,6 +286,9 @@ class Engine:
         if self._flushing is not None:
             await self._flushing
         await self._db.close()
+        if self.path is not None and self._identity == _identity(self.path) \
+                and not _sidecar(self.path, "-wal").exists():  # checkpointed and removed: nothing left to claim
+            _sidecar(self.path, WAL_OWNER).unlink(missing_ok=True)
 
     def now(self) -> str:
         """The clock's time as stored."""
@@ -362,6 +372,35 @@ def _identity(path: Path | None) -> tuple[int, int] | None:
     return (info.st_dev, info.st_ino) if info else None
 
 
+def _check_wal_owner(path: Path) -> None:
+    """Refuse a write-ahead log left by another file than `path` (a database replaced with `mv` while
+    studybot ran, then a crash): SQLite would replay it over this one. The owner is the (device, inode)
+    that `_claim_wal` wrote beside it; a log with no owner noted is SQLite's to judge, as ever."""
+    wal, owner = _sidecar(path, "-wal"), _sidecar(path, WAL_OWNER)
+    try:
+        if not wal.exists() or wal.stat().st_size == 0 or not path.exists():
+            return
+        noted = tuple(int(n) for n in owner.read_text().split())
+    except (OSError, ValueError):
+        return
+    if noted != _identity(path):
+        raise StoreUnavailable(
+            f"the write-ahead log {wal} belongs to another file than {path} (it was replaced while a studybot ran "
+            f"on it), and SQLite would write it over this one: move {wal} and {_sidecar(path, '-shm')} aside if "
+            f"{path} is the database you want, then start studybot again")
+
+
+def _claim_wal(path: Path) -> None:
+    """Note which file the write-ahead log beside `path` belongs to (see `_check_wal_owner`)."""
+    identity = _identity(path)
+    if identity is None:
+        return
+    try:
+        _sidecar(path, WAL_OWNER).write_text(f"{identity[0]} {identity[1]}\n")
+    except OSError as exc:  # the folder is writable (SQLite wrote its -wal there); a full disk shows soon enough
+        log.warning("cannot note the owner of %s's write-ahead log (%s)", path, exc.strerror)
+
+
 def _unwritable(target: Path) -> str | None:
     """Why a file cannot be written at `target` (None: it can)."""
     folder = target.parent
@@ -407,7 +446,7 @@ def restore(backup: Path, target: Path) -> None:
             copy.execute("PRAGMA journal_mode = DELETE")  # a self-contained file, no -wal of its own
         with staged.open("rb+") as file:
             os.fsync(file.fileno())
-        for suffix in ("-wal", "-shm"):
+        for suffix in ("-wal", "-shm", WAL_OWNER):
             _sidecar(target, suffix).unlink(missing_ok=True)
         os.replace(staged, target)
     except (OSError, sqlite3.Error) as exc:
@@ -434,6 +473,7 @@ def examine(path: Path) -> str:
             raise StoreUnavailable(f"cannot create the database {path}: it {problem}; create the folder, make it "
                                    "writable by this user, or set STUDYBOT_DB")
         return f"{path} does not exist yet and will be created at start"
+    _check_wal_owner(path)
     try:
         with closing(_read_only(path)) as c:
             detail = _quick_check(c)

@@ -89,6 +89,40 @@ def damage(db: Path) -> None:
         f.write(b"\x0d" + b"\xff" * 64)  # a leaf-page type with nonsense cell counts and offsets
 
 
+OLD, NEW = "2026-01-01T08:00:00+00:00", "2026-06-01T08:00:00+00:00"
+
+
+async def test_a_wal_left_by_a_replaced_file_is_refused_at_start(tmp_path: Path) -> None:
+    """The file replaced with `mv` while a studybot ran, then a crash: the old -wal (and its -shm)
+    stay beside the new file, and SQLite would replay them over it. Start-up and `check` refuse
+    instead, and the new file keeps what it holds."""
+    db = tmp_path / "bot.db"
+    store = await Store.open(db, FixedClock(OLD))
+    await store.beat()
+    left = {suffix: file.read_bytes() for suffix in ("-wal", "-shm", "-wal.owner")
+            if (file := db.with_name(db.name + suffix)).exists()}
+    await store.close()  # a crash would leave the files above behind: they are put back below
+    assert not db.with_name(db.name + "-wal.owner").exists()  # a clean stop leaves no note
+    replacement = tmp_path / "other.db"
+    other = await Store.open(replacement, FixedClock(NEW))
+    await other.beat()
+    await other.close()
+    os.replace(replacement, db)
+    for suffix, content in left.items():
+        db.with_name(db.name + suffix).write_bytes(content)
+    with pytest.raises(StoreUnavailable, match=f"the write-ahead log {db}-wal belongs to another file than {db}"):
+        await Store.open(db, FixedClock())
+    done = studybot("check", db=db, cwd=tmp_path, STUDYBOT_RESULTS_DIR=str(tmp_path / "results"))
+    assert done.returncode == 2 and "belongs to another file" in one_line(done)
+    for suffix in ("-wal", "-shm"):  # as the message says
+        db.with_name(db.name + suffix).unlink()
+    store = await Store.open(db, FixedClock(NEW))
+    try:
+        assert str(await store.last_beat()) == str(FixedClock(NEW).now())  # the new file's, not the old log's
+    finally:
+        await store.close()
+
+
 async def test_a_damaged_file_is_refused_at_start_and_health_says_why(tmp_path: Path) -> None:
     db = tmp_path / "bot.db"
     await (await Store.open(db, FixedClock())).close()
