@@ -204,6 +204,9 @@ async def backup(settings: Settings, target: Path) -> int:
     if not settings.db_path.exists():
         raise StoreUnavailable(f"the database {settings.db_path} does not exist; set STUDYBOT_DB to the database "
                                "to back up")
+    if target.exists() and target.resolve() != settings.db_path.resolve():
+        raise SetupError(f"cannot write the backup {target}: it already exists, and a backup never replaces a file; "
+                         "choose a new path, or delete that file first")
     store = await Store.open(settings.db_path, SystemClock())
     try:
         await store.backup(target)

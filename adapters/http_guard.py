@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,3 +70,27 @@ class CappedSite(web.TCPSite):
         self._server = await loop.create_server(protocol, self._host, self._port, backlog=self._backlog,
                                                 reuse_address=self._reuse_address, reuse_port=self._reuse_port)
         self._bound_port = self._server.sockets[0].getsockname()[1]
+
+
+class ReplayGuard:
+    """Signed requests already taken, by timestamp and signature, for as long as Slack accepts a
+    signature (five minutes): a request replayed within that time is seen, and not acted on twice."""
+
+    WINDOW = 5 * 60  # seconds, Slack's own limit on a request's age
+    MOST = 100_000  # remembered at once; the oldest are dropped first
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._now = clock
+        self._seen: dict[tuple[str, str], float] = {}  # in the order they came
+
+    def first_time(self, timestamp: str | None, signature: str | None) -> bool:
+        """Whether this request is new (and remember it)."""
+        now = self._now()
+        while self._seen and (len(self._seen) >= self.MOST
+                              or next(iter(self._seen.values())) < now - self.WINDOW - 60):
+            del self._seen[next(iter(self._seen))]
+        key = (timestamp or "", signature or "")
+        if key in self._seen:
+            return False
+        self._seen[key] = now
+        return True

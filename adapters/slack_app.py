@@ -47,7 +47,7 @@ from slack_sdk.socket_mode.response import SocketModeResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters import metrics_http
-from adapters.http_guard import CappedSite, Limits, json_depth_within
+from adapters.http_guard import CappedSite, Limits, ReplayGuard, json_depth_within
 from adapters.log_guard import NoBodies, RefusalLog, clean
 from adapters.slack_settings import SlackSettings
 from bot.core.errors import DeliveryFailed, PlatformRejected, PlatformUnreachable, reference_id
@@ -350,6 +350,7 @@ class SlackAdapter:
         self.app.error(self._on_error)
         self._refused = RefusalLog(log)
         self._ignored = RefusalLog(log, verb="ignored")
+        self._replays = ReplayGuard()
         self._tasks: set[asyncio.Task[None]] = set()
         self._admins: dict[tuple[str, str], tuple[bool, float]] = {}
         self._dms: dict[str, str] = {}
@@ -489,6 +490,9 @@ class SlackAdapter:
         headers = request.headers
         if self._verifier is not None and not self._signed(raw, headers):
             return self._refuse(401, "a bad or stale signature")
+        if not self._replays.first_time(headers.get("X-Slack-Request-Timestamp"), headers.get("X-Slack-Signature")):
+            self._ignored("a slack request replayed (same timestamp and signature); acknowledged, not done again")
+            return web.Response(status=200, text="")
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:

@@ -177,6 +177,20 @@ async def test_a_backup_to_a_folder_it_cannot_write_is_one_line(tmp_path: Path) 
     assert done.returncode == 2 and "it is in a folder that does not exist" in one_line(done)
 
 
+async def test_a_backup_never_replaces_a_file(tmp_path: Path) -> None:
+    db = tmp_path / "bot.db"
+    await (await Store.open(db, FixedClock())).close()
+    kept = tmp_path / "yesterday.db"
+    kept.write_bytes(b"last week's backup")
+    done = studybot("backup", str(kept), db=db, cwd=tmp_path)
+    assert done.returncode == 2 and one_line(done) == (
+        f"studybot: cannot write the backup {kept}: it already exists, and a backup never replaces a file; choose a "
+        "new path, or delete that file first")
+    assert kept.read_bytes() == b"last week's backup"
+    done = studybot("backup", str(tmp_path / "today.db"), db=db, cwd=tmp_path)
+    assert done.returncode == 0 and (tmp_path / "today.db").stat().st_size > 0
+
+
 def leave_a_wal(db: Path, user: str) -> None:
     """A process that commits into the WAL and dies before any checkpoint (a crashed bot)."""
     script = ("import os, sqlite3, sys\n"
