@@ -7,8 +7,9 @@ prompt (a short answer, an order) a number is part of the answer. A message that
 own (a round's next question) while a choice is pending numbers its choices after the pending
 ones, so a number typed never lands on another question than the one it was read on; letters
 it takes over are said to. A form's answer is the next line typed; its reply ends the form,
-unless it asks for the text again (nothing was recorded). In a terminal, lines are read with the standard `readline` (arrow keys edit the line,
-up and down walk the history); Ctrl-D or Ctrl-C end the chat at any prompt. Timers (a round's
+unless it asks for the text again (nothing was recorded). In a terminal, lines are read with the
+standard `readline` (arrow keys edit the line, up and down walk the history); Ctrl-D or Ctrl-C
+end the chat at any prompt. Timers (a round's
 reveal) fire in the background.
 """
 

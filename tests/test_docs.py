@@ -75,13 +75,13 @@ def known_keys() -> set[tuple[str, ...]]:
 def named_keys(text: str) -> set[str]:
     """Config keys named in prose, like `rounds.instructors_only` or `cohorts.<id>.daily`."""
     return {span.split(":")[0] for span in INLINE.findall(text)
-            if re.fullmatch(r"(%s)(\.[\w<> -]+)+(:.*)?" % "|".join(CONFIG_SECTIONS), span)}
+            if re.fullmatch(rf"({'|'.join(CONFIG_SECTIONS)})(\.[\w<> -]+)+(:.*)?", span)}
 
 
 def config_key_problems(text: str, known: set[tuple[str, ...]]) -> list[str]:
     def exists(key: str) -> bool:
         parts = ["*" if part.startswith("<") else part for part in key.split(".")]
-        return any(len(parts) <= len(path) and all(p in ("*", k) or k == "*" for p, k in zip(parts, path))
+        return any(len(parts) <= len(path) and all(p in ("*", k) or k == "*" for p, k in zip(parts, path, strict=False))
                    for path in known)
 
     return sorted(key for key in named_keys(text) if not exists(key))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +53,7 @@ class Lesson:
     questions: tuple[Question, ...] = ()
     prompts: tuple[TeachbackPrompt, ...] = ()
     terms: tuple[Term, ...] = ()
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False)  # notes.md's sources by id: title <link>
 
     @property
     def question_ids(self) -> tuple[str, ...]:
