@@ -38,6 +38,7 @@ bench: $(STAMP)
 
 bench-grading: $(STAMP)
 	$(PY) -m benchmarks.bench_grading
+	$(PY) -m benchmarks.bench_lesson
 
 console: $(STAMP)
 	$(VENV)/bin/studybot console

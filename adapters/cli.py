@@ -33,10 +33,9 @@ from bot.core.clock import SystemClock
 from bot.core.config import Settings
 from bot.core.errors import ConfigError, ContentErrors, SetupError, StoreUnavailable
 from bot.core.logs import configure
-from bot.features import daily, results
-from bot.runtime.app import RELOAD_LOG, StudyBot
-from bot.store import Store
-from bot.store.engine import examine, restore
+from bot.features import results
+from bot.runtime.app import RELOAD_LOG, StudyBot, settings_problems
+from bot.store import Store, postgres_engine, sqlite_engine
 
 HEALTHY_WITHIN = timedelta(seconds=90)
 GIVEN_UP_WITHIN = timedelta(days=1)  # health lists the timers given up this recently
@@ -88,7 +87,9 @@ def validate(folder: Path) -> int:
         print(f"{len(report.problems)} problem(s) found.", file=sys.stderr)
         return 1
     library = report.library
-    print(f"OK: {len(library.lessons)} lesson(s), {len(library.questions)} questions, "
+    practice = sum(len(lesson.practice) for lesson in library.lessons.values())
+    print(f"OK: {len(library.lessons)} lesson(s), {len(library.questions)} questions"
+          + (f" ({practice} of them practice)" if practice else "") + ", "
           f"{len(library.terms)} glossary terms, {len(library.prompts)} teach-back prompts"
           + (f"; {len(report.warnings)} warning(s)." if report.warnings else "."))
     return 0
@@ -123,12 +124,15 @@ def check(settings: Settings) -> int:
     for warning in report.warnings:
         print(warning)
     library = report.library
-    for key, message in daily.unknown_lessons(settings, library):
+    for key, message in settings_problems(settings, library):
         raise settings.config_error(key, message)
     print(f"settings: OK{f' (config {settings.config_source})' if settings.config else ''}")
     print(f"content: OK, {len(library.lessons)} lesson(s), {len(library.questions)} questions in "
           f"{settings.content_dir}")
-    print(f"database: OK, {examine(settings.db_path)}")
+    if settings.database_url:
+        print(f"database: OK, {postgres_engine.examine(settings.database_url)}")
+    else:
+        print(f"database: OK, {sqlite_engine.examine(settings.db_path)}")
     print(f"results: OK, {results.check_folder(settings.results_dir)} is writable")
     needs = " or ".join(p.needs for p in platforms.PLATFORMS)
     print(f"platforms: {', '.join(p.name for p in found)}" if found else
@@ -140,7 +144,8 @@ async def console(settings: Settings) -> int:
     from adapters.console import run_console
 
     try:
-        settings.db_path.parent.mkdir(parents=True, exist_ok=True)
+        if not settings.database_url:
+            settings.db_path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StoreUnavailable(f"cannot create the database folder {settings.db_path.parent} ({exc.strerror}); "
                                "make its parent writable or set STUDYBOT_DB") from exc
@@ -180,7 +185,7 @@ def reload_running(settings: Settings) -> int:
     if report.problems:
         raise SetupError(f"{len(report.problems)} problem(s) found, so nothing was reloaded: fix them, then run "
                          "studybot reload again")
-    for key, message in daily.unknown_lessons(settings, report.library):  # the running studybot would refuse
+    for key, message in settings_problems(settings, report.library):  # the running studybot would refuse
         raise settings.config_error(key, message)
     marker = pid_file(settings.db_path)
     try:
@@ -201,55 +206,64 @@ def reload_running(settings: Settings) -> int:
 
 
 async def backup(settings: Settings, target: Path) -> int:
-    if not settings.db_path.exists():
+    if not settings.database_url and not settings.db_path.exists():
         raise StoreUnavailable(f"the database {settings.db_path} does not exist; set STUDYBOT_DB to the database "
                                "to back up")
-    if target.exists() and target.resolve() != settings.db_path.resolve():
+    if target.exists() and (settings.database_url or target.resolve() != settings.db_path.resolve()):
         raise SetupError(f"cannot write the backup {target}: it already exists, and a backup never replaces a file; "
                          "choose a new path, or delete that file first")
-    store = await Store.open(settings.db_path, SystemClock())
+    store = await Store.open(settings.database, SystemClock())
     try:
         await store.backup(target)
+        where = store.engine.where
     finally:
         await store.close()
-    print(f"backed up {settings.db_path} to {target}")
+    print(f"backed up {where} to {target}")
     return 0
 
 
 def restore_backup(settings: Settings, source: Path) -> int:
-    restore(source, settings.db_path)
-    print(f"restored {source} to {settings.db_path}; start studybot again")
+    if settings.database_url:
+        postgres_engine.restore(source, settings.database_url)
+        where = postgres_engine.redacted(settings.database_url)
+    else:
+        sqlite_engine.restore(source, settings.db_path)
+        where = str(settings.db_path)
+    print(f"restored {source} to {where}; start studybot again")
     return 0
 
 
 async def health(settings: Settings) -> int:
     """Exit 0 when the database is sound and the scheduler's heartbeat is fresh (Docker's healthcheck)."""
     clock = SystemClock()
-    marker = pid_file(settings.db_path)
-    if not settings.db_path.exists():
+    if not settings.database_url and not settings.db_path.exists():
         print(f"unhealthy: the database {settings.db_path} does not exist: start studybot (studybot run) to create "
               "it, or set STUDYBOT_DB to the database it runs on; if it was deleted, restore the latest backup with "
               "`studybot restore BACKUP`", file=sys.stderr)
         return 1
     try:
-        store = await Store.open(settings.db_path, clock)
+        store = await Store.open(settings.database, clock)
     except StoreUnavailable as exc:
         print(f"unhealthy: {exc}", file=sys.stderr)
         return 1
     try:
-        beat = await store.last_beat()
+        processes = await store.processes.listed()
         given_up = await store.timers.given_up(clock.now() - GIVEN_UP_WITHIN)
+        where = store.engine.where
     finally:
         await store.close()
-    if running_pid(marker) is None:  # its last heartbeat may still be fresh
-        print(f"unhealthy: no studybot is running on {settings.db_path} (none holds {marker}); start it with "
-              "studybot run", file=sys.stderr)
+    live = [p for p in processes if clock.now() - p.beat_at <= HEALTHY_WITHIN]
+    beat = processes[0].beat_at if processes else None
+    if not live:
+        print(f"unhealthy: the scheduler's last heartbeat in {where} was {beat or 'never'}; is studybot "
+              "run running on this database?", file=sys.stderr)
         return 1
-    if beat is None or clock.now() - beat > HEALTHY_WITHIN:
-        print(f"unhealthy: the scheduler's last heartbeat in {settings.db_path} was {beat or 'never'}; is studybot "
-              "run running on this file?", file=sys.stderr)
-        return 1
-    print(f"healthy: heartbeat {int((clock.now() - beat).total_seconds())} s ago")
+    print(f"healthy: heartbeat {int((clock.now() - live[0].beat_at).total_seconds())} s ago, "
+          f"{len(live)} process(es) running")
+    for process in live:
+        print(f"process {process.host} pid {process.pid}{f' ({process.platforms})' if process.platforms else ''}: "
+              f"beat {int((clock.now() - process.beat_at).total_seconds())} s ago, "
+              f"up since {process.started_at.isoformat(timespec='seconds')}")
     for failed in given_up:  # the process is fine; a channel it cannot post to is the operator's to fix
         reason, at = " ".join(failed.reason.split())[:240], failed.at.isoformat(timespec="seconds")
         if failed.timer.startswith("cohorts."):  # a configured channel, checked at start-up

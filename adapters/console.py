@@ -25,12 +25,12 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TextIO
 
+from adapters.replies import ChatAdapter, Inbound
 from bot.core.messages import (
     Actor,
     Audience,
     ChoiceMade,
     Command,
-    Event,
     Form,
     MessageRef,
     Place,
@@ -38,7 +38,7 @@ from bot.core.messages import (
     TextSubmitted,
 )
 from bot.runtime.app import StudyBot
-from bot.runtime.scheduler import deliver, run_scheduler
+from bot.runtime.scheduler import run_scheduler
 
 PLATFORM, COHORT, CHANNEL = "console", "local", "console"
 BANNER = "studybot console. Type /help for the commands, /quit (or Ctrl-D) to leave."
@@ -50,18 +50,54 @@ LETTERED = re.compile(r"([A-Z])\. ")  # a choice that shows its own label ("A. 6
 SHOWN_INLINE = ".txt"  # a saved file of another kind (a CSV, an HTML report) is named by its path only
 
 
-class ConsoleChat:
+class ConsoleTurn:
+    """One typed line, answered by printing: the console answers with any reply, and has no modals
+    (a form is the next line typed)."""
+
+    opens_forms = form_answers = False
+    answers = (Audience.PRIVATE, Audience.PUBLIC)
+
+    def __init__(self, chat: ConsoleChat) -> None:
+        self.chat = chat
+
+    async def open_form(self, reply: Reply) -> bool:
+        return False
+
+    async def answer(self, reply: Reply | None, *, more: bool) -> bool | MessageRef:
+        return True if reply is None else await self._show(reply) or True
+
+    async def say(self, reply: Reply) -> None:
+        await self._show(reply)
+
+    async def _show(self, reply: Reply) -> MessageRef | None:
+        """Print a reply. The console has no direct messages: a file sent by DM was shown inline
+        with where it was written, in place of the private reply that would point to the DM."""
+        if self.chat.shown_file and not (reply.choices or reply.form or reply.file):
+            return None
+        return await self.chat.send(reply)
+
+    async def fail(self, text: str) -> None:
+        self.chat.say(text)
+
+
+class ConsoleChat(ChatAdapter):
+    platform = PLATFORM
+    title = "The console"
+    undeliverable = {True: "The console could not show that post.", False: "The console could not show that."}
+
     def __init__(self, bot: StudyBot, out: TextIO = sys.stdout, user: str = "learner") -> None:
-        self.bot = bot
+        super().__init__(bot)
         self.out = out
         self.actor = Actor(PLATFORM, COHORT, user, user, bot.settings.instructors.console)
         self.place = Place(PLATFORM, COHORT, CHANNEL)
         self.choices: dict[str, str] = {}  # label as typed (upper case) -> choice token, of the last message
         self.form: Form | None = None  # the form waiting for the next line
         self._origin: dict[str, str] = {}  # the message each pending choice (and "form") came in
+        self.shown_file = False  # whether this line's replies showed a file sent by DM
         self._posted = 0
         self._replying = False  # printing the replies to a typed line (else a message arrived on its own)
         self._chosen_in: str | None = None  # the message whose choice was just made (a form it opens is its)
+        self._retyped: Form | None = None  # the form just answered, kept if the reply asks for the text again
 
     @property
     def prompt(self) -> str:
@@ -72,7 +108,7 @@ class ConsoleChat:
         text = text.strip()
         if not text:
             return
-        event: Event
+        event: Inbound
         if text.startswith("/"):
             name, _, args = text[1:].partition(" ")
             event = Command(name, args, self.actor, self.place)
@@ -92,23 +128,18 @@ class ConsoleChat:
             self.say("Type a command such as /quiz or /help" + (f", or {_either(list(self.choices))}."
                                                                 if self.choices else "."))
             return
-        replies = await self.bot.handle(event)
-        if isinstance(event, TextSubmitted) and not any(keep in r.text for r in replies for keep in TRY_AGAIN):
-            self.form = None  # answered (scored, or too late): the next line is no longer an attempt
+        self.shown_file = False
         self._replying = True
-        try:
-            await self.show(replies)
-        finally:
-            self._replying, self._chosen_in = False, None
+        if isinstance(event, TextSubmitted):  # answered: the next line is no longer an attempt, unless
+            self._retyped, self.form = self.form, None  # the reply asks for it again (see send)
 
-    async def show(self, replies: list[Reply]) -> None:
-        """Print replies. The console has no direct messages: a file sent by DM is shown inline with
-        where it was written, in place of the private reply that would point to the DM."""
-        files = [r for r in replies if r.audience is Audience.DM and r.file is not None]
-        for reply in replies:
-            if files and reply.audience is Audience.PRIVATE and not (reply.choices or reply.form or reply.file):
-                continue
-            await deliver(self.bot, self, reply)
+        async def happened() -> Inbound:
+            return event
+
+        try:
+            await self.handle(ConsoleTurn(self), happened)
+        finally:
+            self._replying, self._chosen_in, self._retyped = False, None, None
 
     async def send(self, reply: Reply) -> MessageRef:
         """The console's Outbox: print the reply; its choices or its form are what the next line
@@ -141,15 +172,15 @@ class ConsoleChat:
             self.form = reply.form
             self._origin["form"] = self._chosen_in or here  # a round question's form closes with its reveal
             self.say(f"{reply.form.label} {FORM_HINT}:")
+        elif self._retyped is not None and self.form is None and any(ask in reply.text for ask in TRY_AGAIN):
+            self.form = self._retyped
         if reply.file:
+            self.shown_file = self.shown_file or reply.audience is Audience.DM
             if reply.file.saved_to is None or reply.file.filename.endswith(SHOWN_INLINE):
                 self.say(f"--- {reply.file.filename} ---\n{reply.file.content.decode()}--- end ---")
             if reply.file.saved_to is not None:
                 self.say(f"{reply.file.filename} was written to {reply.file.saved_to}")
         return MessageRef(PLATFORM, CHANNEL, here)
-
-    async def channel_problem(self, place: Place) -> str | None:
-        return None  # the console prints everything
 
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
         """Print the message again, updated; what it offered (a round question, now revealed) is closed."""

@@ -5,10 +5,10 @@ DynamicItem, and every modal's custom_id is ``sbform:<form token>`` and is handl
 ``on_interaction``; neither needs state in memory, so both keep working after a restart.
 An interaction is answered after ``StudyBot.handle`` has committed: the first private reply
 (or the form's modal) is the interaction response; public posts, DMs, files and edits follow,
-and a private reply that comes with them (it may confirm them: "Sent", "Posted.") is said only
-once they were delivered, else what failed is. Every message goes out with mentions disabled.
+then the other private replies (the policy is `adapters.replies`). Every message goes out with
+mentions disabled.
 
-Each INTERACTION_CREATE is read before discord.py parses it (`RawInteractions`): the fields
+Each INTERACTION_CREATE is read before discord.py parses it (`discord_payloads.RawInteractions`): the fields
 Discord's own examples leave out are filled in, and the member's role ids and the channel id
 are kept, so that neither an uncached guild nor a payload without a channel object loses them;
 any dispatch discord.py cannot parse is logged and skipped instead of ending the gateway.
@@ -17,26 +17,40 @@ any dispatch discord.py cannot parse is logged and skipped instead of ending the
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import inspect
-import io
 import logging
-import re
-from collections import OrderedDict
-from collections.abc import Callable, Mapping
-from dataclasses import replace
-from typing import Any, Literal, Optional, TypeVar, cast
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import Any, Literal, Optional
 
 import aiohttp
 import discord
 import yarl
 from discord import app_commands
 from discord.ext import commands
-from discord.ui.view import BaseView
 
+from adapters.discord_payloads import (
+    BUTTON_PREFIX,
+    FORM_PREFIX,
+    MAX_CHOICE_VALUE,
+    PLATFORM,
+    AnswerModal,
+    ChoiceButton,
+    RawInteractions,
+    choice_value,
+    cut_value,
+    digest,
+    inert,
+    interaction_data,
+    message_kwargs,
+    place_of,
+    render,
+    resolve_role_names,
+    submitted_text,
+)
 from adapters.discord_settings import DiscordSettings
 from adapters.log_guard import clean
-from bot.core.config import Instructors
+from adapters.replies import ChatAdapter, Inbound
 from bot.core.errors import DeliveryFailed, PlatformRejected, PlatformUnreachable
 from bot.core.messages import (
     Actor,
@@ -44,7 +58,6 @@ from bot.core.messages import (
     ChoiceMade,
     Cohort,
     Command,
-    Form,
     MessageRef,
     Place,
     Reply,
@@ -53,29 +66,17 @@ from bot.core.messages import (
 )
 from bot.runtime.app import StudyBot
 from bot.runtime.commands import CommandSpec
-from bot.runtime.scheduler import deliver
 
 log = logging.getLogger("studybot.discord")
-V = TypeVar("V", bound=BaseView)
 
-PLATFORM = "discord"
-BUTTON_PREFIX = "sb:"
-FORM_PREFIX = "sbform:"
-ANSWER_INPUT = "answer"
-MAX_CUSTOM_ID = 100
-MAX_CONTENT = 2000
 UNKNOWN_INTERACTION = 10062
 MAX_AUTOCOMPLETE = 25  # Discord shows at most 25 suggestions
-MAX_CHOICE_VALUE = 100  # an autocomplete choice's name and value
-HASHED = re.compile(r"(?P<prefix>.+)…#(?P<digest>[0-9a-f]{12})", re.DOTALL)
 UNDELIVERABLE = {  # keyed by "was it a public post?"
     False: "I could not send you a direct message. Allow direct messages from server members "
            "(Privacy Settings), then try again.",
     True: "I could not post in this channel. Ask an admin to let studybot send messages and attach files here.",
 }
 NOT_OURS = "That control is not studybot's (or no longer works). Type /help to see the commands."
-FAILED_DELIVERY = "Discord did not take the message just now (HTTP {status}). Please try again in a minute."
-RAW_KEPT = 1000  # interactions whose raw role and channel ids are kept until handled
 
 
 def apply_urls(api_url: str, gateway_url: str) -> None:
@@ -85,216 +86,6 @@ def apply_urls(api_url: str, gateway_url: str) -> None:
     request or connection is made, and this is the one place studybot sets them."""
     discord.http.Route.BASE = api_url.rstrip("/")
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
-
-
-# ------------------------------------------------------------ interaction -> event
-
-
-def is_instructor(user_id: str, cohort: str, role_ids: frozenset[str], allowed_roles: frozenset[str],
-                  instructors: Instructors) -> bool:
-    """An instructor by user id (listed for this guild, or everywhere), or by holding one of the
-    allowed role ids (configured ids, and the ids configured role names were resolved to in this
-    guild). A role's name never counts."""
-    return instructors.listed(Cohort(PLATFORM, cohort), user_id) or bool(role_ids & allowed_roles)
-
-
-def configured_role_ids(instructors: Instructors) -> frozenset[str]:
-    return frozenset(r for r in instructors.discord_roles if r.isdecimal())
-
-
-def configured_role_names(instructors: Instructors) -> frozenset[str]:
-    return frozenset(r for r in instructors.discord_roles if not r.isdecimal())
-
-
-def resolve_role_names(names: frozenset[str], roles: list[tuple[str, str]]) -> tuple[frozenset[str], list[str]]:
-    """The ids of the guild roles (id, name) named in `names`, and a warning per name that two or
-    more roles share: such a name resolves to none of them (configure the role's id instead)."""
-    found: set[str] = set()
-    warnings = []
-    for name in sorted(names):
-        ids = sorted(role_id for role_id, role_name in roles if role_name == name)
-        if len(ids) > 1:
-            warnings.append(f"{len(ids)} roles are named {clean(name, 40)!r} ({', '.join(ids)}); none of them "
-                            "counts as an instructor role: list the right one's id under instructors.discord_roles")
-        elif ids:
-            found.update(ids)
-    return frozenset(found), warnings
-
-
-def place_of(interaction: discord.Interaction, channel_id: str | None = None) -> Place:
-    """Where: the guild and channel (from the payload's channel object or its bare channel_id),
-    or no channel in a DM."""
-    if not interaction.guild_id:
-        return Place(PLATFORM, "", None)
-    channel = str(interaction.channel_id) if interaction.channel_id else channel_id
-    return Place(PLATFORM, str(interaction.guild_id), channel)
-
-
-def choice_value(name: str) -> str:
-    """An autocomplete value for `name` that resolves back to it: the name itself when it fits,
-    else its start and a digest of the whole (see `resolve_choice`)."""
-    if len(name) <= MAX_CHOICE_VALUE:
-        return name
-    return f"{name[:MAX_CHOICE_VALUE - 14]}…#{_digest(name)}"
-
-
-def _digest(name: str) -> str:
-    return hashlib.sha256(name.encode()).hexdigest()[:12]
-
-
-def cut_value(value: str) -> tuple[str, str] | None:
-    """(the start of the name, its digest) when `value` was made by `choice_value` from a long name."""
-    match = HASHED.fullmatch(value)
-    return (match["prefix"], match["digest"]) if match else None
-
-
-def submitted_text(components: object) -> str:
-    """The answer typed into a submitted modal (label-wrapped or in an action row); "" when the
-    payload has no such input, however it is shaped."""
-    for comp in components if isinstance(components, list) else ():
-        if not isinstance(comp, Mapping):
-            continue
-        inner = comp.get("components") or ([comp["component"]] if "component" in comp else [])
-        for item in [comp, *(inner if isinstance(inner, list) else ())]:
-            if isinstance(item, Mapping) and item.get("type") == 4 and item.get("custom_id") == ANSWER_INPUT:
-                return str(item.get("value") or "")
-    return ""
-
-
-class RawInteractions:
-    """Reads every INTERACTION_CREATE before discord.py parses it, and keeps every parser from
-    ending the gateway.
-
-    Fills in what Discord's documented examples leave out but discord.py requires (`member.flags`;
-    a `member` for a guild interaction that names only its `user`), and keeps each interaction's
-    role ids and bare `channel_id`, which discord.py drops for guilds it has not cached."""
-
-    def __init__(self) -> None:
-        self._kept: OrderedDict[int, tuple[frozenset[str], str | None]] = OrderedDict()
-
-    def install(self, parsers: dict[str, Callable[[Any], Any]]) -> None:
-        for event, parse in list(parsers.items()):
-            if getattr(parse, "studybot_guarded", False):
-                continue
-            parsers[event] = self._guarded(event, parse)
-
-    def _guarded(self, event: str, parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
-        def guarded(data: Any) -> Any:
-            try:
-                if event == "INTERACTION_CREATE" and isinstance(data, dict):
-                    self._read(data)
-                return parse(data)
-            except Exception as exc:
-                log.warning("discord sent a %s dispatch that discord.py cannot read (%s: %s); it was skipped",
-                            event, type(exc).__name__, clean(exc, 60))
-                return None
-
-        guarded.studybot_guarded = True  # type: ignore[attr-defined]
-        return guarded
-
-    def _read(self, data: dict[str, Any]) -> None:
-        member = data.get("member")
-        if data.get("guild_id") and not isinstance(member, dict) and isinstance(data.get("user"), dict):
-            member = data["member"] = {"user": data["user"], "roles": []}
-        if isinstance(member, dict):
-            member.setdefault("flags", 0)
-            member.setdefault("roles", [])
-        roles = member.get("roles") if isinstance(member, dict) else []
-        channel = data.get("channel_id")
-        key = int(data["id"])
-        self._kept[key] = (frozenset(str(r) for r in roles or ()), str(channel) if channel else None)
-        while len(self._kept) > RAW_KEPT:
-            self._kept.popitem(last=False)
-
-    def take(self, interaction_id: int) -> tuple[frozenset[str], str | None]:
-        """The role ids and channel id of an interaction (once; empty when never seen)."""
-        return self._kept.pop(interaction_id, (frozenset(), None))
-
-
-# ------------------------------------------------------------ reply -> Discord
-
-
-class ChoiceButton(discord.ui.DynamicItem[discord.ui.Button], template=re.compile(r"sb:(?P<token>.+)", re.DOTALL)):
-    """A choice's button; rebuilt from its custom_id on every click, so it survives restarts."""
-
-    def __init__(self, token: str, label: str = "?", *, row: int | None = None) -> None:
-        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
-            label=label, custom_id=BUTTON_PREFIX + token, style=discord.ButtonStyle.secondary)
-        super().__init__(button, row=row)
-        self.token = token
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> ChoiceButton:
-        return cls(match["token"], getattr(item, "label", None) or "?")
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        adapter = getattr(interaction.client, "adapter", None)
-        if adapter is not None:
-            await adapter.on_choice(interaction, self.token)
-
-
-class AnswerModal(discord.ui.Modal):
-    """A form as a modal: the prompt as text, one paragraph input labelled with the form's label.
-
-    Its submission is handled from ``on_interaction`` by custom_id, never by this object."""
-
-    def __init__(self, form: Form) -> None:
-        custom_id = FORM_PREFIX + form.token
-        if len(custom_id) > MAX_CUSTOM_ID:  # the core's tokens are 12 characters; a longer one is a bug
-            raise ValueError(f"form token {form.token[:20]!r}… is too long for a Discord custom_id")
-        super().__init__(title=form.title, custom_id=custom_id, timeout=None)
-        self.add_item(discord.ui.TextDisplay(form.prompt))
-        answer: discord.ui.TextInput[AnswerModal] = discord.ui.TextInput(
-            custom_id=ANSWER_INPUT,
-            style=discord.TextStyle.paragraph,
-            max_length=min(form.max_length, 4000),
-            placeholder=fit(form.prompt, 100),
-        )
-        self.add_item(discord.ui.Label(text=form.label, component=answer))
-
-
-def _inert(view: V) -> V:
-    """Stop a view before it is sent, so that discord.py keeps no copy of it: clicks and
-    submissions are dispatched by custom_id (DynamicItem, on_interaction) instead."""
-    view.stop()
-    return view
-
-
-def render(reply: Reply) -> tuple[str, discord.ui.View | None]:
-    """A reply's message content and its buttons (rows of at most five), or None without choices."""
-    if not reply.choices:
-        return fit(reply.text, MAX_CONTENT), None
-    view = discord.ui.View(timeout=None)
-    for row, choices in enumerate(reply.rows()):
-        for choice in choices:
-            if len(BUTTON_PREFIX + choice.token) > MAX_CUSTOM_ID:
-                log.error("a choice token is too long for a Discord custom_id; button left out")
-                continue
-            view.add_item(ChoiceButton(choice.token, choice.label, row=row))
-    _inert(view)
-    return fit(reply.text, MAX_CONTENT), view
-
-
-def message_kwargs(reply: Reply) -> dict[str, Any]:
-    """Keyword arguments for send/followup.send: content, a view and a file when present."""
-    content, view = render(reply)
-    kwargs: dict[str, Any] = {"content": content}
-    if view is not None:
-        kwargs["view"] = view
-    if reply.file is not None:
-        kwargs["file"] = discord.File(io.BytesIO(reply.file.content), filename=reply.file.filename)
-    return kwargs
-
-
-def _data(interaction: discord.Interaction) -> Mapping[str, Any]:
-    """The interaction's data as a plain mapping (its TypedDicts differ per interaction type)."""
-    return cast(Mapping[str, Any], interaction.data or {})
-
-
-def _private(reply: Reply) -> bool:
-    return reply.audience is Audience.PRIVATE and reply.edit is None
 
 
 # ------------------------------------------------------------ the discord.py client
@@ -344,14 +135,14 @@ class StudyClient(commands.Bot):
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """Modal submissions by custom_id; a control that is not studybot's gets a short note
         (discord.py would drop it silently and the user see "This interaction failed")."""
-        custom_id = str(_data(interaction).get("custom_id", ""))
+        custom_id = str(interaction_data(interaction).get("custom_id", ""))
         if interaction.type is discord.InteractionType.modal_submit:
             if custom_id.startswith(FORM_PREFIX):
                 await self.adapter.on_form(interaction, custom_id[len(FORM_PREFIX) :])
             else:
                 await _note(interaction, NOT_OURS)
         elif interaction.type is discord.InteractionType.component:
-            is_button = _data(interaction).get("component_type") == discord.ComponentType.button.value
+            is_button = interaction_data(interaction).get("component_type") == discord.ComponentType.button.value
             if not (is_button and custom_id.startswith(BUTTON_PREFIX) and interaction.message is not None):
                 await _note(interaction, NOT_OURS)
 
@@ -417,20 +208,81 @@ def _autocomplete(adapter: DiscordAdapter, command: str, option: str) -> Any:
 # ------------------------------------------------------------ the adapter
 
 
-class DiscordAdapter:
+class DiscordInteraction:
+    """An interaction: its response answers it (a modal, a message or a deferral); followups say the rest."""
+
+    form_answers = True
+
+    def __init__(self, interaction: discord.Interaction) -> None:
+        self.interaction = interaction
+        self.command = interaction.type is discord.InteractionType.application_command
+        self.opens_forms = interaction.type is not discord.InteractionType.modal_submit
+        self.answers: tuple[Audience, ...] = (Audience.PRIVATE, Audience.PUBLIC) if self.command else (
+            Audience.PRIVATE,)
+
+    async def open_form(self, reply: Reply) -> bool:
+        assert reply.form is not None
+        return await self._respond(self.interaction.response.send_modal(inert(AnswerModal(reply.form))))
+
+    async def answer(self, reply: Reply | None, *, more: bool) -> bool | MessageRef:
+        response = self.interaction.response
+        if reply is None and more:
+            return await self._respond(response.defer(ephemeral=True, thinking=True))
+        if reply is None:
+            return await self._respond(response.send_message("Done.", ephemeral=True) if self.command
+                                       else response.defer())
+        if reply.audience is Audience.PRIVATE:
+            return await self._respond(response.send_message(ephemeral=True, **message_kwargs(reply)))
+        try:
+            sent = await response.send_message(**message_kwargs(reply))
+        except discord.HTTPException as exc:
+            return self._refused(exc)
+        channel_id = reply.place.channel_id if reply.place else None
+        return MessageRef(PLATFORM, channel_id, str(sent.message_id)) if sent.message_id and channel_id else True
+
+    async def say(self, reply: Reply) -> None:
+        await self.interaction.followup.send(ephemeral=True, **message_kwargs(reply))
+
+    async def fail(self, text: str) -> None:
+        if self.interaction.response.is_done():
+            await self.interaction.followup.send(text, ephemeral=True)
+        else:
+            await self.interaction.response.send_message(text, ephemeral=True)
+
+    async def _respond(self, response: Awaitable[Any]) -> bool:
+        """The interaction's response sent; False when Discord refused it (logged, not raised)."""
+        try:
+            await response
+        except discord.HTTPException as exc:
+            return self._refused(exc)
+        return True
+
+    def _refused(self, exc: discord.HTTPException) -> bool:
+        if exc.code == UNKNOWN_INTERACTION:
+            log.warning("discord interaction %s expired before the bot answered (code 10062); "
+                        "what was recorded stays recorded", self.interaction.id)
+        else:
+            log.warning("discord refused the response to interaction %s: HTTP %s code %s",
+                        self.interaction.id, exc.status, exc.code)
+        return False
+
+
+class DiscordAdapter(ChatAdapter):
     """studybot on Discord: `start()` logs in, syncs the commands and returns once the gateway is READY.
 
     Raises PlatformRejected when Discord refuses DISCORD_TOKEN and PlatformUnreachable when the
-    REST API or the gateway cannot be reached in time; `close()` is safe at any moment, also
-    while `start()` runs (which then returns). A connection that ends with an error discord.py
-    does not handle itself is opened again after `reconnect_delay`, doubling up to a minute
-    while connections fail before READY, and back to the start after a healthy one."""
+    REST API or the gateway cannot be reached in time. A connection that ends with an error
+    discord.py does not handle itself is opened again after `reconnect_delay`, doubling up to a
+    minute while connections fail before READY, and back to the start after a healthy one."""
 
     platform = PLATFORM
+    title = "Discord"
+    failures = (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError)
+    undeliverable = UNDELIVERABLE
 
     def __init__(self, bot: StudyBot, settings: DiscordSettings, *, guild_ready_timeout: float = 2.0,
                  ready_timeout: float = 30.0, reconnect_delay: float = 1.0) -> None:
-        self.bot = bot
+        super().__init__(bot)
         self.settings = settings
         self.ready_timeout = ready_timeout
         self.reconnect_delay = reconnect_delay
@@ -439,13 +291,12 @@ class DiscordAdapter:
         self.raw = RawInteractions()
         self.client = StudyClient(self, guild_ready_timeout=guild_ready_timeout)
         self._roles: dict[int, frozenset[str]] = {}  # guild id -> resolved role ids of configured names
-        self._closing = False
         self._fatal: BaseException | None = None
         self._supervisor: asyncio.Task[None] | None = None
 
     # -------------------------------------------------------- lifecycle
 
-    async def start(self) -> None:
+    async def connect(self) -> None:
         if self.settings.token is None:
             raise PlatformRejected("DISCORD_TOKEN is not set: copy the bot token from the Developer Portal")
         apply_urls(self.settings.api_url, self.settings.gateway_url)
@@ -453,39 +304,35 @@ class DiscordAdapter:
             async with asyncio.timeout(self.ready_timeout):
                 await self.client.login(self.settings.token.reveal())
         except discord.LoginFailure:
-            await self.close()
             raise PlatformRejected("DISCORD_TOKEN was refused by Discord (401 Unauthorized): "
                                    "copy the bot token again (Developer Portal, Bot, Reset Token)") from None
         except (OSError, TimeoutError, aiohttp.ClientError, discord.HTTPException, RuntimeError) as exc:
-            closing = self._closing
-            await self.close()
-            if closing:
-                return
             raise PlatformUnreachable(f"cannot reach Discord at {self.settings.api_url} ({_why(exc)}): "
                                       "check the network or DISCORD_API_URL") from None
         if self._closing:
             return
         self._supervisor = asyncio.create_task(self._stay_connected(), name="discord-gateway")
         ready = asyncio.create_task(self.client.wait_until_ready())
-        done, _ = await asyncio.wait({self._supervisor, ready}, timeout=self.ready_timeout,
-                                     return_when=asyncio.FIRST_COMPLETED)
+        try:
+            done, _ = await asyncio.wait({self._supervisor, ready}, timeout=self.ready_timeout,
+                                         return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ready.cancel()
         if ready in done and not self._closing:
             user = self.client.user
             log.info("discord connected as @%s in %d server(s)", clean(user.name if user else "?"),
                      len(self.client.guilds))
             return
-        ready.cancel()
-        fatal, closing = self._fatal, self._closing
-        await self.close()
-        if closing:
+        fatal = self._fatal
+        if self._closing:
             return
         refused = isinstance(fatal, discord.ConnectionClosed) and fatal.code == 4004
         if refused or isinstance(fatal, discord.LoginFailure):
             raise PlatformRejected("DISCORD_TOKEN was refused by the Discord gateway (4004 Authentication "
-                                   "failed): copy the bot token again") from None
+                                   "failed): copy the bot token again")
         if fatal is not None:
             raise PlatformRejected(f"Discord ended the gateway connection ({_why(fatal)}): check the bot's "
-                                   "settings in the Developer Portal") from None
+                                   "settings in the Developer Portal")
         raise PlatformUnreachable(f"the Discord gateway at {self.settings.gateway_url} did not become ready within "
                                   f"{self.ready_timeout:g} s: check the network or DISCORD_GATEWAY_URL")
 
@@ -519,9 +366,8 @@ class DiscordAdapter:
             await asyncio.sleep(delay)
             delay = min(delay * 2, 60.0)
 
-    async def close(self) -> None:
-        """Close the gateway and the HTTP session; safe at any moment, and more than once."""
-        self._closing = True
+    async def disconnect(self) -> None:
+        """Close the gateway and the HTTP session."""
         await self.client.close()
         supervisor, self._supervisor = self._supervisor, None
         if supervisor is not None and supervisor is not asyncio.current_task():
@@ -537,20 +383,22 @@ class DiscordAdapter:
         first becomes available): a role created or renamed later does not become one."""
         if guild.id in self._roles:
             return
-        names = configured_role_names(self.bot.settings.instructors)
+        names = frozenset(r for r in self.settings.instructor_roles if not r.isdecimal())
         found, warnings = resolve_role_names(names, [(str(r.id), r.name) for r in guild.roles])
         for warning in warnings:
             log.warning("discord server %s: %s", guild.id, warning)
         self._roles[guild.id] = found
 
     def _actor(self, interaction: discord.Interaction) -> tuple[Actor, Place]:
-        """Who acted, with the role ids the payload itself carries, and where."""
+        """Who acted, with the role ids the payload itself carries, and where. An instructor by
+        user id (listed for this guild, or everywhere), or by holding one of the configured role
+        ids or the ids configured role names were resolved to in this guild (a name never counts)."""
         roles, channel_id = self.raw.take(interaction.id)
         user = interaction.user
-        instructors = self.bot.settings.instructors
-        allowed = configured_role_ids(instructors) | self._roles.get(interaction.guild_id or 0, frozenset())
         cohort = str(interaction.guild_id) if interaction.guild_id else ""
-        teacher = is_instructor(str(user.id), cohort, roles, allowed, instructors)
+        allowed = {r for r in self.settings.instructor_roles if r.isdecimal()}
+        allowed |= self._roles.get(interaction.guild_id or 0, frozenset())
+        teacher = self.bot.settings.instructors.listed(Cohort(PLATFORM, cohort), str(user.id)) or bool(roles & allowed)
         return Actor(PLATFORM, cohort, str(user.id), user.display_name, teacher), place_of(interaction, channel_id)
 
     async def resolve_choice(self, spec: CommandSpec, option: str, value: str | None) -> str | None:
@@ -558,151 +406,45 @@ class DiscordAdapter:
         cut = cut_value(value) if isinstance(value, str) else None
         if cut is None:
             return value
-        prefix, digest = cut
+        prefix, wanted = cut
         for name in await self.bot.suggest(spec.name, option, prefix):
-            if _digest(name) == digest:
+            if digest(name) == wanted:
                 return name
         return prefix
 
     # -------------------------------------------------------- inbound
 
     async def on_command(self, interaction: discord.Interaction, name: str, args: str) -> None:
-        actor, place = self._actor(interaction)
-        await self._handle(interaction, Command(name, args, actor, place))
+        await self._handle(interaction, partial(Command, name, args))
 
     async def on_choice(self, interaction: discord.Interaction, token: str) -> None:
-        actor, place = self._actor(interaction)
-        await self._handle(interaction, ChoiceMade(token, actor, place))
+        await self._handle(interaction, partial(ChoiceMade, token))
 
     async def on_form(self, interaction: discord.Interaction, token: str) -> None:
-        text = submitted_text(_data(interaction).get("components"))
-        actor, place = self._actor(interaction)
-        await self._handle(interaction, TextSubmitted(token, text, actor, place))
+        text = submitted_text(interaction_data(interaction).get("components"))
+        await self._handle(interaction, partial(TextSubmitted, token, text))
 
-    async def _handle(self, interaction: discord.Interaction, event: Command | ChoiceMade | TextSubmitted) -> None:
-        """Record first (handle commits), then answer; never raise into discord.py."""
-        try:
-            replies = [self._addressed(r, event) for r in await self.bot.handle(event)]
-            await self._respond(interaction, replies)
-        except Exception:
-            log.exception("discord interaction %s failed after handling", interaction.id)
+    async def _handle(self, interaction: discord.Interaction, make: Callable[[Actor, Place], Inbound]) -> None:
+        async def event() -> Inbound:
+            return make(*self._actor(interaction))
 
-    @staticmethod
-    def _addressed(reply: Reply, event: Command | ChoiceMade | TextSubmitted) -> Reply:
-        """Fill in where a reply goes from the event that caused it."""
-        return replace(reply, place=reply.place or event.place, to=reply.to or event.actor)
-
-    async def _respond(self, interaction: discord.Interaction, replies: list[Reply]) -> None:
-        """The first response within the 3 s window, then everything that may take longer. When
-        posts or files go with private replies, the first response is a deferral and the private
-        replies follow the deliveries (or what failed instead)."""
-        first, rest = self._first(interaction, replies)
-        confirming = first is not None and first.form is None and _private(first) and any(
-            not _private(r) for r in rest)
-        if confirming:
-            rest = [first, *rest] if first is not None else rest
-            acked = await self._defer(interaction)
-        else:
-            acked = await self._send_first(interaction, first)
-        private = [r for r in rest if _private(r)]
-        for reply in rest:
-            if _private(reply):
-                continue
-            failure = await self._deliver(reply)
-            if failure is not None:
-                private = [Reply(failure)]
-                break
-        for reply in private if acked else ():
-            try:
-                await interaction.followup.send(ephemeral=True, **message_kwargs(reply))
-            except discord.HTTPException as exc:
-                log.warning("discord refused a reply: HTTP %s code %s", exc.status, exc.code)
-
-    async def _deliver(self, reply: Reply) -> str | None:
-        """Deliver a post, DM, file or edit; what to tell the learner when it failed, else None."""
-        try:
-            if await deliver(self.bot, self, reply) is None and reply.edit is None:
-                return UNDELIVERABLE[reply.audience is Audience.PUBLIC]
-        except DeliveryFailed as exc:
-            log.warning("a %s reply was not delivered: %s", reply.audience, exc)
-            return UNDELIVERABLE[reply.audience is Audience.PUBLIC]
-        except discord.HTTPException as exc:
-            log.warning("discord refused a %s reply: HTTP %s code %s", reply.audience, exc.status, exc.code)
-            return FAILED_DELIVERY.format(status=exc.status)
-        return None
-
-    @staticmethod
-    def _first(interaction: discord.Interaction, replies: list[Reply]) -> tuple[Reply | None, list[Reply]]:
-        """The reply that answers the interaction: a form (as a modal), else the first private
-        reply, else a public command reply; the others follow it."""
-        can_modal = interaction.type is not discord.InteractionType.modal_submit
-        pick = next((r for r in replies if r.form is not None and can_modal), None)
-        pick = pick or next((r for r in replies if _private(r)), None)
-        if pick is None and interaction.type is discord.InteractionType.application_command:
-            pick = next((r for r in replies if r.audience is Audience.PUBLIC and r.edit is None), None)
-        return pick, [r for r in replies if r is not pick]
-
-    async def _defer(self, interaction: discord.Interaction) -> bool:
-        try:
-            await interaction.response.defer(ephemeral=True, thinking=True)
-            return True
-        except discord.HTTPException as exc:
-            self._log_refused_response(interaction, exc)
-            return False
-
-    async def _send_first(self, interaction: discord.Interaction, reply: Reply | None) -> bool:
-        """Send the interaction response; False when the interaction expired (logged, not raised)."""
-        try:
-            if reply is None:
-                if interaction.type is discord.InteractionType.application_command:
-                    await interaction.response.send_message("Done.", ephemeral=True)
-                else:
-                    await interaction.response.defer()
-            elif reply.form is not None and interaction.type is not discord.InteractionType.modal_submit:
-                await interaction.response.send_modal(_inert(AnswerModal(reply.form)))
-            elif _private(reply):
-                await interaction.response.send_message(ephemeral=True, **message_kwargs(reply))
-            else:
-                sent = await interaction.response.send_message(**message_kwargs(reply))
-                channel_id = reply.place.channel_id if reply.place else None
-                if reply.tag and sent.message_id and channel_id:
-                    await self.bot.message_posted(reply.tag, MessageRef(PLATFORM, channel_id, str(sent.message_id)))
-            return True
-        except discord.HTTPException as exc:
-            self._log_refused_response(interaction, exc)
-            return False
-
-    @staticmethod
-    def _log_refused_response(interaction: discord.Interaction, exc: discord.HTTPException) -> None:
-        if exc.code == UNKNOWN_INTERACTION:
-            log.warning("discord interaction %s expired before the bot answered (code 10062); "
-                        "what was recorded stays recorded", interaction.id)
-        else:
-            log.warning("discord refused the response to interaction %s: HTTP %s code %s",
-                        interaction.id, exc.status, exc.code)
+        await self.handle(DiscordInteraction(interaction), event)
 
     # -------------------------------------------------------- Outbox
 
     async def send(self, reply: Reply) -> MessageRef | None:
         """Post a reply: in its channel when public, else (or in a DM context) to its user by DM.
-
-        A refusal for good (DMs closed, no access, channel gone) is a permanent DeliveryFailed, so
-        that a timer is given up rather than retried; other failures raise as they are."""
-        try:
-            return await self._post(reply)
-        except (discord.Forbidden, discord.NotFound) as exc:
-            raise DeliveryFailed(f"discord refused the message: HTTP {exc.status} code {exc.code}",
-                                 permanent=True) from exc
-
-    async def _post(self, reply: Reply) -> MessageRef | None:
+        A refusal for good (DMs closed, no access, channel gone) is a permanent DeliveryFailed."""
         if reply.audience is Audience.PUBLIC and reply.place is not None and reply.place.channel_id:
             channel: discord.abc.Messageable = self.client.get_partial_messageable(int(reply.place.channel_id))
         elif reply.to is not None:
-            channel = await self.client.create_dm(discord.Object(id=int(reply.to.user_id)))
+            with self.refusals(_for_good):
+                channel = await self.client.create_dm(discord.Object(id=int(reply.to.user_id)))
         else:
             log.warning("a %s reply has no channel and no recipient; not sent", reply.audience)
             return None
-        message = await channel.send(**message_kwargs(reply))
+        with self.refusals(_for_good):
+            message = await channel.send(**message_kwargs(reply))
         return MessageRef(PLATFORM, str(message.channel.id), str(message.id))
 
     async def channel_problem(self, place: Place) -> str | None:
@@ -728,12 +470,20 @@ class DiscordAdapter:
         content, view = render(reply)
         message = self.client.get_partial_messageable(int(ref.channel_id)).get_partial_message(int(ref.message_id))
         try:
-            await message.edit(content=content, view=view)
-        except discord.NotFound as exc:  # deleted meanwhile: nothing left to update
-            log.warning("discord message to edit is gone: HTTP %s code %s", exc.status, exc.code)
-        except discord.Forbidden as exc:
-            raise DeliveryFailed(f"discord refused the edit: HTTP {exc.status} code {exc.code}",
-                                 permanent=True) from exc
+            with self.refusals(_for_good):
+                await message.edit(content=content, view=view)
+        except DeliveryFailed as exc:
+            if not isinstance(exc.__cause__, discord.NotFound):
+                raise
+            log.warning("discord message to edit is gone: %s", _why(exc.__cause__))  # deleted meanwhile
+
+    def why(self, exc: BaseException) -> str:
+        return _why(exc) if isinstance(exc, discord.HTTPException) else super().why(exc)
+
+
+def _for_good(exc: BaseException) -> str | None:
+    """Discord's refusals for good: no access (403) or no such channel, user or message (404)."""
+    return f"HTTP {exc.status} code {exc.code}" if isinstance(exc, discord.Forbidden | discord.NotFound) else None
 
 
 def _why(exc: BaseException) -> str:

@@ -16,6 +16,7 @@ class DiscordSettings:
     api_url: str = "https://discord.com/api/v10"
     gateway_url: str = "wss://gateway.discord.gg/"
     sync_guilds: tuple[int, ...] = ()  # guilds to sync the commands to at start; none: global
+    instructor_roles: frozenset[str] = frozenset()  # instructors.discord_roles: role ids, or names resolved per guild
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], settings: Settings | None = None) -> DiscordSettings:
@@ -36,7 +37,13 @@ class DiscordSettings:
         return cls(token=Secret(token) if token else None,
                    api_url=(get("DISCORD_API_URL") or cls.api_url).rstrip("/"),
                    gateway_url=get("DISCORD_GATEWAY_URL") or cls.gateway_url,
-                   sync_guilds=tuple(int(g) for g in guilds))
+                   sync_guilds=tuple(int(g) for g in guilds),
+                   instructor_roles=instructor_roles(settings) if settings else frozenset())
+
+
+def instructor_roles(settings: Settings) -> frozenset[str]:
+    """Discord's instructor rule: members holding one of `instructors.discord_roles` (ids or names)."""
+    return settings.ids("instructors.discord_roles")
 
 
 def _config_error(settings: Settings | None, key: str, message: str) -> ConfigError:
@@ -51,6 +58,8 @@ DISCORD = Platform(
     sections=("discord",),
     read=DiscordSettings.from_env,
     configured=lambda s: s.token is not None,
+    instructor_keys=("discord_roles",),
+    instructor_rule=instructor_roles,
     needs="DISCORD_TOKEN",
     adapter="adapters.discord_app:DiscordAdapter",
 )

@@ -1,6 +1,7 @@
 """What each platform registers in one place: how it reads its settings, what its secrets
-look like (masked in every log line), which of its SDK's loggers print request bodies, and
-the adapter that serves it (imported only when the platform starts)."""
+look like (masked in every log line), which of its SDK's loggers print request bodies, its own
+rule of who is an instructor (its keys under `instructors` in the config file), and the adapter
+that serves it (imported only when the platform starts)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ class Platform:
     needs: str  # what an operator sets to use it
     adapter: str  # "module:Class", built as Class(bot, its settings)
     listens: Callable[[Any], tuple[tuple[str, int, str], ...]] = lambda settings: ()  # (host, port, variable)
+    instructor_keys: tuple[str, ...] = ()  # its keys under `instructors` in the config file
+    instructor_rule: Callable[[Settings], Any] = lambda settings: None  # those keys read (ConfigError when wrong)
 
     def adapter_class(self) -> Any:
         module, _, name = self.adapter.partition(":")

@@ -16,6 +16,11 @@ PLATFORMS: tuple[Platform, ...] = (
 
 
 def settings_from_env(environ: Mapping[str, str]) -> Settings:
-    """The core settings, with the config file checked against every platform's sections and names."""
-    return Settings.from_env(environ, sections=[s for p in PLATFORMS for s in p.sections],
-                             platforms=[p.name for p in PLATFORMS])
+    """The core settings, with the config file checked against every platform's sections, names
+    and instructor rules."""
+    settings = Settings.from_env(environ, sections=[s for p in PLATFORMS for s in p.sections],
+                                 platforms=[p.name for p in PLATFORMS],
+                                 instructor_keys=[k for p in PLATFORMS for k in p.instructor_keys])
+    for platform in PLATFORMS:
+        platform.instructor_rule(settings)
+    return settings

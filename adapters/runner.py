@@ -28,7 +28,8 @@ from adapters.platform import Platform
 from bot.core.errors import PlatformRejected, PlatformUnreachable, SetupError
 from bot.core.messages import Place
 from bot.runtime.app import StudyBot
-from bot.runtime.scheduler import Outbox, run_scheduler
+from bot.runtime.delivery import Outbox
+from bot.runtime.scheduler import run_scheduler
 
 log = logging.getLogger("studybot.runner")
 
@@ -205,7 +206,7 @@ async def check_channels(bot: StudyBot, adapters: Sequence[Adapter]) -> int:
     Returns how many have a problem."""
     problems = 0
     for adapter in adapters:
-        for key, place in bot.settings.channels(adapter.platform):
+        for key, place in bot.channels(adapter.platform):
             channel = place.channel_id
             try:
                 async with asyncio.timeout(CHECK_WITHIN):

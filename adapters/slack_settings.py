@@ -18,6 +18,7 @@ class SlackSettings:
     api_url: str = "https://slack.com/api/"
     http_host: str = "0.0.0.0"
     http_port: int = 3000
+    admins_are_instructors: bool = False  # instructors.slack_admins: workspace admins and owners are instructors
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], settings: Settings | None = None) -> SlackSettings:
@@ -31,7 +32,8 @@ class SlackSettings:
         return cls(bot_token=secret("SLACK_BOT_TOKEN"), app_token=secret("SLACK_APP_TOKEN"),
                    signing_secret=secret("SLACK_SIGNING_SECRET"), api_url=get("SLACK_API_URL") or cls.api_url,
                    http_host=get("STUDYBOT_HTTP_HOST") or cls.http_host,
-                   http_port=port_number("STUDYBOT_HTTP_PORT", get("STUDYBOT_HTTP_PORT") or "3000"))
+                   http_port=port_number("STUDYBOT_HTTP_PORT", get("STUDYBOT_HTTP_PORT") or "3000"),
+                   admins_are_instructors=admins_are_instructors(settings) if settings else False)
 
     @property
     def configured(self) -> bool:
@@ -41,6 +43,11 @@ class SlackSettings:
     def listens(self) -> tuple[tuple[str, int, str], ...]:
         """HTTP mode's address, and the variable that sets its port (Socket Mode listens nowhere)."""
         return () if self.app_token else ((self.http_host, self.http_port, "STUDYBOT_HTTP_PORT"),)
+
+
+def admins_are_instructors(settings: Settings) -> bool:
+    """Slack's instructor rule: with `instructors.slack_admins: true`, workspace admins and owners too."""
+    return settings.flag("instructors.slack_admins", False)
 
 
 SLACK = Platform(
@@ -53,6 +60,8 @@ SLACK = Platform(
     read=SlackSettings.from_env,
     configured=lambda s: bool(s.configured),
     listens=lambda s: s.listens,
+    instructor_keys=("slack_admins",),
+    instructor_rule=admins_are_instructors,
     needs="SLACK_BOT_TOKEN (with SLACK_APP_TOKEN or SLACK_SIGNING_SECRET)",
     adapter="adapters.slack_app:SlackAdapter",
 )

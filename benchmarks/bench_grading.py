@@ -52,7 +52,7 @@ from pathlib import Path
 import yaml
 
 from bot.grading.matching import NEGATED, Grade, find, grade
-from bot.grading.reading import Answer, Phrase, Synonyms, phrase
+from bot.grading.reading import Answer, Phrase, Synonyms, phrase, read
 from bot.grading.rubric import KeyPoint, Rubric
 from bot.grading.selfcheck import audit_rubric
 
@@ -210,7 +210,7 @@ def _why_rejected(rubric: Rubric, text: str, result: Grade, synonyms: Synonyms) 
         return "voided by a misconception"
     if result.matched:
         return "fewer key points than needed"
-    answer = Answer(text, synonyms)
+    answer = read(text, synonyms)
     if any(find(answer, phrase(a, synonyms)) == NEGATED for p in rubric.points for a in p.accept):
         return "a phrasing stated only under a negation"
     if any(_in_one_clause(answer, phrase(a, synonyms)) for p in rubric.points for a in p.accept):
@@ -227,7 +227,7 @@ def _in_one_clause(answer: Answer, wanted: Phrase) -> bool:
 def _why_accepted(rubric: Rubric, text: str, result: Grade, synonyms: Synonyms) -> str:
     """The category of a false accept: whether the answer says enough accepted phrasings word for word (so any
     reading of the rubric accepts it), and whether one-word phrasings carried it."""
-    answer = Answer(text, synonyms)
+    answer = read(text, synonyms)
     said = [w.lemma for w in answer.words]
     literal = [p for p in rubric.points if p.id in result.matched
                and any(_contains(said, [lemma for _, lemma in phrase(a, synonyms).words]) for a in p.accept)]

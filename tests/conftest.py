@@ -4,14 +4,17 @@ file with the core test pack, and a running Discord stand-in with discord.py poi
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import discord
+import pg
 import pytest
 import yarl
 from fsrs import Scheduler
+from pg import PgServer
 from support import CORE_PACK
 
 from bot.core.clock import FixedClock
@@ -19,6 +22,7 @@ from bot.core.config import Settings
 from bot.runtime.app import StudyBot
 from standins.discord_standin import DiscordStandIn
 
+ENGINES = ("sqlite", "postgresql")
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy")
 
 
@@ -67,10 +71,55 @@ def clock() -> FixedClock:
     return FixedClock("2026-11-30T09:00:00+00:00")  # a Monday
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "both_engines: run each test on SQLite and on PostgreSQL")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Tests marked both_engines run once per database engine."""
+    if "engine" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_engines"):
+        metafunc.parametrize("engine", ENGINES, indirect=True)
+
+
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return Settings(db_path=tmp_path / "studybot.db", content_dir=CORE_PACK, results_dir=tmp_path / "results",
-                    round_seconds=60)
+def engine(request: pytest.FixtureRequest) -> str:
+    """The database engine of this test: SQLite unless the test runs on both."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """A PostgreSQL server to create test databases in (see tests/pg.py), or the test is skipped."""
+    url = os.environ.get(pg.ENV, "").strip()
+    started = None
+    if not url:
+        started = pg.throwaway_server()
+        if started is None:
+            pytest.skip(pg.HOW)
+        url = next(started)
+    server = PgServer(url)
+    try:
+        yield server
+    finally:
+        server.close()
+        if started is not None:
+            started.close()
+
+
+@pytest.fixture
+def database_url(engine: str, request: pytest.FixtureRequest) -> Iterator[str | None]:
+    """An empty migrated PostgreSQL database for a test on PostgreSQL; None on SQLite."""
+    if engine == "sqlite":
+        yield None
+        return
+    server: PgServer = request.getfixturevalue("pg_server")
+    yield server.clean_database()
+
+
+@pytest.fixture
+def settings(tmp_path: Path, database_url: str | None) -> Settings:
+    return Settings(db_path=tmp_path / "studybot.db", database_url=database_url, content_dir=CORE_PACK,
+                    results_dir=tmp_path / "results", round_seconds=60)
 
 
 @pytest.fixture

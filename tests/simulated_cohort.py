@@ -46,7 +46,7 @@ TEACHBACK_TEXTS = {
     },
 }
 LOOKUPS = {"fsdp": ("FSDP", True), "DP": ("Data parallelism", True), "Model FLOPs utilization": ("MFU", True),
-           "zero bubble": ("zero bubble", False), "fspd": ("fspd", False), "RLHF!": ("rlhf", False)}
+           "zero bubble": ("zero bubble", False), "fspd": ("FSDP", True), "RLHF!": ("rlhf", False)}
 
 
 @dataclass
@@ -74,14 +74,14 @@ class Simulated:
         return bool(self.first or self.teachbacks)
 
 
-def settings_for(tmp_path) -> Settings:
-    return Settings(db_path=tmp_path / "studybot.db", content_dir=CORE_PACK, results_dir=tmp_path / "results",
-                    cohorts={Cohort("slack", "T1"): CohortSettings(timezone=ZONE)})
+def settings_for(tmp_path, database_url: str | None = None) -> Settings:
+    return Settings(db_path=tmp_path / "studybot.db", database_url=database_url, content_dir=CORE_PACK,
+                    results_dir=tmp_path / "results", cohorts={Cohort("slack", "T1"): CohortSettings(timezone=ZONE)})
 
 
-async def start(tmp_path) -> tuple[StudyBot, FixedClock]:
+async def start(tmp_path, database_url: str | None = None) -> tuple[StudyBot, FixedClock]:
     clock = FixedClock(NOW)
-    return await StudyBot.start(settings_for(tmp_path), clock), clock
+    return await StudyBot.start(settings_for(tmp_path, database_url), clock), clock
 
 
 async def simulate(bot: StudyBot, clock: FixedClock, learners: int = 36, seed: int = 15,

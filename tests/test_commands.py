@@ -10,10 +10,11 @@ import yaml
 from support import REPO, channel, learner
 
 from bot.core.messages import Command
-from bot.runtime.app import COMMANDS
+from bot.runtime.app import declared_commands
 from bot.runtime.commands import CommandSpec
 
 MANIFEST = yaml.safe_load((REPO / "slack_manifest.yaml").read_text())
+COMMANDS = declared_commands()
 
 
 def manifest_mismatches(specs: Iterable[CommandSpec], manifest: Mapping[str, Any]) -> list[str]:

@@ -14,13 +14,14 @@ from support import REPO
 
 from adapters.cli import build_parser
 from adapters.platforms import settings_from_env
-from bot.runtime.app import COMMANDS
+from bot.runtime.app import declared_commands
 
 DOCS = [REPO / "README.md", REPO / "CONTRIBUTING.md", *sorted((REPO / "docs").glob("*.md"))]
 FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^ *```", re.S | re.M)
 INLINE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 NOT_COMMANDS = {"quit", "exit", "invite", "metrics", "tmp"}  # the console's own, Slack's own, and paths
 CONFIG_SECTIONS = ("instructors", "rounds", "cohorts", "leaderboard", "discord")
+FILE_NAME = re.compile(r"\.(py|md|ya?ml|txt|csv|html)\b")  # `leaderboard.py` is a module, not a key
 
 
 def blocks(text: str, language: str) -> list[str]:
@@ -74,8 +75,8 @@ def known_keys() -> set[tuple[str, ...]]:
 
 def named_keys(text: str) -> set[str]:
     """Config keys named in prose, like `rounds.instructors_only` or `cohorts.<id>.daily`."""
-    return {span.split(":")[0] for span in INLINE.findall(text)
-            if re.fullmatch(rf"({'|'.join(CONFIG_SECTIONS)})(\.[\w<> -]+)+(:.*)?", span)}
+    return {span.split(":")[0] for span in INLINE.findall(text) if not FILE_NAME.search(span)
+            and re.fullmatch(rf"({'|'.join(CONFIG_SECTIONS)})(\.[\w<> -]+)+(:.*)?", span)}
 
 
 def config_key_problems(text: str, known: set[tuple[str, ...]]) -> list[str]:
@@ -132,7 +133,7 @@ def cli_problems(lines: list[str]) -> list[str]:
 
 def chat_problems(spans: list[str]) -> list[str]:
     """`/command word option:value` spans naming a command or a (Discord) option that does not exist."""
-    specs = {spec.name: spec for spec in COMMANDS}
+    specs = {spec.name: spec for spec in declared_commands()}
     problems = []
     for span in spans:
         match = re.fullmatch(r"/([a-z]+)((?: .*)?)", span)

@@ -74,7 +74,7 @@ from pathlib import Path
 from bot.runtime.app import StudyBot
 from bot.core.clock import FixedClock
 from bot.core.config import Settings
-from bot.core.messages import Actor, ChoiceMade, Command, MessageRef, Place, TimerFired
+from bot.core.messages import Actor, ChoiceMade, Command, MessageRef, Place, TimerFired, TimerKey
 from bot.content.render import render_quiz
 
 async def main():
@@ -95,8 +95,8 @@ async def use(bot):
     [started, posted] = await bot.handle(Command("quiz", "round", who, place))
     await bot.message_posted(posted.tag, MessageRef("console", "console", "1"))
     await bot.handle(ChoiceMade(posted.choices[-1].token, who, place))  # Next: the reveal is due now
-    print("REVEAL", [r.text.splitlines()[3] for r in await bot.fire(TimerFired("round:1:0", bot.ctx.clock.now()))
-                     if "answered," in r.text])
+    due = TimerFired(TimerKey.parse("round:1:0"), bot.ctx.clock.now())
+    print("REVEAL", [r.text.splitlines()[3] for r in await bot.fire(due) if "answered," in r.text])
     print("STORED", await bot.store.count("answers"))
 
 asyncio.run(main())

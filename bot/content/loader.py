@@ -29,14 +29,15 @@ from bot.questions.base import Question
 from bot.questions.registry import TYPES
 
 LESSON_FILE, QUIZ_FILE, GLOSSARY_FILE, TEACHBACK_FILE = "lesson.yaml", "quiz.yaml", "glossary.yaml", "teachback.yaml"
+PRACTICE_FILE = "practice.yaml"  # optional: questions outside the quiz, for /review and practice rounds
 NOTES_FILE, QUIZ_MD = "notes.md", "quiz.md"
-PACK_FILES = (LESSON_FILE, QUIZ_FILE, GLOSSARY_FILE, TEACHBACK_FILE)
+PACK_FILES = (LESSON_FILE, QUIZ_FILE, GLOSSARY_FILE, TEACHBACK_FILE, PRACTICE_FILE)
 
 LESSON_KEYS = frozenset({"id", "title", "summary", "goals", "synonyms"})
 GOAL_KEYS = frozenset({"id", "text"})
 QUESTION_KEYS = frozenset({"id", "type", "goal", "prompt", "explanation", "sources"})
 TERM_KEYS = frozenset({"term", "definition", "aliases", "related", "sources"})
-PROMPT_KEYS = frozenset({"id", "goal", "prompt", "key_points", "needed", "sources", "examples"})
+PROMPT_KEYS = frozenset({"id", "goal", "prompt", "key_points", "needed", "needed_because", "sources", "examples"})
 _SOURCE_HEADING = re.compile(r"^##\s+([A-Za-z][A-Za-z0-9_.-]*)\b[ \t]*(?:[—–-][ \t]*)?(.*)$", re.MULTILINE)
 _SOURCE_LINK = re.compile(r"^-\s*Link:\s*(\S+)", re.MULTILINE)
 
@@ -100,12 +101,23 @@ def _read_prompts(c: Checker, data: dict, lesson: Lesson) -> list[tuple[FieldPat
         rubric = c.rubric(p, "key_points", path, default_needed=teachback_needed(size), half_point=False)
         item = TeachbackPrompt(id=c.text(p, "id", path), lesson_id=lesson.id, prompt=c.text(p, "prompt", path),
                                rubric=rubric, goal=c.text(p, "goal", path, required=False),
-                               sources=c.texts(p, "sources", path), examples=c.examples(p, path))
+                               sources=c.texts(p, "sources", path), examples=c.examples(p, path),
+                               needed_because=_needed_because(c, p, path))
         examples = item.examples
         issues = audit_rubric(rubric, item.prompt, examples.correct, examples.wrong, lesson.synonyms)
         c.audited(path, [replace(i, where=_in_prompt(i.where)) for i in issues])
         out.append((path, item))
     return out
+
+
+def _needed_because(c: Checker, prompt: dict, path: FieldPath) -> str:
+    """The author's one-line reason for a teach-back's `needed`; it explains a `needed` that is set."""
+    reason = c.text(prompt, "needed_because", path, required=False)
+    if "\n" in reason:
+        c.fail(path + ("needed_because",), "must be one line: say in a sentence why that many key points are needed")
+    if "needed_because" in prompt and "needed" not in prompt:
+        c.fail(path + ("needed_because",), "explains `needed`, which is not set; set it or drop the reason")
+    return reason
 
 
 def _in_prompt(where: FieldPath) -> FieldPath:
@@ -130,6 +142,7 @@ PARTS = (
     _Part(QUIZ_FILE, _read_questions, "question", "id", "questions"),
     _Part(TEACHBACK_FILE, _read_prompts, "teach-back prompt", "id", "prompts"),
     _Part(GLOSSARY_FILE, _read_terms, "term", "term", "terms"),
+    _Part(PRACTICE_FILE, _read_questions, "question", "id", "practice"),
 )
 
 
@@ -212,7 +225,7 @@ class _Loading:
             return
         lesson = _read_lesson(c, mapping, folder)
         self.check(lesson_file, c)
-        parts: dict[str, list[Any]] = {part.lesson_field: [] for part in PARTS}  # questions, prompts, terms
+        parts: dict[str, list[Any]] = {part.lesson_field: [] for part in PARTS}  # questions, prompts, terms, practice
         sources = self.source_ids(folder)
         for part in PARTS:
             file = folder / part.file
@@ -231,7 +244,7 @@ class _Loading:
         if lesson.id and self._unique("lesson", lesson.id, lesson_file, ("id",), None):
             self.report.library.add(replace(lesson, questions=tuple(parts["questions"]),
                                             prompts=tuple(parts["prompts"]), terms=tuple(parts["terms"]),
-                                            sources=dict(sources or {})))
+                                            practice=tuple(parts["practice"]), sources=dict(sources or {})))
 
     def unknown_files(self, folder: Path) -> None:
         """A misspelt pack file would silently be left out: name it."""

@@ -36,6 +36,7 @@ class TeachbackPrompt:
     goal: str = ""
     sources: tuple[str, ...] = ()
     examples: Examples = Examples()
+    needed_because: str = ""  # the author's reason for `needed`, for those who edit the rubric
 
     @property
     def key_points(self) -> tuple[KeyPoint, ...]:
@@ -50,19 +51,29 @@ class Lesson:
     goals: tuple[Goal, ...]
     path: Path
     synonyms: Synonyms = NO_SYNONYMS  # read the same in answers and in accepted phrasings
-    questions: tuple[Question, ...] = ()
+    questions: tuple[Question, ...] = ()  # the quiz: /quiz, /results and quiz.md
     prompts: tuple[TeachbackPrompt, ...] = ()
     terms: tuple[Term, ...] = ()
+    practice: tuple[Question, ...] = ()  # further questions, outside the quiz: /review and practice rounds
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)  # notes.md's sources by id: title <link>
 
     @property
     def question_ids(self) -> tuple[str, ...]:
         return tuple(q.id for q in self.questions)
 
+    @property
+    def review_questions(self) -> tuple[Question, ...]:
+        """What /review draws on: the quiz, then the practice set."""
+        return self.questions + self.practice
+
+    @property
+    def review_question_ids(self) -> tuple[str, ...]:
+        return tuple(q.id for q in self.review_questions)
+
 
 @dataclass
 class Library:
-    """Every lesson, and every question, prompt and term by id across lessons."""
+    """Every lesson, and every question (quiz and practice), prompt and term by id across lessons."""
 
     lessons: dict[str, Lesson] = field(default_factory=dict)
     questions: dict[str, Question] = field(default_factory=dict)
@@ -71,7 +82,7 @@ class Library:
 
     def add(self, lesson: Lesson) -> None:
         self.lessons[lesson.id] = lesson
-        self.questions.update((q.id, q) for q in lesson.questions)
+        self.questions.update((q.id, q) for q in lesson.review_questions)
         self.prompts.update((p.id, p) for p in lesson.prompts)
         self.terms.extend(lesson.terms)
 

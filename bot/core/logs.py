@@ -25,7 +25,7 @@ TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 def event_fields(event: Event, outcome: str, seconds: float) -> dict[str, object]:
     """The structured fields of a handled event's log line: never a token or a user's text."""
     if isinstance(event, TimerFired):
-        return {"command": f"timer:{event.key.split(':', 1)[0]}", "outcome": outcome,
+        return {"command": f"timer:{event.key.kind}", "outcome": outcome,
                 "latency_ms": round(seconds * 1000, 1)}
     what = f"/{event.name[:20]}" if isinstance(event, Command) else type(event).__name__
     return {"platform": event.actor.platform, "cohort": event.actor.cohort, "command": what, "outcome": outcome,

@@ -109,9 +109,46 @@ class TextSubmitted:
 
 
 @dataclass(frozen=True)
+class TimerKey:
+    """A stored timer's key: its kind (the feature's timer it is) and the parts that say which
+    one (a round and a position, a cohort). Stored as `kind:part:part`; this class is the one
+    place that writes or reads that form. A part may hold a colon only if it is the last."""
+
+    kind: str
+    parts: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, kind: str, *parts: object) -> TimerKey:
+        return cls(kind, tuple(str(part) for part in parts))
+
+    @classmethod
+    def for_cohort(cls, kind: str, cohort: Cohort, *more: object) -> TimerKey:
+        return cls.of(kind, cohort.platform, cohort.id, *more)
+
+    @classmethod
+    def parse(cls, text: str) -> TimerKey:
+        kind, *parts = text.split(":")
+        return cls(kind, tuple(parts))
+
+    @property
+    def rest(self) -> str:
+        """Everything after the kind, as stored (a part that holds colons comes back whole)."""
+        return ":".join(self.parts)
+
+    @property
+    def cohort(self) -> Cohort:
+        """The cohort of a key made by `for_cohort` (a cohort id may hold colons)."""
+        return Cohort(self.parts[0], ":".join(self.parts[1:]))
+
+    def __str__(self) -> str:
+        return ":".join((self.kind, *self.parts))
+
+
+@dataclass(frozen=True)
 class TimerFired:
-    key: str
+    key: TimerKey
     at: datetime
+    claim: int | None = None  # the store's count of claims when this process claimed it (None: not claimed)
 
 
 Event = Command | ChoiceMade | TextSubmitted | TimerFired

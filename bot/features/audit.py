@@ -10,6 +10,7 @@ import re
 from bot.core.messages import Command, Reply
 from bot.runtime.commands import Option, command
 from bot.runtime.context import Context
+from bot.runtime.feature import Feature
 from bot.store.model import SelfGradedAnswer
 
 QUOTED = 200  # characters of an answer shown
@@ -52,3 +53,6 @@ async def audit(ctx: Context, cmd: Command) -> list[Reply]:
     head = (f"Self-graded answers{scope} this week ({week}): {len(answers)}, "
             f"{overruled} graded right against the rubric's verdict.")
     return [Reply("\n".join([head, *(_line(ctx, a) for a in answers)]))]
+
+
+FEATURE = Feature("audit", commands=(audit,))

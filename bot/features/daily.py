@@ -16,24 +16,30 @@ from zoneinfo import ZoneInfo
 
 from bot.content.model import Library
 from bot.core.config import DailyQuestion, Settings
-from bot.core.messages import Audience, Cohort, Place, Reply, TimerFired
+from bot.core.messages import Audience, Cohort, Place, Reply, TimerKey
 from bot.features.asking import arrangement, revealed
+from bot.questions.base import Tally
 from bot.runtime.context import Context
+from bot.runtime.feature import Feature, Scheduled, TimerSpec
 from bot.store.model import AnswerMode, Prompt, PromptKind
 
-POST = "daily"  # timer keys: daily:<platform>:<cohort id>
-REVEAL = "dailyreveal"  # timer keys: dailyreveal:<platform>:<cohort id>
+POST = "daily"  # the daily post's timer, one per cohort
+REVEAL = "dailyreveal"  # the reveal's timer, for a cohort that reveals at a time of its own
 
 
-def keys(settings: Settings) -> list[str]:
-    """The timers every configured question of the day needs."""
-    found = []
-    for cohort, chosen in settings.cohorts.items():
-        if chosen.daily is not None:
-            found.append(f"{POST}:{cohort.platform}:{cohort.id}")
-            if chosen.daily.reveal is not None:
-                found.append(f"{REVEAL}:{cohort.platform}:{cohort.id}")
-    return found
+def posts(settings: Settings) -> list[Scheduled]:
+    """The daily post of each cohort that configures a question of the day."""
+    return [Scheduled(TimerKey.for_cohort(POST, cohort), f"cohorts.{cohort.id}.daily.channel",
+                      Place(cohort.platform, cohort.id, chosen.daily.channel))
+            for cohort, chosen in settings.cohorts.items() if chosen.daily is not None]
+
+
+def reveals(settings: Settings) -> list[Scheduled]:
+    """The reveal of each cohort whose question of the day is revealed at a time of its own."""
+    return [Scheduled(TimerKey.for_cohort(REVEAL, cohort), f"cohorts.{cohort.id}.daily.channel",
+                      Place(cohort.platform, cohort.id, chosen.daily.channel))
+            for cohort, chosen in settings.cohorts.items()
+            if chosen.daily is not None and chosen.daily.reveal is not None]
 
 
 def unknown_lessons(settings: Settings, library: Library) -> list[tuple[str, str]]:
@@ -44,11 +50,6 @@ def unknown_lessons(settings: Settings, library: Library) -> list[tuple[str, str
             if chosen.daily is not None and chosen.daily.lesson and library.lesson(chosen.daily.lesson) is None]
 
 
-def _cohort(key: str) -> Cohort:
-    _, platform, cohort_id = key.split(":", 2)
-    return Cohort(platform, cohort_id)
-
-
 def latest(at: time, zone: ZoneInfo, now: datetime) -> datetime:
     """The latest moment at or before `now` when the local clock read `at` (daylight saving included)."""
     local = now.astimezone(zone)
@@ -56,28 +57,28 @@ def latest(at: time, zone: ZoneInfo, now: datetime) -> datetime:
     return moment if moment <= now else datetime.combine(local.date() - timedelta(days=1), at, zone)
 
 
-def next_time(ctx: Context, key: str) -> datetime:
+def next_time(ctx: Context, key: TimerKey) -> datetime:
     """When a daily timer fires next: the next day's local time (a repeating timer's re-arm)."""
-    cohort = _cohort(key)
+    cohort = key.cohort
     plan = ctx.settings.cohort(cohort).daily
     if plan is None:
         return ctx.clock.now() + timedelta(days=1)
-    at = plan.reveal if key.startswith(REVEAL) and plan.reveal else plan.at
+    at = plan.reveal if key.kind == REVEAL and plan.reveal else plan.at
     last = latest(at, ctx.zone(cohort), ctx.clock.now())
     return datetime.combine(last.astimezone(ctx.zone(cohort)).date() + timedelta(days=1), at, ctx.zone(cohort))
 
 
 def _tag(cohort: Cohort, day: str) -> str:
-    return f"{POST}:{cohort.platform}:{cohort.id}:{day}"
+    return str(TimerKey.for_cohort(POST, cohort, day))
 
 
 def _header(day: date) -> str:
     return f"Question of the day · {day:%a %d %b}"
 
 
-async def on_post(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
+async def on_post(ctx: Context, key: TimerKey) -> list[Reply]:
     """Reveal the days before, then post today's question (the same one again if a crash lost its post)."""
-    cohort = _cohort(key)
+    cohort = key.cohort
     plan = ctx.settings.cohort(cohort).daily
     if plan is None:
         return []
@@ -95,9 +96,9 @@ async def on_post(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
     return replies
 
 
-async def on_reveal(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
+async def on_reveal(ctx: Context, key: TimerKey) -> list[Reply]:
     """At the configured reveal time: today's question, with its tally."""
-    cohort = _cohort(key)
+    cohort = key.cohort
     plan = ctx.settings.cohort(cohort).daily
     if plan is None or plan.reveal is None:
         return []
@@ -129,8 +130,16 @@ async def _reveal(ctx: Context, cohort: Cohort, plan: DailyQuestion, prompts: li
         await ctx.store.prompts.close(prompt.id)
         if question is None or ref is None:
             continue  # removed from the lesson, or never posted: nothing to reveal
-        tally = await ctx.store.answers.tally(prompt.id)
+        tally = Tally.of(await ctx.store.answers.counts(prompt.id))
         header = _header(date.fromisoformat(prompt.data["day"]))
         replies.append(Reply(revealed(question, prompt, tally, header), Audience.PUBLIC, edit=ref,
                              place=Place(cohort.platform, cohort.id, plan.channel)))
     return replies
+
+
+FEATURE = Feature(
+    "daily",
+    timers=(TimerSpec(POST, on_post, repeat=next_time, schedule=posts),
+            TimerSpec(REVEAL, on_reveal, repeat=next_time, schedule=reveals)),
+    check=unknown_lessons,
+)

@@ -7,6 +7,7 @@ from bot.core.messages import Choice, ChoiceMade, Command, Reply
 from bot.features import results
 from bot.runtime.commands import Option, command
 from bot.runtime.context import Context
+from bot.runtime.feature import Feature
 from bot.store.model import Prompt, PromptKind
 
 
@@ -31,3 +32,6 @@ async def on_confirm(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: st
         results.delete_files(ctx.settings.results_dir, event.actor)
     return [Reply("Done: everything studybot stored about you in this cohort is deleted, and so is the cohort's "
                   "results export that listed you (your instructor can export it again).")]
+
+
+FEATURE = Feature("forget", commands=(forget,), choices={PromptKind.FORGET: on_confirm})

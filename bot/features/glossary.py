@@ -9,6 +9,7 @@ from bot.core.messages import Command, Reply
 from bot.grading.reading import normalise
 from bot.runtime.commands import Option, command
 from bot.runtime.context import Context
+from bot.runtime.feature import Feature
 
 COUNTED = 60  # characters of a missing query kept for the count
 
@@ -56,3 +57,6 @@ async def glossary(ctx: Context, cmd: Command) -> list[Reply]:
         names = ", ".join(t.term for t in close)
         return [Reply(f"No term '{query[:60]}'. Did you mean: {names}?\nTry /glossary {close[0].term}.")]
     return [Reply(f"No term '{query[:60]}' in the glossary. Type /glossary to list every term.")]
+
+
+FEATURE = Feature("glossary", commands=(glossary,))

@@ -24,6 +24,7 @@ from bot.reports.cohort_figures import (
 )
 from bot.runtime.commands import Option, command
 from bot.runtime.context import Context
+from bot.runtime.feature import Feature
 
 NAMED = 10  # learners named per list before "and N more"
 QUOTED = 50  # characters of a choice's text
@@ -111,7 +112,7 @@ async def export(ctx: Context, cmd: Command) -> list[Reply]:
                             ctx.library)
     correct = Counter({r.learner.user_id: 0 for r in table if r.answer})
     correct.update(r.learner.user_id for r in table if r.answer and r.answer.correct)
-    scores = histogram(score_shares(correct, len(ctx.library.questions)))
+    scores = histogram(score_shares(correct, sum(len(les.questions) for les in ctx.library.lessons.values())))
     report = cohort_report.render(figures, scores, ctx.clock.now())
     answers = cohort_csv.encode(table)
     async with ctx.files_lock(cohort):  # beside the cohort's results file, so /forget me deletes them too
@@ -148,3 +149,6 @@ async def insights(ctx: Context, cmd: Command) -> list[Reply]:
     lesson = ctx.lesson(name) if name else None
     figures = await gather(ctx, cmd.actor.in_cohort, lesson, all_time)
     return [Reply(fit_lines(overview(figures), POINTER))]
+
+
+FEATURE = Feature("insights", commands=(insights,))

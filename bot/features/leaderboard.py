@@ -9,15 +9,16 @@ from datetime import datetime, timedelta
 from bot.core.clock import iso_week
 from bot.core.config import Settings
 from bot.core.errors import StudyError
-from bot.core.messages import Audience, Cohort, Command, Place, Reply, TimerFired
+from bot.core.messages import Audience, Cohort, Command, Place, Reply, TimerKey
 from bot.grading.scoring import SelfGraded
 from bot.runtime.commands import Option, command
 from bot.runtime.context import Context
+from bot.runtime.feature import Feature, Scheduled, TimerSpec
 from bot.store.model import Standing
 
 WEEK = re.compile(r"^\d{4}-W(0[1-9]|[1-4]\d|5[0-3])$")
 USAGE = "Use /leaderboard, /leaderboard all or /leaderboard week 2026-W48."
-SCHEDULE = "leaderboard"  # timer keys: leaderboard:<platform>:<cohort id>
+SCHEDULE = "leaderboard"  # the weekly post's timer, one per cohort
 
 
 def parse_period(ctx: Context, cohort: Cohort, words: list[str]) -> str | None:
@@ -82,17 +83,11 @@ async def leaderboard(ctx: Context, cmd: Command) -> list[Reply]:
 # ---------------------------------------------------------------- the weekly post
 
 
-def schedule_key(cohort: Cohort) -> str:
-    return f"{SCHEDULE}:{cohort.platform}:{cohort.id}"
-
-
-def cohort_of(key: str) -> Cohort:
-    _, platform, cohort_id = key.split(":", 2)
-    return Cohort(platform, cohort_id)
-
-
-def schedule_keys(settings: Settings) -> list[str]:
-    return [schedule_key(cohort) for cohort, c in settings.cohorts.items() if c.leaderboard]
+def weekly_posts(settings: Settings) -> list[Scheduled]:
+    """The weekly post of each cohort that configures one."""
+    return [Scheduled(TimerKey.for_cohort(SCHEDULE, cohort), f"cohorts.{cohort.id}.leaderboard.channel",
+                      Place(cohort.platform, cohort.id, chosen.leaderboard.channel))
+            for cohort, chosen in settings.cohorts.items() if chosen.leaderboard is not None]
 
 
 def last_post(ctx: Context, cohort: Cohort, before: datetime) -> datetime:
@@ -107,14 +102,14 @@ def last_post(ctx: Context, cohort: Cohort, before: datetime) -> datetime:
     return moment if moment <= local else moment - timedelta(weeks=1)
 
 
-def next_post(ctx: Context, key: str) -> datetime:
-    return last_post(ctx, cohort_of(key), ctx.clock.now()) + timedelta(weeks=1)
+def next_post(ctx: Context, key: TimerKey) -> datetime:
+    return last_post(ctx, key.cohort, ctx.clock.now()) + timedelta(weeks=1)
 
 
-async def on_schedule(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
+async def on_schedule(ctx: Context, key: TimerKey) -> list[Reply]:
     """Post the board of the week up to the day before the post (a Monday post shows the week
     just ended). After downtime only the latest missed post goes out."""
-    cohort = cohort_of(key)
+    cohort = key.cohort
     plan = ctx.settings.cohort(cohort).leaderboard
     if plan is None:
         return []
@@ -122,3 +117,10 @@ async def on_schedule(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
     week = iso_week(moment - timedelta(days=1), ctx.zone(cohort))
     text = await board_text(ctx, cohort, week)
     return [Reply(text, Audience.PUBLIC, place=Place(cohort.platform, cohort.id, plan.channel))]
+
+
+FEATURE = Feature(
+    "leaderboard",
+    commands=(leaderboard,),
+    timers=(TimerSpec(SCHEDULE, on_schedule, repeat=next_post, schedule=weekly_posts),),
+)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.core.messages import Command, Reply
 from bot.runtime.commands import command
 from bot.runtime.context import Context
+from bot.runtime.feature import Feature
 
 
 @command(summary="The lessons, with your progress in each")
@@ -23,3 +24,6 @@ async def lessons(ctx: Context, cmd: Command) -> list[Reply]:
                  else "not started")
         lines.append(f"• {lesson.id}: {lesson.title} · {state}; teach-backs {explained}/{len(lesson.prompts)}")
     return [Reply("\n".join(lines))]
+
+
+FEATURE = Feature("lessons", commands=(lessons,))

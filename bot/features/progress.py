@@ -10,6 +10,7 @@ from bot.core.messages import Actor, Command, Reply
 from bot.features import review
 from bot.runtime.commands import command
 from bot.runtime.context import Context
+from bot.runtime.feature import Feature
 from bot.store.model import TeachbackCount
 
 MISSED = 3  # key points named
@@ -78,3 +79,6 @@ async def progress(ctx: Context, cmd: Command) -> list[Reply]:
     lines.append(f"This week ({week}): " + (f"rank {mine_now.rank}, {mine_now.points} points" if mine_now
                                              else "no points yet"))
     return [Reply("\n".join(lines))]
+
+
+FEATURE = Feature("progress", commands=(progress,))

@@ -14,6 +14,7 @@ from bot.grading.honor import real_attempt
 from bot.questions.base import DONT_KNOW, OPEN_FORM, Question, Verdict, says_dont_know
 from bot.runtime.commands import Option, command
 from bot.runtime.context import Context
+from bot.runtime.feature import Feature
 from bot.store.model import AnswerMode, Outcome, Prompt, PromptKind, Typed
 
 SELF_GRADES = {  # choice suffix: (label, rating for the review schedule)
@@ -26,7 +27,7 @@ FOLLOWED = (AnswerMode.PRACTICE, AnswerMode.REVIEW)  # modes whose feedback offe
 
 
 @command(summary="Practise the next question privately, or start a public round",
-         hint="[lesson] | round [lesson] [N] [seconds:S] | round stop | round resume",
+         hint="[lesson] | round [lesson] [practice] [N] [seconds:S] | round stop | round resume",
          options=(Option("mode", "practice (private, default), round (public, in this channel), stop or resume a round",
                          choices={"practice": "", "round": "round", "stop": "round stop", "resume": "round resume"}),
                   Option("lesson", "lesson id"),
@@ -34,7 +35,8 @@ FOLLOWED = (AnswerMode.PRACTICE, AnswerMode.REVIEW)  # modes whose feedback offe
                   Option("seconds", "seconds per question in the round", prefix="seconds:", number=(5, 3600))))
 async def quiz(ctx: Context, cmd: Command) -> list[Reply]:
     """/quiz [lesson]: practise privately, one question at a time.
-    /quiz round [lesson] [N] [seconds:S]: a public round of N questions in this channel; everyone answers once.
+    /quiz round [lesson] [N] [seconds:S]: a public round of N questions in this channel; everyone answers once
+    (with `practice`, of the lesson's practice set instead of its quiz).
     /quiz round stop: end this channel's round now (its starter or an instructor); /quiz round resume goes on."""
     words = cmd.args.split()
     if words and words[0].lower() == "round":
@@ -194,3 +196,10 @@ def _not_recorded(outcome: Outcome) -> Reply:
     if outcome is Outcome.ALREADY:
         return Reply("You already answered this question; your first answer stands.")
     return Reply("That question has ended, so the answer was not recorded. Use /quiz for a fresh one.")
+
+
+FEATURE = Feature(
+    "quiz", commands=(quiz,),
+    choices={PromptKind.QUESTION: on_choice, PromptKind.NEXT: on_next, PromptKind.SELF_GRADE: on_self_grade},
+    forms={PromptKind.QUESTION: on_text},
+)

@@ -21,6 +21,7 @@ from bot.core.errors import SetupError, StudyError
 from bot.core.messages import Actor, Attachment, Audience, Cohort, Command, Reply
 from bot.runtime.commands import Option, command
 from bot.runtime.context import Context
+from bot.runtime.feature import Feature
 from bot.store.model import ScoredAnswer
 
 FILENAME = "quiz_results.txt"
@@ -159,3 +160,6 @@ async def results(ctx: Context, cmd: Command) -> list[Reply]:
     if audience is Audience.DM:
         replies.append(Reply("Sent: check your direct messages for quiz_results.txt."))
     return replies
+
+
+FEATURE = Feature("results", commands=(results,))

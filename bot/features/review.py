@@ -1,5 +1,5 @@
 """Spaced repetition with FSRS: every answer rates the learner's card for that question,
-and /review serves the due cards first, then new ones.
+and /review serves the due cards first, then new ones (the quiz's, then the lesson's practice set).
 
 Ratings: wrong is Again; right is Good, or Easy for a multiple-choice answer given within
 10 seconds of the question being served (by the store's clock); a self-graded short answer
@@ -17,16 +17,17 @@ from fsrs import Card, Rating
 
 from bot.content.model import Lesson
 from bot.core.errors import StudyError
-from bot.core.messages import Actor, Audience, Cohort, Command, Place, Reply, TimerFired
+from bot.core.messages import Actor, Audience, Cohort, Command, Place, Reply, TimerKey
 from bot.features.asking import arrangement
 from bot.questions.base import Question
 from bot.runtime.commands import Option, command
 from bot.runtime.context import Context
+from bot.runtime.feature import Feature, TimerSpec
 from bot.store.model import AnswerMode, CardReview, PromptKind
 
 EASY_WITHIN = timedelta(seconds=10)
 REMINDER_HOUR = time(9, 0)  # reminders go out from 09:00 in the cohort's time zone
-REMINDER_KEY = "reminders"
+REMINDER_KEY = "reminders"  # one timer: the hourly check for reminders to send
 REMINDER_EVERY = timedelta(hours=1)
 
 
@@ -85,14 +86,14 @@ async def review(ctx: Context, cmd: Command) -> list[Reply]:
 
 
 async def next_card(ctx: Context, actor: Actor, place: Place, lesson: Lesson) -> list[Reply]:
-    due = await ctx.store.cards.due(actor, ctx.clock.now(), lesson.id, lesson.question_ids)
+    due = await ctx.store.cards.due(actor, ctx.clock.now(), lesson.id, lesson.review_question_ids)
     if due:
         question, label = ctx.question(due[0]), "due"
     else:
         seen = {card.question_id for card in await ctx.store.cards.of(actor)}
-        fresh = [q for q in lesson.questions if q.id not in seen]
+        fresh = [q for q in lesson.review_questions if q.id not in seen]  # the quiz first, then the practice set
         if not fresh:
-            upcoming = await ctx.store.cards.next_due(actor, lesson.id, lesson.question_ids)
+            upcoming = await ctx.store.cards.next_due(actor, lesson.id, lesson.review_question_ids)
             zone = ctx.zone(actor.in_cohort)
             when = f" The next card is due {upcoming.astimezone(zone):%a %d %b %H:%M} ({zone.key})." if upcoming else ""
             return [Reply(f"Nothing is due in {lesson.title}. Well done.{when}")]
@@ -100,13 +101,13 @@ async def next_card(ctx: Context, actor: Actor, place: Place, lesson: Lesson) ->
     prompt = await ctx.store.prompts.new(PromptKind.QUESTION, place, actor, lesson_id=lesson.id, item_id=question.id,
                                          mode=AnswerMode.REVIEW)
     today = await ctx.store.cards.count_due(actor, ctx.end_of_local_day(actor.in_cohort), lesson.id,
-                                         lesson.question_ids)
+                                         lesson.review_question_ids)
     where = f"{today} due today" if today else "none due today"
     return [question.ask(prompt.id, f"Review · {label} card · {where} · {lesson.title}", Audience.PRIVATE,
                          arrangement(question, prompt))]
 
 
-async def on_reminders(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
+async def on_reminders(ctx: Context, key: TimerKey) -> list[Reply]:
     """The hourly check (a repeating timer): each opted-in learner with cards due gets one direct message a day."""
     now = ctx.clock.now()
 
@@ -124,10 +125,21 @@ async def on_reminders(ctx: Context, event: TimerFired, key: str) -> list[Reply]
 
 def reminder_tag(actor: Actor, day: str) -> str:
     """The tag of one learner's reminder for one local day: reported back once it is delivered."""
-    return f"{REMINDER_KEY}:" + json.dumps([actor.platform, actor.cohort, actor.user_id, day])
+    return str(TimerKey.of(REMINDER_KEY, json.dumps([actor.platform, actor.cohort, actor.user_id, day])))
 
 
-async def on_delivered(ctx: Context, tag: str) -> None:
+async def on_delivered(ctx: Context, tag: TimerKey) -> None:
     """A reminder reached its learner: that day is done for them (a failed one is tried again)."""
-    platform, cohort, user_id, day = json.loads(tag.split(":", 1)[1])
+    platform, cohort, user_id, day = json.loads(tag.rest)
     await ctx.store.learners.reminded(Actor(platform, cohort, user_id), day)
+
+
+def next_check(ctx: Context, key: TimerKey) -> datetime:
+    return ctx.clock.now() + REMINDER_EVERY
+
+
+FEATURE = Feature(
+    "review",
+    commands=(review,),
+    timers=(TimerSpec(REMINDER_KEY, on_reminders, repeat=next_check, on_delivered=on_delivered),),
+)

@@ -9,13 +9,18 @@ or summary already posted is not posted again.
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timedelta
 
 from bot.core.errors import StudyError
-from bot.core.messages import Actor, Audience, Choice, ChoiceMade, Command, Reply, TimerFired
+from bot.core.messages import Actor, Audience, Choice, ChoiceMade, Command, Reply, TimerKey
 from bot.features.asking import arrangement, revealed
+from bot.questions.base import Tally
 from bot.runtime.context import Context
+from bot.runtime.feature import Feature, TimerSpec
 from bot.store.model import Prompt, Round, RoundState
+
+log = logging.getLogger("studybot")
 
 NEXT = "n"  # a choice suffix: the starter moves the round on
 REMOVED = ("This question was removed from the lesson; the next one follows when its time is up (or when the "
@@ -24,15 +29,21 @@ TIMER = "round"  # timer keys: round:<round id>:<position>
 
 
 def timer_key(round_id: int, position: int) -> str:
-    return f"{TIMER}:{round_id}:{position}"
+    """The key of the timer that reveals a round's question (and the tag of its post), as stored."""
+    return str(TimerKey.of(TIMER, round_id, position))
 
 
 def _summary_tag(round_id: int) -> str:
-    return f"{TIMER}:{round_id}:summary"
+    return str(TimerKey.of(TIMER, round_id, "summary"))
 
 
-USAGE = ("Use /quiz round [lesson] [number of questions] [seconds:N], /quiz round stop "
+def _end_key(round_id: int, *why: str) -> str:
+    return str(TimerKey.of(END, round_id, *why))
+
+
+USAGE = ("Use /quiz round [lesson] [practice] [number of questions] [seconds:N], /quiz round stop "
          "or /quiz round resume.")
+PRACTICE = "practice"  # a round word: ask the lesson's practice set instead of its quiz
 STALE = timedelta(days=1)  # a round older than this is closed at start-up, never resumed by surprise
 END = "roundend"  # timer keys: roundend:<round id>, delivering a stopped round's last reveal and summary
 
@@ -53,13 +64,17 @@ def looks_like_number(word: str) -> bool:
     return word.lstrip("-").isdigit()
 
 
-def parse(ctx: Context, words: list[str]) -> tuple[str, int | None, int | None]:
-    """(lesson name, number of questions, seconds per question) from `[lesson] [N] [seconds:S]`."""
+def parse(ctx: Context, words: list[str]) -> tuple[str, int | None, int | None, bool]:
+    """(lesson name, number of questions, seconds per question, practice set) from
+    `[lesson] [practice] [N] [seconds:S]`."""
     lesson: list[str] = []
     count = seconds = None
+    practice = False
     rest = iter(words)
     for word in rest:
-        if word.lower().startswith("seconds"):
+        if word.lower() == PRACTICE:
+            practice = True
+        elif word.lower().startswith("seconds"):
             value = word[len("seconds"):].lstrip(":=") or next(rest, "")
             if not value.isdecimal():  # isdigit() would take ² and ①, which int() cannot read
                 raise StudyError("Give the seconds per question as a number, such as seconds:30.")
@@ -73,20 +88,20 @@ def parse(ctx: Context, words: list[str]) -> tuple[str, int | None, int | None]:
     shortest, longest = ctx.settings.round_seconds_range
     if seconds is not None and not shortest <= seconds <= longest:
         raise StudyError(f"Pick {shortest} to {longest} seconds per question.")
-    return " ".join(lesson), count, seconds
+    return " ".join(lesson), count, seconds, practice
 
 
 async def start_round(ctx: Context, cmd: Command, words: list[str]) -> list[Reply]:
     if ctx.settings.rounds_instructors_only:
         ctx.require_instructor(cmd.actor, "start rounds in this cohort")
-    name, count, seconds = parse(ctx, words)
+    name, count, seconds, practice = parse(ctx, words)
     lesson = ctx.lesson(name)
-    if not lesson.questions:
-        raise StudyError(f"Lesson {lesson.id} has no questions yet.")
-    if count is not None and not 1 <= count <= len(lesson.questions):
-        raise StudyError(f"Lesson {lesson.id} has {len(lesson.questions)} questions; pick 1 to "
-                         f"{len(lesson.questions)}.")
-    chosen = [q.id for q in lesson.questions][:count]
+    pool, kind = (lesson.practice, "practice questions") if practice else (lesson.questions, "questions")
+    if not pool:
+        raise StudyError(f"Lesson {lesson.id} has no {kind} yet.")
+    if count is not None and not 1 <= count <= len(pool):
+        raise StudyError(f"Lesson {lesson.id} has {len(pool)} {kind}; pick 1 to {len(pool)}.")
+    chosen = [q.id for q in pool][:count]
     per_question = seconds or ctx.settings.round_seconds
     round_id, first = await ctx.store.rounds.open(cmd.place, cmd.actor, lesson.id, chosen, timer_key,
                                                   ctx.clock.now() + timedelta(seconds=per_question), seconds)
@@ -102,7 +117,7 @@ async def stop_round(ctx: Context, cmd: Command) -> list[Reply]:
     if round_ is None:
         raise StudyError("No round is running in this channel.")
     _may_steer(cmd.actor, round_, "stop it")
-    await ctx.store.rounds.close(round_.id, timer_key, then=f"{END}:{round_.id}")
+    await ctx.store.rounds.close(round_.id, timer_key, then=_end_key(round_.id))
     return [Reply("Round stopped: the summary follows in the channel.")]
 
 
@@ -166,8 +181,8 @@ async def on_next(ctx: Context, event: ChoiceMade, prompt: Prompt) -> list[Reply
     return [Reply("Revealing it now.")]
 
 
-async def on_timer(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
-    _, round_id, position = key.split(":")
+async def on_timer(ctx: Context, key: TimerKey) -> list[Reply]:
+    round_id, position = key.parts
     return await reveal(ctx, int(round_id), int(position))
 
 
@@ -204,17 +219,17 @@ async def reveal(ctx: Context, round_id: int, position: int) -> list[Reply]:
 async def _silent_twice(ctx: Context, round_: Round, prompt: Prompt) -> bool:
     """Whether nobody answered this question, nor the one before it (and another one follows). A
     question a reload removed could not be answered: it never counts as silent."""
-    if not 0 < round_.position < len(round_.question_ids) - 1 or (await ctx.store.answers.tally(prompt.id)).answers:
+    if not 0 < round_.position < len(round_.question_ids) - 1 or await ctx.store.answers.counts(prompt.id):
         return False
     before = await ctx.store.rounds.prompt_at(round_.id, round_.position - 1)
     asked = round_.question_ids[round_.position - 1:round_.position + 1]
     return (before is not None and all(q in ctx.library.questions for q in asked)
-            and not (await ctx.store.answers.tally(before.id)).answers)
+            and not await ctx.store.answers.counts(before.id))
 
 
-async def on_end(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
+async def on_end(ctx: Context, key: TimerKey) -> list[Reply]:
     """A stopped (or stale) round's last word: the open question revealed, then the summary, once."""
-    _, round_id, *why = key.split(":")
+    round_id, *why = key.parts
     round_ = await _round(ctx, int(round_id))
     replies = []
     prompt = await ctx.store.rounds.prompt_at(round_.id, round_.position)
@@ -228,7 +243,7 @@ async def on_end(ctx: Context, event: TimerFired, key: str) -> list[Reply]:
 
 async def _reveal_edit(ctx: Context, round_: Round, position: int, prompt: Prompt) -> Reply:
     question = ctx.library.questions.get(round_.question_ids[position])
-    tally = await ctx.store.answers.tally(prompt.id)
+    tally = Tally.of(await ctx.store.answers.counts(prompt.id))
     ref = await ctx.store.messages.get(timer_key(round_.id, position))
     header = _header(ctx, round_, position)
     text = revealed(question, prompt, tally, header) if question else f"{header}\n{REMOVED}"
@@ -244,10 +259,10 @@ async def _summary(ctx: Context, round_: Round, note: str = "") -> Reply:
                  Audience.PUBLIC, tag=_summary_tag(round_.id), place=round_.place)
 
 
-async def on_given_up(ctx: Context, key: str, reason: str) -> list[Reply]:
+async def on_given_up(ctx: Context, key: TimerKey, reason: str) -> list[Reply]:
     """A question could not be revealed or posted for good: the round ends, and its starter is told
     by direct message (the channel may be the very thing that fails)."""
-    _, round_id, _position = key.split(":")
+    round_id, _position = key.parts
     round_ = await ctx.store.rounds.close(int(round_id), timer_key)
     if round_ is None or round_.starter is None:
         return []
@@ -262,8 +277,24 @@ async def repair(ctx: Context) -> tuple[int, int]:
     round whose current question lost its timer a timer due now; returns how many of each."""
     stale = await ctx.store.rounds.stale(ctx.clock.now() - STALE)
     for round_ in stale:
-        await ctx.store.rounds.close(round_.id, timer_key, then=f"{END}:{round_.id}:stale")
+        await ctx.store.rounds.close(round_.id, timer_key, then=_end_key(round_.id, "stale"))
     stranded = await ctx.store.rounds.stranded(timer_key)
     for round_ in stranded:
         await ctx.store.timers.set(timer_key(round_.id, round_.position), ctx.clock.now())
     return len(stale), len(stranded)
+
+
+async def start(ctx: Context) -> None:
+    """At start-up, repair what a stop left: stale rounds closed, stranded ones going on."""
+    closed, mended = await repair(ctx)
+    if closed:
+        log.warning("%d round(s) started over a day ago were closed; their summary follows", closed)
+    if mended:
+        log.warning("%d open round(s) had lost their timer; they go on now", mended)
+
+
+FEATURE = Feature(
+    "rounds",  # its command is /quiz round, and its buttons are the question's (see quiz)
+    timers=(TimerSpec(TIMER, on_timer, on_given_up=on_given_up), TimerSpec(END, on_end)),
+    on_start=start,
+)

@@ -11,6 +11,7 @@ from bot.grading.matching import grade
 from bot.questions.base import OPEN_FORM
 from bot.runtime.commands import Option, command
 from bot.runtime.context import Context
+from bot.runtime.feature import Feature
 from bot.store.model import Prompt, PromptKind
 
 
@@ -87,3 +88,9 @@ async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Re
                                             item_id=item.id)
         choices = (Choice("Try this one again", f"{again.id}.{OPEN_FORM}"),)
     return [Reply("\n".join(lines), choices=choices)]
+
+
+FEATURE = Feature(
+    "teachback", commands=(teachback,), choices={PromptKind.TEACHBACK: on_again},
+    forms={PromptKind.TEACHBACK: on_text},
+)

@@ -52,20 +52,11 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import chain
 
-from bot.grading.reading import (
-    NEGATORS,
-    NO_SYNONYMS,
-    Answer,
-    Phrase,
-    Synonyms,
-    content_words,
-    is_content,
-    lemma,
-    phrase,
-)
+from bot.grading.reading import NO_SYNONYMS, Answer, Phrase, Synonyms, content_words, phrase, read
 from bot.grading.rubric import KeyPoint, Rubric
+from bot.grading.rules import NEGATORS
+from bot.grading.words import is_content, lemma
 
 MAX_INSERTED = 2  # content words an answer may insert inside a phrase
 MAX_INSERTED_FUNCTION = 3  # and function words ("of", "that", "is")
@@ -119,17 +110,25 @@ def _spans(answer: Answer, wanted: Phrase, loose: bool = True) -> Iterator[list[
     if not wanted.words or not all(lists):
         return
     strict = answer.bare_list and wanted.content > 1
-    budget = (0, 0) if strict else (MAX_INSERTED, MAX_INSERTED_FUNCTION)
-    placements: Iterator[list[int]] = _in_order(answer, lists, budget)
-    if not strict and loose and wanted.anchors and wanted.floaters:
-        width = len(wanted.words) + MAX_INSERTED
-        floating = [lists[n] for n in wanted.floaters]
-        placements = chain(placements, (
-            span for anchored in _in_order(answer, [lists[n] for n in wanted.anchors], budget)
-            if (span := _float(anchored, floating, width)) is not None))
-    for span in placements:
+    for span in _candidates(answer, wanted, lists, strict, loose):
         first, last = answer.words[span[0]], answer.words[span[-1]]
         if first.clause == last.clause and (not strict or first.item == last.item):
+            yield span
+
+
+def _candidates(answer: Answer, wanted: Phrase, lists: list[list[int]], strict: bool, loose: bool
+                ) -> Iterator[list[int]]:
+    """The phrase's words in order, then (when `loose`) its anchors in order with its other function words near;
+    `strict` (a bare list) allows no inserted word."""
+    budget = (0, 0) if strict else (MAX_INSERTED, MAX_INSERTED_FUNCTION)
+    yield from _in_order(answer, lists, budget)
+    if strict or not loose or not wanted.anchors or not wanted.floaters:
+        return
+    width = len(wanted.words) + MAX_INSERTED
+    floating = [lists[n] for n in wanted.floaters]
+    for anchored in _in_order(answer, [lists[n] for n in wanted.anchors], budget):
+        span = _float(anchored, floating, width)
+        if span is not None:
             yield span
 
 
@@ -148,30 +147,43 @@ def find(answer: Answer, wanted: Phrase, loose: bool = True, asides: frozenset[i
     is also stated by its other words inside one negator's scope ("does not need any extra space to copy").
     With `asides`, what an aside about a thing contrasted says is stated only for those contrasts."""
     best = ABSENT
-    for span in _placements(answer, wanted, loose):
-        if asides is not None and answer.in_aside(span, asides):
-            continue
+    for span in _counted(answer, _placements(answer, wanted, loose), asides):
         if not answer.negated(span):
             return STATED
         best = NEGATED
     core = wanted.core
-    if core is not None:
-        one_negator = sum(t in NEGATORS for t, _ in wanted.words) == 1  # a subject may stand before it
-        for span in _placements(answer, core, loose):
-            if asides is not None and answer.in_aside(span, asides):
-                continue
-            owner = answer.words[span[-1]].negated_by
-            before = [n for n in span if n < owner]
-            if owner >= 0 and all(answer.words[n].negated_by == (owner if n > owner or not one_negator else -1)
-                                  for n in span) and not (before and answer.content_between(before[-1], owner)):
-                return STATED  # inside the scope, or its subject just before ("a constructor is not provided")
-    return best
+    return STATED if core is not None and _stated_by_core(answer, wanted, core, loose, asides) else best
+
+
+def _counted(answer: Answer, spans: Iterable[list[int]], asides: frozenset[int] | None) -> Iterator[list[int]]:
+    """The spans, without those in an aside other than `asides` (all of them, when None)."""
+    return (span for span in spans if asides is None or not answer.in_aside(span, asides))
+
+
+def _stated_by_core(answer: Answer, wanted: Phrase, core: Phrase, loose: bool, asides: frozenset[int] | None
+                    ) -> bool:
+    """Whether a phrasing with its own negator is stated by its other words inside the scope of one negator of the
+    answer, or, when it has one negator, with its subject just before it ("a constructor is not provided")."""
+    one_negator = sum(t in NEGATORS for t, _ in wanted.words) == 1
+    return any(_in_one_scope(answer, span, one_negator)
+               for span in _counted(answer, _placements(answer, core, loose), asides))
+
+
+def _in_one_scope(answer: Answer, span: list[int], subject_before: bool) -> bool:
+    """Whether the span stands inside the scope of the negator of its last word (or, with `subject_before`, partly
+    just before that negator, with no content word between)."""
+    owner = answer.words[span[-1]].negated_by
+    if owner < 0:
+        return False
+    before = [n for n in span if n < owner]
+    return (all(answer.words[n].negated_by == (owner if n > owner or not subject_before else -1) for n in span)
+            and not (before and answer.content_between(before[-1], owner)))
 
 
 def states(text: str, wanted: str, synonyms: Synonyms | None = None) -> bool:
     """Whether the text states the phrase (outside any negation)."""
     table = synonyms or NO_SYNONYMS
-    return find(Answer(text, table), phrase(wanted, table)) == STATED
+    return find(read(text, table), phrase(wanted, table)) == STATED
 
 
 # ---------------------------------------------------------------- grading
@@ -232,7 +244,7 @@ def _stating(answer: Answer, wanted: Phrase, loose: bool = True, asides: frozens
 def cover(points: Iterable[KeyPoint], text: str, *, synonyms: Synonyms | None = None) -> Coverage:
     """The key points the text states; a stated misconception voids its point."""
     table = synonyms or NO_SYNONYMS
-    return _cover(points, Answer(text, table), table)[0]
+    return _cover(points, read(text, table), table)[0]
 
 
 def _said_in_aside(answer: Answer, wanted: Phrase) -> bool:
@@ -259,36 +271,61 @@ def _counted_asides(point: KeyPoint, answer: Answer, table: Synonyms) -> frozens
 
 
 def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms) -> tuple[Coverage, frozenset[str]]:
-    """The coverage, and the missed points half stated: credit NEAR_POINT or more from words outside asides that
-    no clause denies anything of, and not denied themselves (a phrasing stated only under negation, or its
-    opposite stated). A word that states a matched point or a misconception earns no partial credit for another."""
+    """The coverage, and the missed points half stated (_half_stated). A word that states a matched point or a
+    misconception earns no partial credit for another."""
     points = tuple(points)
     matched, voided, denied, taken = [], [], set(), set()
     for point in points:
-        wrong = [m for m in (phrase(m, table) for m in point.misconceptions)
-                 if find(answer, m, loose=False, asides=frozenset()) == STATED or _said_in_aside(answer, m)]
-        if wrong:
+        wrong = _misconception_said(point, answer, table)
+        if wrong is not None:
             voided.append(point.id)
-            taken |= _stating(answer, wrong[0], loose=False, asides=frozenset())
+            taken |= _stating(answer, wrong, loose=False, asides=frozenset())
             continue
-        found, counted = ABSENT, _counted_asides(point, answer, table)
-        for accepted in (phrase(a, table) for a in point.accept):
-            found = max(found, find(answer, accepted, asides=counted))
-            if found == STATED:
-                matched.append(point.id)
-                taken |= _stating(answer, accepted, asides=counted)
-                break
-        opposites = (_opposite(phrase(a, table)) for a in point.accept) if found == ABSENT else ()
-        if found == NEGATED or any(o is not None and find(answer, o) == STATED for o in opposites):
+        found, stating = _find_point(point, answer, table)
+        if found == STATED:
+            matched.append(point.id)
+            taken |= stating
+        elif found == NEGATED or (found == ABSENT and _opposite_said(point, answer, table)):
             denied.add(point.id)  # said under a negation, or its opposite said
     credit = tuple(1.0 if p.id in matched else 0.0 if p.id in voided
                    else max((_partial(answer, phrase(a, table), taken) for a in p.accept), default=0.0)
                    for p in points)
     missed = tuple(p.id for p in points if p.id not in matched)
-    unsaid = taken | answer.denied | {n for n, w in enumerate(answer.words) if w.aside_of >= 0}
-    halves = frozenset(p.id for p, c in zip(points, credit, strict=True) if NEAR_POINT <= c < 1 and p.id not in denied
-                       and max(_partial(answer, phrase(a, table), unsaid) for a in p.accept) >= NEAR_POINT)
+    halves = _half_stated(points, credit, answer, table, taken | answer.denied, denied)
     return Coverage(tuple(matched), missed, tuple(voided), credit=credit), halves
+
+
+def _misconception_said(point: KeyPoint, answer: Answer, table: Synonyms) -> Phrase | None:
+    """The point's first misconception that the answer states (in order, outside asides, or in an aside about
+    the thing it names)."""
+    return next((wrong for wrong in (phrase(m, table) for m in point.misconceptions)
+                 if find(answer, wrong, loose=False, asides=frozenset()) == STATED or _said_in_aside(answer, wrong)),
+                None)
+
+
+def _find_point(point: KeyPoint, answer: Answer, table: Synonyms) -> tuple[int, set[int]]:
+    """STATED and the content words that state its first stated phrasing; else NEGATED or ABSENT, and none."""
+    found, counted = ABSENT, _counted_asides(point, answer, table)
+    for accepted in (phrase(a, table) for a in point.accept):
+        found = max(found, find(answer, accepted, asides=counted))
+        if found == STATED:
+            return STATED, _stating(answer, accepted, asides=counted)
+    return found, set()
+
+
+def _opposite_said(point: KeyPoint, answer: Answer, table: Synonyms) -> bool:
+    """Whether the answer states one of the point's phrasings with a word swapped for its opposite."""
+    opposites = (_opposite(phrase(a, table)) for a in point.accept)
+    return any(o is not None and find(answer, o) == STATED for o in opposites)
+
+
+def _half_stated(points: tuple[KeyPoint, ...], credit: tuple[float, ...], answer: Answer, table: Synonyms,
+                 unsaid: set[int], denied: set[str]) -> frozenset[str]:
+    """The points with credit NEAR_POINT or more (not 1) that are not denied and earn NEAR_POINT or more from words
+    outside asides and not `unsaid` (stating another point, or what a clause denies something of)."""
+    unsaid = unsaid | {n for n, w in enumerate(answer.words) if w.aside_of >= 0}
+    return frozenset(p.id for p, c in zip(points, credit, strict=True) if NEAR_POINT <= c < 1 and p.id not in denied
+                     and max(_partial(answer, phrase(a, table), unsaid) for a in p.accept) >= NEAR_POINT)
 
 
 def score(needed: int, credit: Iterable[float]) -> float:
@@ -305,7 +342,7 @@ def grade(rubric: Rubric, text: str, *, synonyms: Synonyms | None = None) -> Gra
     rubric that needs two or more is also met by one fewer and a further point half stated (credit NEAR_POINT
     or more)."""
     table = synonyms or NO_SYNONYMS
-    answer = Answer(text, table)
+    answer = read(text, table)
     found, halves = _cover(rubric.points, answer, table)
     short = rubric.needed - len(found.matched)
     correct = short <= 0 or (short == 1 and bool(halves) and rubric.half_point and rubric.needed >= 2

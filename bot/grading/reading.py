@@ -1,48 +1,25 @@
-"""Reading short answers and rubric phrasings: text into lemmatised words, with clause breaks, negation
-scopes, asides and bare lists marked, so that bot.grading.matching can tell what an answer states.
+"""Reading short answers and rubric phrasings: `read(text, synonyms)` turns an answer into an Answer, its
+lemmatised words with clause breaks, negation scopes, asides and bare lists marked, so that bot.grading.matching
+can tell what it states; `phrase` reads a rubric's phrasing the same way.
 
-- Words are compared by lemma (simplemma, English), so "shards the parameters" states "sharding
-  parameter". A word longer than three letters may carry a typo: one edit (a letter added, dropped,
-  changed or two swapped; two edits from eight letters on, rapidfuzz Damerau-Levenshtein) with the
-  same first letter, so "nonconstant" is no typo of "constant". Two real words are never typos of
-  each other when short ("case", "cause") and at most one edit apart otherwise ("section" is not
-  "selection"), and a word is no typo of its derivative ("insert", "insertion"). Words of three
-  letters or fewer must be exact.
-- Articles, possessive and demonstrative determiners ("the", "its", "this") and fillers
-  ("basically") are dropped on both sides. Clause breaks are a comma, semicolon, colon, ! ?, a full
-  stop, or an aside in parentheses.
-- Short verbs are spelled out ("we'd" is "we would", "they're" "they are", "it's" and "thats" "it
-  is" and "that is"; "n't" is "not"), and a possessive 's goes ("TP's" is "TP").
-- Numbers are normalised: "184,320" is "184320", "16k" and "16 thousand" are "16000", "3.3M" is
-  "3300000", "one" to "twelve" are digits; decimals are kept ("3.5"); "n^2" is "n2". Symbols read
-  as words ("&" and, "+" plus, "<=" less than or equal to, "->" to, "w/o" without), "non-"
-  and "non " join the next word ("nonconstant"; a "non" left alone before a function word is
-  "none"), and an identifier splits into its words ("arrayName" is "array name"; "LoRA" is one word).
-- Negation: a negator ("no", "not", "n't", "cannot", "never", "without", "unlike", "instead of",
-  "rather than", "unless", ...; but not "not only" or "whether or not") opens a scope that runs to
-  the end of its clause: the next clause break, a conjunction such as "but", "while", "whereas",
-  "because", "if", "when" or "unless", a "where", or an "and" that starts a new clause with a
-  pronoun or a verb of its own, or, after a clause of three words or more, with an article, a short
-  noun and a singular verb ("... and it splits each layer", "... and is judged on latency", "... and
-  the model might have memorized it", but not "... the weights and the gradients are sharded"; a new
-  clause for phrases too). Inside a scope, a "without" within three words closes it ("never
-  ship without an eval gate" states "eval gate"), and so does an "unless" ("we won't ship unless it
-  passes the eval gate" states "passes the eval gate"). The content word a negator closely follows
-  in its clause is what the clause denies something of ("latency is not important").
-- Contrasts ("unlike", "vs"): a relative clause after a contrast ("unlike DDP, where each GPU has
-  the full model, ...") is an aside about the thing contrasted (bot.grading.matching says what it states). A
-  contrast followed by UNDELIMITED_CONTRAST words or more with no clause break holds only the thing
-  contrasted: its next CONTRAST_HOLDS content words ("unlike DP TP splits each layer", "unlike full
-  pretraining LoRA fits on one GPU"), or the words up to a relative word a few words on, which opens
-  an aside that no comma closes ("unlike plain DDP training which copies the model, ..."). "Instead
-  of" and "rather than" hold what follows them to the break.
-- Synonyms: a pack-level table rewrites words ("DP" -> "data parallelism") in answers and
-  phrasings alike, before they are read.
-- Bare lists: an answer without a single function word ("of", "is", "it", "which", ...), and
-  without an article after the first word of an item, relates nothing to anything. Its items are
-  the pieces between clause breaks and "and"/"or" (or each word, when it has four or more words
-  and no separator at all). A terse sentence with no function word at all ("FSDP shards model
-  parameters") cannot be told from such a list.
+- Words compare by lemma, with small typos in longer words (bot.grading.words).
+- Determiners and fillers (bot.grading.rules) are dropped on both sides.
+- Short verbs are spelled out ("we'd" is "we would", "it's" and "thats" "it is" and "that is"; "n't" is "not"),
+  and a possessive 's goes ("TP's" is "TP").
+- Numbers are normalised: "184,320" is "184320", "16k" and "16 thousand" are "16000", "3.3M" is "3300000", "one"
+  to "twelve" are digits; decimals are kept ("3.5"); "n^2" is "n2". Symbols read as words ("&" and, "+" plus,
+  "<=" less than or equal to, "->" to, "w/o" without), "non-" and "non " join the next word ("nonconstant"; a
+  "non" left alone before a function word is "none"), and an identifier splits into its words ("arrayName" is
+  "array name"; "LoRA" is one word).
+- Negation and contrast scopes: the rows of bot.grading.rules.SCOPE_RULES, applied by bot.grading.scopes. The
+  content word a negator closely follows in its clause is what the clause denies something of ("latency is not
+  important").
+- Synonyms: a pack-level table rewrites words ("DP" -> "data parallelism") in answers and phrasings alike, before
+  they are read.
+- Bare lists: an answer without a single relation word, and without an article after the first word of an item,
+  relates nothing to anything. Its items are the pieces between clause breaks and "and"/"or" (or each word, when
+  it has four or more words and no separator at all). A terse sentence with no function word at all ("FSDP
+  shards model parameters") cannot be told from such a list.
 """
 
 from __future__ import annotations
@@ -54,50 +31,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cached_property, lru_cache
 
-import simplemma
-from rapidfuzz.distance import DamerauLevenshtein
-
-UNDELIMITED_CONTRAST = 4  # words after "unlike" with no break: it holds only the thing contrasted,
-CONTRAST_HOLDS = 2  # its next two content words ("unlike DP, TP ..." typed as "unlike DP TP ...")
-BREAK = ","  # the token that stands for any clause break
-
-# Articles, possessives and demonstratives: ignored on both sides, like fillers.
-DETERMINERS = frozenset({"a", "an", "the", "its", "their", "his", "her", "my", "our", "your", "this", "these", "those"})
-FILLERS = frozenset({
-    "basically", "actually", "really", "simply", "very", "quite", "essentially", "literally", "certainly",
-    "definitely", "truly", "um", "umm", "uh", "uhm", "er", "erm", "hmm", "ok", "okay",
-})
-NEGATORS = frozenset({
-    "no", "not", "never", "without", "none", "nothing", "nobody", "nowhere", "neither", "nor", "unless",
-})
-CONTRASTS = frozenset({"unlike", "vs", "versus"})  # also "instead of", "rather than", "as opposed to": see _negator
-CLAUSE_WORDS = frozenset({
-    "but", "while", "whereas", "although", "though", "however", "yet", "because", "since", "so", "unlike",
-    "vs", "versus", "instead", "rather", "if", "when", "unless",
-})
-RELATIVES = frozenset({"where", "which", "who", "whose", "that"})
-# After "and": a new clause, with a subject of its own ("and it splits") or the same one ("and is judged on").
-AUXILIARIES = frozenset({
-    "is", "are", "was", "were", "has", "have", "had", "can", "could", "will", "would", "should", "may", "might",
-    "must", "does", "did",
-})
-PLURAL_BE = frozenset({"are", "were"})  # "X and Y are ...": one subject of two
-SUBJECTS = AUXILIARIES | {"it", "they", "we", "you", "i", "he", "she", "there", "that", "this"}
-LIST_JOINERS = frozenset({"and", "or"})
-# Words that relate other words: an answer with none of them is a bare list.
-RELATION_WORDS = NEGATORS | CLAUSE_WORDS | RELATIVES | frozenset({
-    "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto", "over", "under", "between",
-    "among", "through", "across", "within", "per", "about", "than", "as", "after", "before", "during",
-    "via", "upon", "inside", "outside", "until", "against", "toward", "towards", "around", "along", "like",
-    "it", "its", "they", "them", "their", "he", "she", "his", "her", "we", "our", "us", "you", "your", "i",
-    "me", "my", "this", "these", "those", "what", "when", "how", "why", "each", "every", "all", "both",
-    "either", "some", "any", "other", "another", "itself", "themselves", "there", "here",
-    "be", "is", "are", "was", "were", "been", "being", "am", "have", "has", "had", "do", "does", "did",
-    "can", "could", "will", "would", "shall", "should", "may", "might", "must",
-    "if", "unless", "whether", "then", "only", "also", "just", "even", "still", "always",
-    "plus", "minus", "times", "equals", "less", "greater",
-})
-FUNCTION_WORDS = RELATION_WORDS | DETERMINERS | FILLERS | LIST_JOINERS
+from bot.grading.rules import BREAK, CONTRASTS, DETERMINERS, FILLERS, FUNCTION_WORDS, NEGATORS
+from bot.grading.scopes import Word, read_words
+from bot.grading.words import is_content, lemma, similar
 
 _QUOTES = str.maketrans({"‘": "'", "’": "'", "‚": "'", "“": '"', "”": '"', "„": '"', "–": "-", "—": "-"})
 _NOT_WORD = re.compile(r"[^\w\s]+")
@@ -229,161 +165,6 @@ def _tokens(text: str, synonyms: Synonyms) -> list[str]:
     return [t for t in synonyms.rewrite(_raw_tokens(text)) if t not in DETERMINERS and t not in FILLERS]
 
 
-@lru_cache(maxsize=100_000)
-def lemma(word: str) -> str:
-    """The English lemma of a lower-case word; an unknown plural ("gpus") loses its s; numbers stay."""
-    if word[0].isdigit():
-        return word
-    found = simplemma.lemmatize(word, lang="en")
-    if (found == word and len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "is"))
-            and not simplemma.is_known(word, lang="en")):
-        return word[:-1]
-    return found
-
-
-def is_content(word: str) -> bool:
-    """Whether a word carries meaning of its own (not an article, filler, joiner or relation word)."""
-    return word not in FUNCTION_WORDS and lemma(word) not in FUNCTION_WORDS
-
-
-@lru_cache(maxsize=200_000)
-def _similar(said: str, said_lemma: str, wanted: str, wanted_lemma: str) -> bool:
-    """Whether a word of the answer is the wanted word: the same lemma or form, or a typo of it."""
-    if said_lemma == wanted_lemma or said == wanted:
-        return True
-    if len(wanted) <= 3 or said[0] != wanted[0] or said[0].isdigit() or wanted[0].isdigit():
-        return False
-    short, long = sorted((said_lemma, wanted_lemma), key=len)
-    if len(long) - len(short) >= 2 and long.startswith(short) and simplemma.is_known(short, lang="en"):
-        return False  # a word and its derivative (insert, insertion; point, pointer) are not typos of each other
-    if simplemma.is_known(said, lang="en") and simplemma.is_known(wanted, lang="en"):
-        # two real words: one edit apart at most, and never short ones (case, cause; section, selection)
-        return len(wanted) > 5 and _typo(said, wanted, 1)
-    return _typo(said_lemma, wanted_lemma) or _typo(said, wanted)
-
-
-def _typo(said: str, wanted: str, allowed: int = 0) -> bool:
-    """At most one edit (two for words of eight letters or more): a letter added, dropped, changed or swapped."""
-    allowed = allowed or (1 if len(wanted) < 8 else 2)
-    return DamerauLevenshtein.distance(said, wanted, score_cutoff=allowed) <= allowed
-
-
-def same_word(said: str, wanted: str) -> bool:
-    """Same lemma, or a small typo of a longer word; short words (no, not, all) must be exact."""
-    return _similar(said, lemma(said), wanted, lemma(wanted))
-
-
-@dataclass(frozen=True, slots=True)
-class Word:
-    """One word of an answer: where it stands, which negator's scope holds it (-1: none), and which contrast's
-    aside holds it (-1: none): "unlike DDP, where each GPU has the full model, ..." is an aside about DDP."""
-
-    text: str
-    lemma: str
-    clause: int
-    item: int
-    negated_by: int
-    aside_of: int = -1
-
-
-def _negator(tokens: list[str], i: int) -> bool:
-    """Whether tokens[i] opens a negation scope ("not only" and "whether or not" do not; "instead of" does)."""
-    word, after = tokens[i], tokens[i + 1] if i + 1 < len(tokens) else ""
-    if word in NEGATORS:
-        return not ((word == "not" and after == "only") or (word == "not" and i and tokens[i - 1] == "or"))
-    return (word in CONTRASTS or (word == "instead" and after == "of") or (word == "rather" and after == "than")
-            or (word == "opposed" and after == "to"))
-
-
-def _next_word(tokens: list[str], i: int) -> str:
-    return next((t for t in tokens[i + 1 :] if t != BREAK), "")
-
-
-def _starts_clause(tokens: list[str], i: int) -> bool:
-    """Whether the words after tokens[i] (an "and") start a clause: a pronoun or a verb ("and it splits", "and is
-    judged"), or an article, a short noun and a singular verb ("and the model might have memorized it"; not
-    "the weights and the gradients are", a subject of two)."""
-    after = [t for t in tokens[i + 1 : i + 5] if t not in DETERMINERS and t not in FILLERS]
-    if after and after[0] in SUBJECTS:
-        return True
-    if i + 1 >= len(tokens) or tokens[i + 1] not in DETERMINERS:
-        return False
-    before = 0  # the clause before the "and" has words of its own: "... our refund policy and the model might"
-    for t in reversed(tokens[:i]):
-        if t == BREAK:
-            break
-        before += t not in DETERMINERS and t not in FILLERS
-    for n, t in enumerate(after[:3] if before >= 3 else ()):
-        if t == BREAK or t in LIST_JOINERS:
-            return False
-        if n and t in AUXILIARIES:
-            return t not in PLURAL_BE and all(is_content(w) for w in after[:n])
-    return False
-
-
-def _clause_length(tokens: list[str], i: int) -> int:
-    """How many words (determiners and fillers aside) follow tokens[i] before the next clause break."""
-    length = 0
-    for token in tokens[i + 1 :]:
-        if token == BREAK:
-            break
-        length += token not in DETERMINERS and token not in FILLERS
-    return length
-
-
-def _read(tokens: list[str]) -> tuple[list[Word], bool, frozenset[int]]:
-    """The words (determiners and fillers dropped) with clause, item and negation scope; and whether
-    the tokens are a bare list: no relation word, and no determiner after the first word of an item; and the
-    contrasts whose aside no comma closes, so that it may run on into what the answer says of its subject."""
-    words: list[Word] = []
-    clause = item = 0
-    owner, contrast, related = -1, False, False
-    held = 0  # content words an undelimited contrast still holds ("unlike full pretraining LoRA fits ...")
-    aside = -1  # the contrast whose aside the words are in
-    aside_from = -1  # where an undelimited contrast's relative clause starts: "unlike DDP which copies ..."
-    open_asides: set[int] = set()
-    for i, token in enumerate(tokens):
-        if i == aside_from:
-            open_asides.add(owner)
-            owner, contrast, held, aside = -1, False, 0, owner
-        if token == BREAK:
-            clause, item = clause + 1, item + 1
-            aside = owner if contrast and _next_word(tokens, i) in RELATIVES else -1  # "unlike X, where ...": on X
-            owner, contrast = -1, False
-            continue
-        if token in FILLERS or token in DETERMINERS:
-            related = related or (token in DETERMINERS and bool(words) and words[-1].item == item)
-            continue
-        was_negated = owner >= 0 and not contrast
-        new_clause = token in LIST_JOINERS and _starts_clause(tokens, i)  # "... and it splits"
-        if (token in CLAUSE_WORDS or (token == "where" and i and tokens[i - 1] != BREAK and i != aside_from)
-                or new_clause):
-            owner, contrast, aside = -1, False, -1  # ("unlike X, where" goes on: see above)
-            clause += new_clause
-        item += token in LIST_JOINERS
-        negator = _negator(tokens, i) and not (token == "unless" and was_negated)  # "won't ship unless it passes"
-        words.append(Word(token, lemma(token), clause, item, -1 if negator else owner, aside))
-        item += token in LIST_JOINERS
-        related = related or token in RELATION_WORDS or words[-1].lemma in RELATION_WORDS
-        if (negator and owner >= 0 and not contrast and token == "without" and len(words) - owner <= 5
-                and not any(w.text in LIST_JOINERS for w in words[owner:])):
-            owner = -1  # a negation inside a negation: "never ship without an eval" requires the eval
-        elif negator:
-            owner, contrast = len(words) - 1, token not in NEGATORS
-            held = CONTRAST_HOLDS if token in CONTRASTS and _clause_length(tokens, i) >= UNDELIMITED_CONTRAST else 0
-            if held:
-                aside_from = next((k for k in range(i + 2, min(i + 7, len(tokens)))
-                                   if tokens[k] in RELATIVES and BREAK not in tokens[i:k]), -1)
-        elif held and owner >= 0 and is_content(token) and aside_from < i:
-            held -= 1
-            if not held:
-                owner, contrast = -1, False
-    bare_list = bool(words) and not related
-    if bare_list and len(words) >= 4 and len({w.item for w in words}) == 1:
-        words = [Word(w.text, w.lemma, w.clause, n, w.negated_by, w.aside_of) for n, w in enumerate(words)]  # each
-    return words, bare_list, frozenset(open_asides)
-
-
 def _subjects_of_negation(words: tuple[Word, ...]) -> Iterator[int]:
     """The content words a negator follows closely in their clause, with only function words between ("latency
     is not important", "the golden set isn't needed"): what the clause denies something of."""
@@ -408,20 +189,21 @@ def _contrasted(words: tuple[Word, ...]) -> dict[int, frozenset[str]]:
 
 
 class Answer:
-    """An answer read once for matching: its words, negation scopes and whether it is a bare list."""
+    """An answer read once for matching (by `read`): its words, negation scopes and asides, and whether it is a
+    bare list."""
 
     __slots__ = ("words", "bare_list", "open_asides", "contrasted", "denied", "_by_text", "_by_lemma", "_by_letter",
                  "_memo")
 
-    def __init__(self, text: str, synonyms: Synonyms = NO_SYNONYMS) -> None:
-        words, self.bare_list, self.open_asides = _read(synonyms.rewrite(_raw_tokens(text)))
-        self.words = tuple(words)
+    def __init__(self, words: Iterable[Word], bare_list: bool = False, open_asides: frozenset[int] = frozenset()
+                 ) -> None:
+        self.words, self.bare_list, self.open_asides = tuple(words), bare_list, open_asides
         self.contrasted = _contrasted(self.words)
         self.denied = frozenset(_subjects_of_negation(self.words))
         self._by_text: dict[tuple[str, str], list[int]] = {}
         self._by_lemma: dict[str, list[int]] = {}
         self._by_letter: dict[str, list[tuple[str, str]]] = {}
-        for n, w in enumerate(words):
+        for n, w in enumerate(self.words):
             self._by_text.setdefault((w.text, w.lemma), []).append(n)
             self._by_lemma.setdefault(w.lemma, []).append(n)
         for key in self._by_text:
@@ -435,7 +217,7 @@ class Answer:
         if found is None:
             hits = set(self._by_lemma.get(lemma_, ()))
             for said in self._by_letter.get(text[0], ()):
-                if _similar(*said, text, lemma_):
+                if similar(*said, text, lemma_):
                     hits.update(self._by_text[said])
             found = self._memo[key] = sorted(hits)
         return found
@@ -456,6 +238,11 @@ class Answer:
         """Whether a negator outside the span holds any word from its first to its last."""
         return any(0 <= self.words[n].negated_by and self.words[n].negated_by not in span
                    for n in range(span[0], span[-1] + 1))
+
+
+def read(text: str, synonyms: Synonyms = NO_SYNONYMS) -> Answer:
+    """An answer as the matcher reads it: synonyms applied, then words, clauses and scopes (bot.grading.scopes)."""
+    return Answer(*read_words(synonyms.rewrite(_raw_tokens(text))))
 
 
 @dataclass(frozen=True)

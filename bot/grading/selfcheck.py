@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.grading.matching import Grade, grade
-from bot.grading.reading import Synonyms, content_words, lemma, same_word
+from bot.grading.reading import Synonyms, content_words
 from bot.grading.rubric import Rubric
+from bot.grading.words import lemma, same_word
 
 QUOTE_LENGTH = 60
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -64,6 +64,18 @@ class Tally:
     answers: int = 0
     correct: int = 0
     by_choice: Mapping[int, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, counts: Iterable[tuple[int | None, bool, int]]) -> Tally:
+        """The tally of the store's counts: (choice or None, correct, answers) per choice and grade."""
+        answers = correct = 0
+        by_choice: dict[int, int] = {}
+        for choice, right, n in counts:
+            answers += n
+            correct += n if right else 0
+            if choice is not None:
+                by_choice[choice] = by_choice.get(choice, 0) + n
+        return cls(answers, correct, by_choice)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """StudyBot.handle: one neutral event in, the replies out.
 
-The router: commands go to their declared handlers, button and form tokens are resolved
-through the store to the handler of their prompt's kind, timers to the feature that set
-them. Handlers return replies, they never send. The features know nothing of this module.
+The router: it keeps the list of features and routes by what each declares (`Feature`):
+commands by name, button and form tokens through the store to the handler of their prompt's
+kind, timers by their key's kind. Handlers return replies, they never send. The features know
+nothing of this module.
 """
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import replace
-from datetime import datetime
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import TypeVar
 
 from bot.content.loader import Report, check_library
 from bot.content.model import Library
@@ -21,7 +23,18 @@ from bot.core.clock import Clock, SystemClock
 from bot.core.config import Settings
 from bot.core.errors import ContentErrors, ContentProblem, StudyError, reference_id
 from bot.core.gate import Gate
-from bot.core.messages import MAX_FORM_TEXT, ChoiceMade, Command, Event, MessageRef, Reply, TextSubmitted, TimerFired
+from bot.core.messages import (
+    MAX_FORM_TEXT,
+    ChoiceMade,
+    Command,
+    Event,
+    MessageRef,
+    Place,
+    Reply,
+    TextSubmitted,
+    TimerFired,
+    TimerKey,
+)
 from bot.features import (
     audit,
     daily,
@@ -40,102 +53,106 @@ from bot.features import (
 from bot.runtime import metrics
 from bot.runtime.commands import CommandSpec, command
 from bot.runtime.context import Context
+from bot.runtime.feature import ChoiceHandler, Feature, TextHandler, TimerSpec
 from bot.store import Store
 from bot.store.model import Prompt, PromptKind
 
 log = logging.getLogger("studybot")
 RELOAD_LOG = "studybot.reload"  # what a reload found and did (the console shows it, below its WARNING level)
 reload_log = logging.getLogger(RELOAD_LOG)
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
-ChoiceHandler = Callable[[Context, ChoiceMade, Prompt, str], Awaitable[list[Reply]]]
-TextHandler = Callable[[Context, TextSubmitted, Prompt], Awaitable[list[Reply]]]
-TimerHandler = Callable[[Context, TimerFired, str], Awaitable[list[Reply]]]
-Repeat = Callable[[Context, str], datetime]
-
-
-@command(summary="The studybot commands", name="help")
-async def help_command(ctx: Context, cmd: Command) -> list[Reply]:
-    """/help: the commands and what they do."""
-    return [Reply("\n".join(["Commands:", *("• " + line for spec in COMMANDS for line in spec.usage)]))]
-
-
-COMMANDS: tuple[CommandSpec, ...] = (
-    quiz.quiz,
-    glossary.glossary,
-    teachback.teachback,
-    review.review,
-    lessons.lessons,
-    progress.progress,
-    results.results,
-    leaderboard.leaderboard,
-    forget.forget,
-    audit.audit,
-    insights.insights,
-    help_command,
+FEATURES: tuple[Feature, ...] = (  # in the order /help lists their commands
+    quiz.FEATURE,
+    rounds.FEATURE,
+    glossary.FEATURE,
+    teachback.FEATURE,
+    review.FEATURE,
+    lessons.FEATURE,
+    progress.FEATURE,
+    results.FEATURE,
+    leaderboard.FEATURE,
+    forget.FEATURE,
+    audit.FEATURE,
+    insights.FEATURE,
+    daily.FEATURE,
 )
-CHOICES: dict[PromptKind, ChoiceHandler] = {
-    PromptKind.QUESTION: quiz.on_choice,
-    PromptKind.NEXT: quiz.on_next,
-    PromptKind.SELF_GRADE: quiz.on_self_grade,
-    PromptKind.FORGET: forget.on_confirm,
-    PromptKind.TEACHBACK: teachback.on_again,
-}
-FORMS: dict[PromptKind, TextHandler] = {
-    PromptKind.QUESTION: quiz.on_text,
-    PromptKind.TEACHBACK: teachback.on_text,
-}
-TIMERS: dict[str, TimerHandler] = {
-    rounds.TIMER: rounds.on_timer,
-    rounds.END: rounds.on_end,
-    daily.POST: daily.on_post,
-    daily.REVEAL: daily.on_reveal,
-    review.REMINDER_KEY: review.on_reminders,
-    leaderboard.SCHEDULE: leaderboard.on_schedule,
-}
-# Tagged replies whose delivery a feature records (any other tag is remembered, to edit later).
-DELIVERED: dict[str, Callable[[Context, str], Awaitable[None]]] = {
-    review.REMINDER_KEY: review.on_delivered,
-}
-# What a timer's feature does when its delivery is given up (a round closes and tells its starter).
-GIVEN_UP: dict[str, Callable[[Context, str, str], Awaitable[list[Reply]]]] = {
-    rounds.TIMER: rounds.on_given_up,
-}
-# Repeating timers: after delivery each is re-armed at the time these give, instead of deleted.
-REPEATS: dict[str, Repeat] = {
-    review.REMINDER_KEY: lambda ctx, key: ctx.clock.now() + review.REMINDER_EVERY,
-    leaderboard.SCHEDULE: leaderboard.next_post,
-    daily.POST: daily.next_time,
-    daily.REVEAL: daily.next_time,
-}
+
+
+def declared_commands(features: Sequence[Feature] = FEATURES) -> tuple[CommandSpec, ...]:
+    """Every feature's commands, then /help, which lists them all."""
+    specs = [spec for feature in features for spec in feature.commands]
+
+    @command(summary="The studybot commands", name="help")
+    async def help_command(ctx: Context, cmd: Command) -> list[Reply]:
+        """/help: the commands and what they do."""
+        return [Reply("\n".join(["Commands:", *("• " + line for spec in specs for line in spec.usage)]))]
+
+    specs.append(help_command)
+    return tuple(specs)
+
+
+def settings_problems(settings: Settings, library: Library,
+                      features: Sequence[Feature] = FEATURES) -> list[tuple[str, str]]:
+    """(config key, message) for each setting these lesson packs cannot serve."""
+    return [problem for feature in features if feature.check for problem in feature.check(settings, library)]
+
+
+@dataclass(frozen=True)
+class Settled:
+    """What became of a fired timer once its replies were delivered, or failed to be."""
+
+    attempts: int = 0  # failed deliveries in a row; 0: delivered
+    retry_at: datetime | None = None  # failed: tried again then; None after a failure: given up
+    notices: tuple[Reply, ...] = ()  # given up: what its feature tells whom
+
+
+def _one_each(kind: str, pairs: list[tuple[_K, _V]]) -> dict[_K, _V]:
+    """A table of handlers gathered from the features; two for one key is a mistake in the list."""
+    table: dict[_K, _V] = {}
+    for key, value in pairs:
+        if key in table:
+            raise ValueError(f"two features declare the {kind} {key}")
+        table[key] = value
+    return table
 
 
 class StudyBot:
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, features: Sequence[Feature] = FEATURES) -> None:
         self.ctx = ctx
+        self.features = tuple(features)
         self.gate = Gate()
         self._reloading = asyncio.Lock()  # one reload at a time: a slow one never undoes a newer one
         self._next_reload: asyncio.Future[Report] | None = None  # the reload waiting to begin, if any
-        self.commands: dict[str, CommandSpec] = {spec.name: spec for spec in COMMANDS}
+        self.commands: dict[str, CommandSpec] = _one_each(
+            "command", [(spec.name, spec) for spec in declared_commands(self.features)])
+        self._choices: dict[PromptKind, ChoiceHandler] = _one_each(
+            "buttons of", [pair for f in self.features for pair in f.choices.items()])
+        self._forms: dict[PromptKind, TextHandler] = _one_each(
+            "forms of", [pair for f in self.features for pair in f.forms.items()])
+        self._timers: dict[str, TimerSpec] = _one_each(
+            "timer", [(spec.kind, spec) for f in self.features for spec in f.timers])
 
     @classmethod
-    async def start(cls, settings: Settings, clock: Clock | None = None) -> StudyBot:
+    async def start(cls, settings: Settings, clock: Clock | None = None,
+                    features: Sequence[Feature] = FEATURES) -> StudyBot:
         """Load and check every lesson pack, then open the store (ContentErrors lists all problems)."""
         report = check_library(settings.content_dir)
         if report.problems:
             raise ContentErrors(report.problems)
         for warning in report.warnings:
             log.warning("%s", warning)
-        for key, message in daily.unknown_lessons(settings, report.library):
+        for key, message in settings_problems(settings, report.library, features):
             raise settings.config_error(key, message)
-        store = await Store.open(settings.db_path, clock or SystemClock())
-        bot = cls(Context(store, report.library, settings, store.clock))
+        store = await Store.open(settings.database, clock or SystemClock())
+        bot = cls(Context(store, report.library, settings, store.clock), features)
         try:
-            await bot.arm_schedules()
-            closed, mended = await rounds.repair(bot.ctx)
-            if closed:
-                log.warning("%d round(s) started over a day ago were closed; their summary follows", closed)
-            if mended:
-                log.warning("%d open round(s) had lost their timer; they go on now", mended)
+            async with store.engine.alone():  # processes starting together do this in turn, never at once
+                await bot.arm_schedules()
+                for feature in bot.features:
+                    if feature.on_start is not None:
+                        await feature.on_start(bot.ctx)
         except BaseException:
             await store.close()
             raise
@@ -206,13 +223,13 @@ class StudyBot:
         if isinstance(event, ChoiceMade):
             prompt_id, _, suffix = event.token.partition(".")
             prompt = await self._prompt(prompt_id, event)
-            on_choice = CHOICES.get(prompt.kind)
+            on_choice = self._choices.get(prompt.kind)
             if on_choice is None:
                 raise StudyError("That button is no longer valid. Run the command again for a fresh one.")
             return await on_choice(self.ctx, event, prompt, suffix)
         if isinstance(event, TextSubmitted):
             prompt = await self._prompt(event.form_token, event)
-            on_text = FORMS.get(prompt.kind)
+            on_text = self._forms.get(prompt.kind)
             if on_text is None:
                 raise StudyError("That form has expired. Run the command again for a fresh one.")
             if not event.text.strip():
@@ -221,8 +238,8 @@ class StudyBot:
                 raise StudyError(f"Your answer is {len(event.text):,} characters; keep it under "
                                  f"{MAX_FORM_TEXT:,} and submit again.")
             return await on_text(self.ctx, event, prompt)
-        on_timer = TIMERS.get(event.key.split(":", 1)[0])
-        return await on_timer(self.ctx, event, event.key) if on_timer else []
+        timer = self._timers.get(event.key.kind)
+        return await timer.fire(self.ctx, event.key) if timer else []
 
     async def _prompt(self, prompt_id: str, event: ChoiceMade | TextSubmitted) -> Prompt:
         prompt = await self.ctx.store.prompts.get(prompt_id) if prompt_id else None
@@ -235,25 +252,69 @@ class StudyBot:
     # ------------------------------------------------------------ timers
 
     async def message_posted(self, tag: str, ref: MessageRef) -> None:
-        """An adapter reports that a tagged reply was delivered: a reminder is then done, and any
-        other message is remembered, so that it can be edited later."""
-        on_delivered = DELIVERED.get(tag.split(":", 1)[0])
-        if on_delivered is not None:
-            await on_delivered(self.ctx, tag)
+        """An adapter reports that a tagged reply was delivered: a timer that wants to know (a
+        reminder) is told, and any other message is remembered, so that it can be edited later."""
+        key = TimerKey.parse(tag)
+        timer = self._timers.get(key.kind)
+        if timer is not None and timer.on_delivered is not None:
+            await timer.on_delivered(self.ctx, key)
         else:
             await self.ctx.store.messages.remember(tag, ref)
 
     async def due_timers(self) -> list[TimerFired]:
+        """Claim the due timers for this process: each fires in one process only (see `Timers.claim`)."""
         now = self.ctx.clock.now()
-        return [TimerFired(key, now) for key in await self.ctx.store.timers.due(now)]
+        lease = timedelta(seconds=self.ctx.settings.timer_lease)
+        claimed = await self.ctx.store.timers.claim(now, self.ctx.store.processes.me, lease)
+        return [TimerFired(TimerKey.parse(c.key), now, c.claim) for c in claimed]
 
     async def fire(self, event: TimerFired) -> list[Reply]:
-        """A due timer's replies. Unlike `handle`, a failure raises, for the scheduler to retry."""
-        on_timer = TIMERS.get(event.key.split(":", 1)[0])
-        if on_timer is None:
+        """A due timer's replies. Unlike `handle`, a failure raises: `settle` then records it."""
+        timer = self._timers.get(event.key.kind)
+        if timer is None:
             return []
         async with self.gate.event():
-            return await on_timer(self.ctx, event, event.key)
+            return await timer.fire(self.ctx, event.key)
+
+    async def settle(self, event: TimerFired, failure: str | None = None, *, permanent: bool = False) -> Settled:
+        """Close a fired timer by its declared rules. Delivered (no `failure`): it is done, deleted or,
+        when it repeats, re-armed; only now, so that a crash before delivery repeats a post rather than
+        drop it. Failed: it is tried again with backoff, or given up (a permanent failure at once), its
+        reason recorded and its feature's notices returned for delivery."""
+        timer = self._timers.get(event.key.kind) or TimerSpec(event.key.kind, _nothing)
+        key, timers = str(event.key), self.ctx.store.timers
+        if failure is None:
+            if timer.repeat is None:
+                await timers.delete(key, event.at, event.claim)
+            else:
+                await timers.rearm(key, timer.repeat(self.ctx, event.key), event.claim)
+            return Settled()
+        attempts = await timers.failed(key, failure, event.claim)
+        again = None if permanent else timer.retry_at(self.ctx.clock.now(), attempts)
+        if again is not None:
+            await timers.postpone(key, event.at, again, event.claim)
+            return Settled(attempts, again)
+        if not await timers.give_up(key, failure, timer.repeat(self.ctx, event.key) if timer.repeat else None,
+                                    event.claim):
+            return Settled(attempts)  # another process holds it now
+        notices = await timer.on_given_up(self.ctx, event.key, failure) if timer.on_given_up else []
+        return Settled(attempts, None, tuple(notices))
+
+    async def arm_schedules(self) -> None:
+        """Arm each timer the settings ask for (a weekly post) at its next time; a post missed while
+        down stays due (once)."""
+        for timer in self._timers.values():
+            if timer.schedule is not None and timer.repeat is not None:
+                for scheduled in timer.schedule(self.ctx.settings):
+                    await self.ctx.store.timers.arm(str(scheduled.key), timer.repeat(self.ctx, scheduled.key))
+
+    def channels(self, platform: str) -> list[tuple[str, Place]]:
+        """The channels this platform's cohorts post to on a schedule, as (config key, place), once each."""
+        found = [(s.setting, s.place) for timer in self._timers.values() if timer.schedule is not None
+                 for s in timer.schedule(self.ctx.settings) if s.place.platform == platform]
+        return list(dict.fromkeys(found))
+
+    # ------------------------------------------------------------ reloading
 
     async def reload(self) -> Report:
         """Read and check the lesson packs again; with no problem, serve them from the next event on
@@ -275,7 +336,7 @@ class StudyBot:
                 for problem in report.problems:
                     reload_log.warning("%s", problem)
                 return report
-            if unknown := daily.unknown_lessons(self.ctx.settings, report.library):
+            if unknown := settings_problems(self.ctx.settings, report.library, self.features):
                 report = replace(report, problems=[ContentProblem(self.ctx.settings.config_source, 0, key, message)
                                                    for key, message in unknown])
                 for problem in report.problems:
@@ -289,43 +350,16 @@ class StudyBot:
                         len(report.library.questions))
         return report
 
-    async def timer_failed(self, event: TimerFired, reason: str) -> int:
-        """Note a failed delivery of a timer; returns how many times it has failed in a row."""
-        return await self.ctx.store.timers.failed(event.key, reason)
 
-    async def retry_timer(self, event: TimerFired, at: datetime) -> None:
-        await self.ctx.store.timers.postpone(event.key, event.at, at)
-
-    async def give_up_timer(self, event: TimerFired, reason: str) -> list[Reply]:
-        """Stop retrying a timer, record why, and let its feature react (notices to deliver)."""
-        kind = event.key.split(":", 1)[0]
-        repeat = REPEATS.get(kind)
-        await self.ctx.store.timers.give_up(event.key, reason, repeat(self.ctx, event.key) if repeat else None)
-        on_given_up = GIVEN_UP.get(kind)
-        return await on_given_up(self.ctx, event.key, reason) if on_given_up else []
-
-    async def timer_done(self, event: TimerFired) -> None:
-        """Called after a timer's replies were delivered: it will not fire again for this moment.
-
-        Re-arming only now means a crash before delivery repeats a post rather than drop it."""
-        repeat = REPEATS.get(event.key.split(":", 1)[0])
-        if repeat is None:
-            await self.ctx.store.timers.delete(event.key, event.at)
-        else:
-            await self.ctx.store.timers.set(event.key, repeat(self.ctx, event.key))
-
-    async def arm_schedules(self) -> None:
-        """Arm each cohort's weekly leaderboard post; a post missed while down stays due (once)."""
-        for key in leaderboard.schedule_keys(self.ctx.settings):
-            await self.ctx.store.timers.arm(key, leaderboard.next_post(self.ctx, key))
-        for key in daily.keys(self.ctx.settings):
-            await self.ctx.store.timers.arm(key, daily.next_time(self.ctx, key))
+async def _nothing(ctx: Context, key: TimerKey) -> list[Reply]:
+    """An unknown kind of timer (its feature was removed): it fires nothing, and is then deleted."""
+    return []
 
 
 def _summary(event: Event) -> str:
     """What a log line may say about an event: never a token, never an answer's text."""
     if isinstance(event, TimerFired):
-        return f"timer={event.key.split(':', 1)[0]}"
+        return f"timer={event.key.kind}"
     actor = event.actor
     what = f"command=/{event.name[:20]}" if isinstance(event, Command) else type(event).__name__
     return f"platform={actor.platform} cohort={actor.cohort} {what}"

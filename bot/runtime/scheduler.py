@@ -1,10 +1,12 @@
 """Unprompted messages: due timers become TimerFired events, and their replies go out through
-each platform's Outbox.
+each platform's Outbox (`bot.runtime.delivery`).
 
 Each due timer fires in a task of its own, so one slow or failing channel never delays another.
-A timer is done (deleted, or re-armed when it repeats) only after its replies were delivered, so a
-crash in between repeats a delivery (an edit is harmless to repeat) rather than lose it. A failed
-delivery is retried with backoff; after MAX_ATTEMPTS the timer is given up, with its reason recorded.
+The route is two calls into the bot: `fire` for the replies, and, once they were delivered or
+failed, `settle`, which applies the timer's declared rules (`bot.runtime.feature.TimerSpec`): done
+(deleted, or re-armed when it repeats) only after delivery, so a crash in between repeats a delivery
+(an edit is harmless to repeat) rather than lose it; a failure retried with backoff, then given up
+with its reason recorded, and the notices its feature gives delivered here.
 """
 
 from __future__ import annotations
@@ -12,12 +14,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from bot.core.errors import DeliveryFailed, reference_id
-from bot.core.messages import MessageRef, Reply, TimerFired
-from bot.runtime import metrics
+from bot.core.messages import Reply, TimerFired, TimerKey
+from bot.runtime.delivery import Outbox, deliver, platform_of
 
 if TYPE_CHECKING:
     from bot.runtime.app import StudyBot
@@ -25,49 +26,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("studybot.scheduler")
 
 DELIVERY_TIMEOUT = 30.0  # seconds one timer's deliveries may take before they count as failed
-FIRST_RETRY = timedelta(seconds=10)  # then doubling
-LONGEST_RETRY = timedelta(minutes=5)
-MAX_ATTEMPTS = 6  # about ten minutes of retries, then the timer is given up
-
-
-class Outbox(Protocol):
-    """How the core reaches a platform without a triggering event."""
-
-    async def send(self, reply: Reply) -> MessageRef | None:
-        """Post a reply: in `reply.place` when public, to `reply.to` when private or dm."""
-
-    async def edit(self, ref: MessageRef, reply: Reply) -> None:
-        """Replace an earlier message."""
-
-
-def retry_at(now: datetime, attempts: int) -> datetime | None:
-    """When to try a failed timer again after `attempts` failures; None: give it up."""
-    if attempts >= MAX_ATTEMPTS:
-        return None
-    return now + min(FIRST_RETRY * 2 ** (attempts - 1), LONGEST_RETRY)
-
-
-def _platform(reply: Reply) -> str | None:
-    if reply.edit is not None:
-        return reply.edit.platform
-    if reply.place is not None:
-        return reply.place.platform
-    return reply.to.platform if reply.to is not None else None
-
-
-async def deliver(bot: StudyBot, outbox: Outbox, reply: Reply) -> MessageRef | None:
-    """Send or edit one reply, and report a tagged message's ref back to the core."""
-    try:
-        if reply.edit is not None:
-            await outbox.edit(reply.edit, reply)
-            return reply.edit
-        ref = await outbox.send(reply)
-    except Exception:
-        metrics.delivery_failed(_platform(reply))
-        raise
-    if reply.tag and ref is not None:
-        await bot.message_posted(reply.tag, ref)
-    return ref
 
 
 class Scheduler:
@@ -76,14 +34,14 @@ class Scheduler:
     def __init__(self, bot: StudyBot, outboxes: Mapping[str, Outbox]) -> None:
         self.bot = bot
         self.outboxes = outboxes
-        self.in_flight: dict[str, asyncio.Task[None]] = {}
+        self.in_flight: dict[TimerKey, asyncio.Task[None]] = {}
 
     async def tick(self) -> list[asyncio.Task[None]]:
         """Start every due timer that is not already firing; returns the tasks started."""
         started = []
         for event in await self.bot.due_timers():
             if event.key not in self.in_flight:
-                task = asyncio.create_task(self._fire(event), name=f"timer {event.key.split(':', 1)[0]}")
+                task = asyncio.create_task(self._fire(event), name=f"timer {event.key.kind}")
                 self.in_flight[event.key] = task
                 started.append(task)
         return started
@@ -94,17 +52,17 @@ class Scheduler:
             await asyncio.wait(list(self.in_flight.values()), timeout=timeout)
 
     async def _fire(self, event: TimerFired) -> None:
-        kind = event.key.split(":", 1)[0]
         try:
-            replies = await self.bot.fire(event)
-            async with asyncio.timeout(DELIVERY_TIMEOUT):
-                failures = [exc for reply in replies if (exc := await self._deliver(reply)) is not None]
-            if failures:  # each reply was tried: one learner's closed DMs do not stop the others
-                raise failures[0]
-        except Exception as exc:
-            await self._failed(event, kind, exc)
-        else:
-            await self.bot.timer_done(event)
+            try:
+                replies = await self.bot.fire(event)
+                async with asyncio.timeout(DELIVERY_TIMEOUT):
+                    failures = [exc for reply in replies if (exc := await self._deliver(reply)) is not None]
+                if failures:  # each reply was tried: one learner's closed DMs do not stop the others
+                    raise failures[0]
+            except Exception as exc:
+                await self._failed(event, exc)
+            else:
+                await self.bot.settle(event)
         finally:
             self.in_flight.pop(event.key, None)
 
@@ -119,25 +77,24 @@ class Scheduler:
         return None
 
     def _outbox(self, reply: Reply) -> Outbox:
-        platform = _platform(reply)
+        platform = platform_of(reply)
         outbox = self.outboxes.get(platform or "")
         if outbox is None:
             raise DeliveryFailed(f"no {platform or 'platform'} connection serves this post", permanent=True)
         return outbox
 
-    async def _failed(self, event: TimerFired, kind: str, exc: Exception) -> None:
+    async def _failed(self, event: TimerFired, exc: Exception) -> None:
+        kind = event.key.kind
         permanent = isinstance(exc, DeliveryFailed) and exc.permanent
         reason = str(exc)[:200] if isinstance(exc, DeliveryFailed) else f"{type(exc).__name__}: {str(exc)[:160]}"
         try:
-            attempts = await self.bot.timer_failed(event, reason)
-            again = None if permanent else retry_at(self.bot.ctx.clock.now(), attempts)
-            if again is not None:
-                log.warning("timer %s failed (attempt %d, %s); retrying at %s", kind, attempts, reason,
-                            again.isoformat(timespec="seconds"))
-                await self.bot.retry_timer(event, again)
+            settled = await self.bot.settle(event, reason, permanent=permanent)
+            if settled.retry_at is not None:
+                log.warning("timer %s failed (attempt %d, %s); retrying at %s", kind, settled.attempts, reason,
+                            settled.retry_at.isoformat(timespec="seconds"))
                 return
-            log.error("timer %s given up after %d attempt(s): %s", kind, attempts, reason)
-            for notice in await self.bot.give_up_timer(event, reason):
+            log.error("timer %s given up after %d attempt(s): %s", kind, settled.attempts, reason)
+            for notice in settled.notices:
                 try:
                     await deliver(self.bot, self._outbox(notice), notice)
                 except Exception:

@@ -1,11 +1,11 @@
-"""The one SQLite file, behind one façade: `Store` gives the features an area each
-(learners, prompts, answers, cards, teach-backs, boards, rounds, timers, messages, insights) on one
-engine (`engine.py`: the connection, migrations and group commit). Rows come back as the
-dataclasses of `model.py`; no user-facing text lives below the features."""
+"""The database, behind one façade: `Store` gives the features an area each (learners, prompts,
+answers, cards, teach-backs, boards, rounds, timers, messages, insights, processes) on one engine
+(`engine.py`: group commit; `sqlite_engine.py`, the embedded default, or `postgres_engine.py` for
+many processes; `schema.py` orders each area's schema steps). Rows come back as the dataclasses of
+`model.py`; no user-facing text lives below the features."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 
 from bot.core.clock import Clock
@@ -14,10 +14,13 @@ from bot.store.answers import Answers
 from bot.store.boards import Boards
 from bot.store.cards import Cards
 from bot.store.cohort_stats import Insights
-from bot.store.engine import Engine
+from bot.store.engine import Engine, is_postgres_url
 from bot.store.learners import Learners
+from bot.store.postgres_engine import PostgresEngine
+from bot.store.processes import Processes
 from bot.store.prompts import Prompts
 from bot.store.round_rows import Rounds
+from bot.store.sqlite_engine import SqliteEngine
 from bot.store.teachbacks import Teachbacks
 from bot.store.timers import Messages, Timers
 
@@ -38,11 +41,15 @@ class Store:
         self.timers = Timers(engine)
         self.messages = Messages(engine)
         self.insights = Insights(engine)
+        self.processes = Processes(engine)
 
     @classmethod
-    async def open(cls, path: Path | str, clock: Clock) -> Store:
-        """Open (creating or upgrading) the database; StoreUnavailable says what to fix."""
-        return cls(await Engine.open(path, clock))
+    async def open(cls, where: Path | str, clock: Clock) -> Store:
+        """Open (creating or upgrading) the database, a SQLite file or a `postgresql://` URL;
+        StoreUnavailable says what to fix."""
+        if is_postgres_url(where):
+            return cls(await PostgresEngine.open(str(where), clock))
+        return cls(await SqliteEngine.open(Path(where), clock))
 
     async def close(self) -> None:
         await self.insights.write_lookups()
@@ -58,13 +65,8 @@ class Store:
         await self.engine.backup(target)
 
     async def beat(self) -> None:
-        """The scheduler is alive: `studybot health` reads this."""
-        now = self.engine.now()
-        await self.engine.write(lambda c: c.execute("INSERT OR REPLACE INTO heartbeat (id, at) VALUES (1, ?)", (now,)))
-
-    async def last_beat(self) -> datetime | None:
-        rows = await self.engine.read("SELECT at FROM heartbeat WHERE id = 1")
-        return datetime.fromisoformat(rows[0]["at"]) if rows else None
+        """This process's scheduler is alive: `studybot health` reads this."""
+        await self.processes.beat()
 
     async def count(self, table: str) -> int:
         """Rows in one of the counted tables (for health checks and tests)."""

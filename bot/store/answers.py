@@ -3,24 +3,70 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from datetime import datetime
 
 from bot.core.messages import Actor, Cohort
 from bot.grading.scoring import answer_points
-from bot.questions.base import Tally
 from bot.store import boards, cards, learners, prompts
-from bot.store.engine import Engine
+from bot.store.engine import Conn, Engine
 from bot.store.learners import LEARNER_ID, key
-from bot.store.model import AnswerMode, CardReview, Outcome, Recorded, ScoredAnswer, SelfGradedAnswer, Typed
+from bot.store.model import (
+    AnswerMode,
+    CardReview,
+    ChoiceCount,
+    Outcome,
+    Recorded,
+    ScoredAnswer,
+    SelfGradedAnswer,
+    Typed,
+)
+
+SCHEMA = {
+    1: """
+    CREATE TABLE answers (
+        id {serial},
+        learner_id INTEGER NOT NULL REFERENCES learners (id) ON DELETE CASCADE,
+        prompt_id TEXT NOT NULL,
+        lesson_id TEXT NOT NULL,
+        question_id TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        choice INTEGER,
+        correct INTEGER NOT NULL,
+        scored INTEGER NOT NULL,
+        points INTEGER NOT NULL,
+        self_graded INTEGER NOT NULL DEFAULT 0,
+        week TEXT NOT NULL,
+        answered_at TEXT NOT NULL,
+        UNIQUE (prompt_id, learner_id)
+    );
+    CREATE INDEX answers_by_learner ON answers (learner_id, question_id)
+    """,
+    # what a typed answer said and how the rubric read it (for self-grade audits)
+    4: """
+    ALTER TABLE answers ADD COLUMN text TEXT;
+    ALTER TABLE answers ADD COLUMN rubric_correct INTEGER;
+    ALTER TABLE answers ADD COLUMN matched TEXT;
+    ALTER TABLE answers ADD COLUMN missed TEXT;
+    CREATE INDEX answers_self_graded ON answers (week) WHERE self_graded = 1
+    """,
+    # first answers indexed for instructors' per-question figures (covering, and only the answers that score)
+    7: """
+    CREATE INDEX answers_first ON answers (question_id, choice, correct, self_graded, learner_id, lesson_id, week)
+        WHERE scored = 1;
+    CREATE INDEX answers_first_missed ON answers (question_id, learner_id, lesson_id, week, missed)
+        WHERE scored = 1 AND missed IS NOT NULL
+    """,
+}
 
 
-def _record(c: sqlite3.Connection, prompt_id: str, actor: Actor, lesson_id: str, question_id: str,
+def _record(c: Conn, prompt_id: str, actor: Actor, lesson_id: str, question_id: str,
             mode: AnswerMode, correct: bool, week: str, choice: int | None, now: str,
             rate: CardReview | None, typed: Typed | None) -> Recorded:
     prompt = c.execute("SELECT closed_at FROM prompts WHERE id = ?", (prompt_id,)).fetchone()
     if prompt is None or prompt["closed_at"] is not None:
         return Recorded(Outcome.CLOSED)
+    # The learner's upsert comes first: it locks their row until commit, so two answers of one learner
+    # (in two processes) take turns, and the `first` check below sees the other's committed answer.
     learner = learners.upsert(c, actor, now)
     if not prompts.spend(c, prompt_id, learner, now):
         return Recorded(Outcome.ALREADY)
@@ -29,18 +75,19 @@ def _record(c: sqlite3.Connection, prompt_id: str, actor: Actor, lesson_id: str,
     points = answer_points(correct, first)
     answer_id = c.execute(
         "INSERT INTO answers (learner_id, prompt_id, lesson_id, question_id, mode, choice, correct, scored,"
-        " points, week, answered_at, text, rubric_correct, matched, missed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " points, week, answered_at, text, rubric_correct, matched, missed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+        " RETURNING id",
         (learner, prompt_id, lesson_id, question_id, mode, choice, int(correct), int(first), points, week, now,
          typed.text if typed else None, int(correct), json.dumps(typed.matched) if typed else None,
          json.dumps(typed.missed) if typed else None),
-    ).lastrowid
+    ).fetchone()[0]
     if first:
         boards.add_points(c, learner, actor.in_cohort, week, points)
     before = cards.review(c, learner, question_id, lesson_id, rate) if rate else None
     return Recorded(Outcome.RECORDED, answer_id, first, before)
 
 
-def _self_grade(c: sqlite3.Connection, answer_id: int, correct: bool, prompt_id: str, actor: Actor, now: str,
+def _self_grade(c: Conn, answer_id: int, correct: bool, prompt_id: str, actor: Actor, now: str,
                 question_id: str, lesson_id: str, rate: CardReview, card_before: str | None) -> Outcome:
     """Spend the self-grade button, replace the answer's grade and points, re-rate the card."""
     learner = learners.upsert(c, actor, now)
@@ -112,13 +159,9 @@ class Answers:
                                  tuple(json.loads(r["matched"] or "[]")), tuple(json.loads(r["missed"] or "[]")),
                                  datetime.fromisoformat(r["answered_at"])) for r in rows]
 
-    async def tally(self, prompt_id: str) -> Tally:
-        """How one posted question was answered: in all, correct, and per choice."""
+    async def counts(self, prompt_id: str) -> list[ChoiceCount]:
+        """How one posted question was answered: the answers counted per choice and grade."""
         rows = await self._engine.read(
             "SELECT choice, correct, COUNT(*) AS n FROM answers WHERE prompt_id = ? GROUP BY choice, correct",
             (prompt_id,))
-        by_choice: dict[int, int] = {}
-        for r in rows:
-            if r["choice"] is not None:
-                by_choice[r["choice"]] = by_choice.get(r["choice"], 0) + r["n"]
-        return Tally(sum(r["n"] for r in rows), sum(r["n"] for r in rows if r["correct"]), by_choice)
+        return [ChoiceCount(r["choice"], bool(r["correct"]), int(r["n"])) for r in rows]

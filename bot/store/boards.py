@@ -4,14 +4,28 @@ date with each scoring event, so a board never scans the answers; ranks are comp
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
 from bot.core.messages import Actor, Cohort
 from bot.grading.scoring import SelfGraded, competition_rank, competition_ranks
-from bot.store.engine import Engine
+from bot.store.engine import Conn, Engine
 from bot.store.learners import LEARNER_KEY, key
 from bot.store.model import Standing
+
+SCHEMA = {
+    1: """
+    CREATE TABLE weekly_scores (
+        learner_id INTEGER NOT NULL REFERENCES learners (id) ON DELETE CASCADE,
+        week TEXT NOT NULL,
+        platform TEXT NOT NULL,
+        cohort TEXT NOT NULL,
+        points INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (learner_id, week)
+    ){without_rowid};
+    CREATE INDEX weekly_board ON weekly_scores (platform, cohort, week, points DESC)
+    """,
+    4: "ALTER TABLE weekly_scores ADD COLUMN self_graded INTEGER NOT NULL DEFAULT 0",
+}
 
 
 @dataclass(frozen=True)
@@ -47,14 +61,14 @@ QUERIES = {policy: _Queries.ranking_by("points - self_graded" if policy is SelfG
            for policy in SelfGraded}
 
 
-def add_points(c: sqlite3.Connection, learner: int, cohort: Cohort, week: str, points: int,
+def add_points(c: Conn, learner: int, cohort: Cohort, week: str, points: int,
                self_graded: int = 0) -> None:
     """Add (or, negative, take back) points for a week and for all time, `self_graded` of them by
     the learner's own grade; zero still puts the learner on the week's board."""
     c.execute(
         "INSERT INTO weekly_scores (learner_id, week, platform, cohort, points, self_graded) VALUES (?,?,?,?,?,?)"
-        " ON CONFLICT (learner_id, week) DO UPDATE SET points = points + excluded.points,"
-        " self_graded = self_graded + excluded.self_graded",
+        " ON CONFLICT (learner_id, week) DO UPDATE SET points = weekly_scores.points + excluded.points,"
+        " self_graded = weekly_scores.self_graded + excluded.self_graded",
         (learner, week, cohort.platform, cohort.id, points, self_graded),
     )
     if points or self_graded:
@@ -83,7 +97,7 @@ class Boards:
         """One learner's rank (None without points): how many have more points, plus one."""
         queries = QUERIES[policy]
 
-        def run(c: sqlite3.Connection) -> Standing | None:
+        def run(c: Conn) -> Standing | None:
             if week:
                 row = c.execute(queries.mine_week, (*key(actor), week)).fetchone()
                 if not row or row["ranked"] <= 0:

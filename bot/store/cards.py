@@ -3,21 +3,34 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Collection
 from datetime import datetime
 
 from bot.core.messages import Actor
 from bot.store import learners
-from bot.store.engine import Engine, iso
+from bot.store.engine import Conn, Engine, iso
 from bot.store.learners import LEARNER_ID, key
 from bot.store.model import Card, CardReview
+
+SCHEMA = {
+    2: """
+    CREATE TABLE cards (
+        learner_id INTEGER NOT NULL REFERENCES learners (id) ON DELETE CASCADE,
+        question_id TEXT NOT NULL,
+        lesson_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        due TEXT NOT NULL,
+        PRIMARY KEY (learner_id, question_id)
+    ){without_rowid};
+    CREATE INDEX cards_due ON cards (learner_id, due)
+    """,
+}
 
 _OWN_CARDS = "learner_id = " + LEARNER_ID
 _OF_LESSON = " AND lesson_id = ? AND question_id IN (SELECT value FROM json_each(?))"  # its questions as they are
 
 
-def review(c: sqlite3.Connection, learner: int, question_id: str, lesson_id: str, rate: CardReview,
+def review(c: Conn, learner: int, question_id: str, lesson_id: str, rate: CardReview,
            base: str | None = None) -> str | None:
     """Apply `rate` to a learner's card; returns the state before it. With `base`, rate that
     state instead of the stored one ('' for a new card)."""

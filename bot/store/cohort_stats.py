@@ -10,25 +10,42 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from bot.core.errors import StoreBusy
 from bot.core.messages import Actor, Cohort
-from bot.store.engine import Engine
+from bot.store.engine import Conn, Engine
 from bot.store.learners import LEARNER_ID, key
 
 log = logging.getLogger("studybot.store")
+
+# glossary lookups counted per cohort, week and normalised query (never who looked up what)
+SCHEMA = {
+    7: """
+    CREATE TABLE glossary_lookups (
+        platform TEXT NOT NULL,
+        cohort TEXT NOT NULL,
+        week TEXT NOT NULL,
+        found INTEGER NOT NULL,
+        query TEXT NOT NULL,
+        count INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (platform, cohort, week, found, query)
+    ){without_rowid}
+    """,
+}
 WRITE_LOOKUPS_AFTER = 2.0  # seconds a glossary lookup's count may wait to be written
 _COHORT = "l.platform = ? AND l.cohort = ?"
-_SCOPE = " AND (? IS NULL OR x.lesson_id = ?) AND (? IS NULL OR x.week = ?)"  # x: the answer or attempt
+# x: the answer or attempt; the NULL tests are typed, since PostgreSQL cannot tell the type of a bare `? IS NULL`
+_IN_LESSON = " AND (CAST(? AS TEXT) IS NULL OR x.lesson_id = ?)"
+_SCOPE = _IN_LESSON + " AND (CAST(? AS TEXT) IS NULL OR x.week = ?)"
 
 
-def _add_lookups(c: sqlite3.Connection, rows: list[tuple[str, str, str, int, str, int]]) -> None:
+def _add_lookups(c: Conn, rows: list[tuple[str, str, str, int, str, int]]) -> None:
     c.executemany("INSERT INTO glossary_lookups (platform, cohort, week, found, query, count) VALUES (?,?,?,?,?,?)"
-                  " ON CONFLICT DO UPDATE SET count = count + excluded.count", rows)
+                  " ON CONFLICT (platform, cohort, week, found, query)"
+                  " DO UPDATE SET count = glossary_lookups.count + excluded.count", rows)
 
 
 @dataclass(frozen=True)
@@ -85,15 +102,16 @@ def _scope(cohort: Cohort, lesson: str | None, week: str | None) -> tuple:
     return cohort.platform, cohort.id, lesson, lesson, week, week
 
 
-def _questions(c: sqlite3.Connection, params: tuple) -> list[QuestionCounts]:
-    """CROSS JOIN keeps the answers outer, so that SQLite reads the covering indexes of first answers
-    (answers_first, answers_first_missed) in order instead of each learner's answers one by one."""
+def _questions(c: Conn, params: tuple) -> list[QuestionCounts]:
+    """CROSS JOIN keeps the answers outer (PostgreSQL plans it as any join), so that SQLite reads the
+    covering indexes of first answers (answers_first, answers_first_missed) in order instead of each
+    learner's answers one by one."""
     totals: dict[str, list[int]] = {}
     wrong: dict[str, Counter[int]] = {}
     missed: dict[str, Counter[str]] = {}
     for r in c.execute(
             "SELECT x.question_id, x.choice, x.correct, x.self_graded, COUNT(*) AS n FROM answers x"
-            " CROSS JOIN learners l ON l.id = x.learner_id WHERE x.scored = 1 AND " + _COHORT + _SCOPE +
+            " CROSS JOIN learners l WHERE l.id = x.learner_id AND x.scored = 1 AND " + _COHORT + _SCOPE +
             " GROUP BY x.question_id, x.choice, x.correct, x.self_graded", params):
         total = totals.setdefault(r["question_id"], [0, 0, 0])
         total[0] += r["n"]
@@ -103,15 +121,15 @@ def _questions(c: sqlite3.Connection, params: tuple) -> list[QuestionCounts]:
             wrong.setdefault(r["question_id"], Counter())[r["choice"]] += r["n"]
     for r in c.execute(
             "SELECT x.question_id, m.value AS point, COUNT(*) AS n FROM answers x"
-            " CROSS JOIN learners l ON l.id = x.learner_id, json_each(x.missed) m"
-            " WHERE x.scored = 1 AND x.missed IS NOT NULL AND " + _COHORT + _SCOPE +
+            " CROSS JOIN learners l, json_each(x.missed) m"
+            " WHERE l.id = x.learner_id AND x.scored = 1 AND x.missed IS NOT NULL AND " + _COHORT + _SCOPE +
             " GROUP BY x.question_id, m.value", params):
         missed.setdefault(r["question_id"], Counter())[r["point"]] += r["n"]
     return [QuestionCounts(q, answered, correct, self_graded, wrong.get(q, Counter()), missed.get(q, Counter()))
             for q, (answered, correct, self_graded) in totals.items()]
 
 
-def _teachbacks(c: sqlite3.Connection, params: tuple) -> list[TeachbackCounts]:
+def _teachbacks(c: Conn, params: tuple) -> list[TeachbackCounts]:
     attempts = {r["prompt_id"]: r["n"] for r in c.execute(
         "SELECT x.prompt_id, COUNT(*) AS n FROM teachbacks x JOIN learners l ON l.id = x.learner_id"
         " WHERE " + _COHORT + _SCOPE + " GROUP BY x.prompt_id", params)}
@@ -125,12 +143,13 @@ def _teachbacks(c: sqlite3.Connection, params: tuple) -> list[TeachbackCounts]:
     return list(found.values())
 
 
-def _activity(c: sqlite3.Connection, cohort: Cohort, lesson: str | None, week: str) -> list[LearnerActivity]:
+def _activity(c: Conn, cohort: Cohort, lesson: str | None, week: str) -> list[LearnerActivity]:
     latest: dict[int, tuple[str, bool]] = {}
     for table, at in (("answers", "answered_at"), ("teachbacks", "submitted_at")):
         for r in c.execute(
-                "SELECT x.learner_id, MAX(x." + at + ") AS last, MAX(x.week = ?) AS this_week FROM " + table + " x"
-                " JOIN learners l ON l.id = x.learner_id WHERE " + _COHORT + " AND (? IS NULL OR x.lesson_id = ?)"
+                "SELECT x.learner_id, MAX(x." + at + ") AS last,"
+                " MAX(CASE WHEN x.week = ? THEN 1 ELSE 0 END) AS this_week FROM " + table + " x"
+                " JOIN learners l ON l.id = x.learner_id WHERE " + _COHORT + _IN_LESSON +
                 " GROUP BY x.learner_id", (week, cohort.platform, cohort.id, lesson, lesson)):
             last, this_week = latest.get(r["learner_id"], ("", False))
             latest[r["learner_id"]] = (max(last, r["last"]), this_week or bool(r["this_week"]))
@@ -169,7 +188,7 @@ class Insights:
             "SELECT x.week, COUNT(DISTINCT x.learner_id) AS active, SUM(x.points) AS points FROM"
             " (SELECT learner_id, lesson_id, week, points FROM answers"
             "  UNION ALL SELECT learner_id, lesson_id, week, points FROM teachbacks) x"
-            " JOIN learners l ON l.id = x.learner_id WHERE " + _COHORT + " AND (? IS NULL OR x.lesson_id = ?)"
+            " JOIN learners l ON l.id = x.learner_id WHERE " + _COHORT + _IN_LESSON +
             " GROUP BY x.week ORDER BY x.week", (cohort.platform, cohort.id, lesson, lesson))
         return [WeekCounts(r["week"], r["active"], r["points"] or 0) for r in rows]
 
@@ -180,7 +199,7 @@ class Insights:
             " MAX(x.scored * x.correct) AS correct, MAX(x.scored * x.points) AS points,"
             " MAX(x.scored * x.self_graded) AS self_graded, MIN(x.answered_at) AS first_at"
             " FROM answers x JOIN learners l ON l.id = x.learner_id WHERE " + _COHORT +
-            " GROUP BY x.learner_id, x.question_id ORDER BY l.user_id, x.question_id", (cohort.platform, cohort.id))
+            " GROUP BY l.id, x.question_id ORDER BY l.user_id, x.question_id", (cohort.platform, cohort.id))
         return [AnswerSummary(Actor(r["platform"], r["cohort"], r["user_id"], r["display_name"]), r["question_id"],
                               r["attempts"], bool(r["correct"]), r["points"], bool(r["self_graded"]),
                               datetime.fromisoformat(r["first_at"])) for r in rows]
@@ -222,7 +241,7 @@ class Insights:
         await self.write_lookups()
         rows = await self._engine.read(
             "SELECT query, SUM(count) AS n FROM glossary_lookups WHERE platform = ? AND cohort = ? AND found = ?"
-            " AND (? IS NULL OR week = ?) GROUP BY query ORDER BY n DESC, query LIMIT ?",
+            " AND (CAST(? AS TEXT) IS NULL OR week = ?) GROUP BY query ORDER BY n DESC, query LIMIT ?",
             (cohort.platform, cohort.id, int(found), week, week, limit))
         return [(r["query"], r["n"]) for r in rows]
 
@@ -231,10 +250,10 @@ class Insights:
     async def trend(self, actor: Actor, weeks: tuple[str, ...]) -> dict[tuple[str, str], tuple[int, int]]:
         """(lesson, week) -> (answers, correct) for the learner's answers in those weeks, practice included."""
         rows = await self._engine.read(
-            "SELECT lesson_id, week, COUNT(*) AS n, SUM(correct) AS right FROM answers WHERE learner_id = " +
+            "SELECT lesson_id, week, COUNT(*) AS n, SUM(correct) AS n_right FROM answers WHERE learner_id = " +
             LEARNER_ID + " AND week IN (SELECT value FROM json_each(?)) GROUP BY lesson_id, week",
             (*key(actor), json.dumps(list(weeks))))
-        return {(r["lesson_id"], r["week"]): (r["n"], r["right"]) for r in rows}
+        return {(r["lesson_id"], r["week"]): (r["n"], r["n_right"]) for r in rows}
 
     async def missed(self, actor: Actor) -> Counter[tuple[str, str]]:
         """(question or teach-back prompt id, key point id) -> how often the learner's answers missed it."""

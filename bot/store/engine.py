@@ -1,218 +1,72 @@
-"""The engine under the store: one SQLite connection, its migrations, and group commit.
+"""The engine under the store: one writer connection per process, and group commit, whichever the database.
 
-Each domain operation is one function run on aiosqlite's worker thread, so an operation
-costs a single thread hop. Writes that arrive together share one transaction, each in its
-own savepoint, and each is acknowledged only after that transaction committed. WAL with
-synchronous=NORMAL survives a killed process; the schema moves forward by `PRAGMA user_version`.
+Each domain operation is one function `fn(c, *args)` run on the engine's worker thread, where `c`
+is a `Conn`: a `sqlite3.Connection`, or the thin psycopg wrapper of `postgres_engine.py`. The SQL
+they run is written once for both databases (`?` placeholders, `ON CONFLICT … DO …`, `RETURNING`);
+the few schema words that differ are the `Dialect`'s. Writes that arrive together share one
+transaction, each in its own savepoint, and each is acknowledged only after that transaction committed.
 
-The file is checked at open (`PRAGMA quick_check`), and before each batch of writes its path
-must still name the file that was opened: a database deleted or replaced under a running bot
-would otherwise take answers into an unlinked file, acknowledged and then lost.
+`Store.open` picks the engine: PostgreSQL for a `postgresql://` URL (STUDYBOT_DATABASE_URL), for many
+processes; else the SQLite file (STUDYBOT_DB), the embedded default.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
-import os
-import sqlite3
-from collections.abc import Callable, Iterable
-from contextlib import closing
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
-
-import aiosqlite
+from typing import Any, Protocol, TypeVar
 
 from bot.core.clock import Clock
-from bot.core.errors import SetupError, StoreBusy, StoreUnavailable
-
-log = logging.getLogger("studybot.store")
+from bot.core.errors import StoreBusy, StoreUnavailable
 
 T = TypeVar("T")
 
-MIGRATIONS: tuple[str, ...] = (
-    # 1: the first schema
-    """
-    CREATE TABLE learners (
-        id INTEGER PRIMARY KEY,
-        platform TEXT NOT NULL,
-        cohort TEXT NOT NULL,
-        user_id TEXT NOT NULL,
-        display_name TEXT NOT NULL DEFAULT '',
-        points INTEGER NOT NULL DEFAULT 0,
-        last_seen TEXT NOT NULL,
-        UNIQUE (platform, cohort, user_id)
-    );
-    CREATE INDEX learners_board ON learners (platform, cohort, points DESC);
-    CREATE INDEX learners_by_user ON learners (platform, user_id, last_seen);
-
-    CREATE TABLE rounds (
-        id INTEGER PRIMARY KEY,
-        platform TEXT NOT NULL,
-        cohort TEXT NOT NULL,
-        channel_id TEXT NOT NULL,
-        lesson_id TEXT NOT NULL,
-        starter_id INTEGER REFERENCES learners (id) ON DELETE SET NULL,
-        question_ids TEXT NOT NULL,
-        position INTEGER NOT NULL DEFAULT 0,
-        state TEXT NOT NULL DEFAULT 'open',
-        started_at TEXT NOT NULL,
-        ended_at TEXT
-    );
-    CREATE INDEX rounds_open ON rounds (platform, cohort, channel_id, state);
-
-    CREATE TABLE prompts (
-        id TEXT PRIMARY KEY,
-        kind TEXT NOT NULL,
-        platform TEXT NOT NULL,
-        cohort TEXT NOT NULL,
-        owner_id INTEGER REFERENCES learners (id) ON DELETE CASCADE,
-        lesson_id TEXT,
-        item_id TEXT,
-        mode TEXT,
-        round_id INTEGER REFERENCES rounds (id),
-        data TEXT NOT NULL DEFAULT '{}',
-        created_at TEXT NOT NULL,
-        closed_at TEXT
-    );
-
-    CREATE TABLE prompt_uses (
-        prompt_id TEXT NOT NULL REFERENCES prompts (id) ON DELETE CASCADE,
-        learner_id INTEGER NOT NULL REFERENCES learners (id) ON DELETE CASCADE,
-        used_at TEXT NOT NULL,
-        PRIMARY KEY (prompt_id, learner_id)
-    ) WITHOUT ROWID;
-
-    CREATE TABLE answers (
-        id INTEGER PRIMARY KEY,
-        learner_id INTEGER NOT NULL REFERENCES learners (id) ON DELETE CASCADE,
-        prompt_id TEXT NOT NULL,
-        lesson_id TEXT NOT NULL,
-        question_id TEXT NOT NULL,
-        mode TEXT NOT NULL,
-        choice INTEGER,
-        correct INTEGER NOT NULL,
-        scored INTEGER NOT NULL,
-        points INTEGER NOT NULL,
-        self_graded INTEGER NOT NULL DEFAULT 0,
-        week TEXT NOT NULL,
-        answered_at TEXT NOT NULL,
-        UNIQUE (prompt_id, learner_id)
-    );
-    CREATE INDEX answers_by_learner ON answers (learner_id, question_id);
-
-    CREATE TABLE weekly_scores (
-        learner_id INTEGER NOT NULL REFERENCES learners (id) ON DELETE CASCADE,
-        week TEXT NOT NULL,
-        platform TEXT NOT NULL,
-        cohort TEXT NOT NULL,
-        points INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (learner_id, week)
-    ) WITHOUT ROWID;
-    CREATE INDEX weekly_board ON weekly_scores (platform, cohort, week, points DESC);
-
-    CREATE TABLE teachbacks (
-        id INTEGER PRIMARY KEY,
-        learner_id INTEGER NOT NULL REFERENCES learners (id) ON DELETE CASCADE,
-        lesson_id TEXT NOT NULL,
-        prompt_id TEXT NOT NULL,
-        explanation TEXT NOT NULL,
-        covered TEXT NOT NULL,
-        missed TEXT NOT NULL,
-        points INTEGER NOT NULL,
-        week TEXT NOT NULL,
-        submitted_at TEXT NOT NULL
-    );
-    CREATE INDEX teachbacks_by_learner ON teachbacks (learner_id, prompt_id);
-
-    CREATE TABLE timers (
-        key TEXT PRIMARY KEY,
-        due_at TEXT NOT NULL,
-        data TEXT NOT NULL DEFAULT '{}'
-    );
-    CREATE INDEX timers_due ON timers (due_at);
-
-    CREATE TABLE messages (
-        tag TEXT PRIMARY KEY,
-        platform TEXT NOT NULL,
-        channel_id TEXT NOT NULL,
-        message_id TEXT NOT NULL
-    );
-    """,
-    # 2: spaced-repetition cards, reminder opt-ins and the scheduler's heartbeat
-    """
-    CREATE TABLE cards (
-        learner_id INTEGER NOT NULL REFERENCES learners (id) ON DELETE CASCADE,
-        question_id TEXT NOT NULL,
-        lesson_id TEXT NOT NULL,
-        state TEXT NOT NULL,
-        due TEXT NOT NULL,
-        PRIMARY KEY (learner_id, question_id)
-    ) WITHOUT ROWID;
-    CREATE INDEX cards_due ON cards (learner_id, due);
-    ALTER TABLE learners ADD COLUMN remind INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE learners ADD COLUMN reminded_on TEXT;
-    CREATE TABLE heartbeat (id INTEGER PRIMARY KEY CHECK (id = 1), at TEXT NOT NULL);
-    """,
-    # 3: leaderboard timers name their cohort's platform (keys were "leaderboard:<cohort>"); no timer payloads
-    """
-    UPDATE timers SET key = 'leaderboard:'
-        || (SELECT l.platform FROM learners l WHERE l.cohort = substr(timers.key, 13) LIMIT 1)
-        || ':' || substr(timers.key, 13)
-    WHERE key GLOB 'leaderboard:*' AND key NOT GLOB 'leaderboard:*:*'
-      AND EXISTS (SELECT 1 FROM learners l WHERE l.cohort = substr(timers.key, 13));
-    DELETE FROM timers WHERE key GLOB 'leaderboard:*' AND key NOT GLOB 'leaderboard:*:*';
-    ALTER TABLE timers DROP COLUMN data
-    """,
-    # 4: what a typed answer said and how the rubric read it (for self-grade audits); self-graded points
-    """
-    ALTER TABLE answers ADD COLUMN text TEXT;
-    ALTER TABLE answers ADD COLUMN rubric_correct INTEGER;
-    ALTER TABLE answers ADD COLUMN matched TEXT;
-    ALTER TABLE answers ADD COLUMN missed TEXT;
-    ALTER TABLE weekly_scores ADD COLUMN self_graded INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE learners ADD COLUMN self_graded INTEGER NOT NULL DEFAULT 0;
-    CREATE INDEX answers_self_graded ON answers (week) WHERE self_graded = 1
-    """,
-    # 5: failed deliveries are retried with backoff, then given up with their reason recorded
-    """
-    ALTER TABLE timers ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE timers ADD COLUMN last_error TEXT;
-    CREATE TABLE failed_deliveries (
-        id INTEGER PRIMARY KEY,
-        timer TEXT NOT NULL,
-        reason TEXT NOT NULL,
-        failed_at TEXT NOT NULL
-    );
-    CREATE INDEX failed_deliveries_at ON failed_deliveries (failed_at)
-    """,
-    # 6: a round may set its own time per question
-    """
-    ALTER TABLE rounds ADD COLUMN seconds INTEGER
-    """,
-    # 7: glossary lookups counted per cohort, week and normalised query (never who looked up what); first
-    # answers indexed for instructors' per-question figures (covering, and only the answers that score)
-    """
-    CREATE TABLE glossary_lookups (
-        platform TEXT NOT NULL,
-        cohort TEXT NOT NULL,
-        week TEXT NOT NULL,
-        found INTEGER NOT NULL,
-        query TEXT NOT NULL,
-        count INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (platform, cohort, week, found, query)
-    ) WITHOUT ROWID;
-    CREATE INDEX answers_first ON answers (question_id, choice, correct, self_graded, learner_id, lesson_id, week)
-        WHERE scored = 1;
-    CREATE INDEX answers_first_missed ON answers (question_id, learner_id, lesson_id, week, missed)
-        WHERE scored = 1 AND missed IS NOT NULL
-    """,
-)
-SCHEMA_VERSION = len(MIGRATIONS)
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
-WAL_OWNER = "-wal.owner"  # beside the database: which file (device and inode) its -wal belongs to
+class Row(Protocol):
+    def __getitem__(self, key: int | str, /) -> Any: ...
+
+
+class Cursor(Protocol):
+    rowcount: int
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def __iter__(self) -> Any: ...
+
+
+class Conn(Protocol):
+    """What a domain function is given: `sqlite3.Connection` is one as it is."""
+
+    def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> Any: ...
+
+    def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """The words of the schema and of claims that differ between the databases."""
+
+    name: str
+    serial: str  # an id the database assigns
+    without_rowid: str  # SQLite's table option for tables keyed by their primary key
+    skip_locked: str  # appended to a claim's inner SELECT: rows another process is claiming are skipped
+
+    def ddl(self, text: str) -> str:
+        return text.replace("{serial}", self.serial).replace("{without_rowid}", self.without_rowid)
+
+
+SQLITE = Dialect("sqlite", "INTEGER PRIMARY KEY", " WITHOUT ROWID", "")
+POSTGRESQL = Dialect("postgresql", "integer GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY", "",
+                     " FOR UPDATE SKIP LOCKED")
 
 
 def iso(moment: datetime) -> str:
@@ -220,93 +74,74 @@ def iso(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-class Engine:
-    """The connection, with `read` for queries and `write` for transactions (group commit)."""
+def is_postgres_url(where: Path | str) -> bool:
+    return isinstance(where, str) and where.startswith(POSTGRES_SCHEMES)
 
-    def __init__(self, db: aiosqlite.Connection, clock: Clock, path: Path | None = None) -> None:
-        self._db = db
+
+class Engine(ABC):
+    """The connection, with `run`/`read` for queries and `write` for transactions (group commit)."""
+
+    dialect: Dialect
+
+    def __init__(self, clock: Clock) -> None:
         self.clock = clock
-        self.path = path  # None: in memory
-        self._identity = _identity(path) if path else None
-        self.failure: StoreUnavailable | None = None  # set once the file is found deleted or replaced
+        self.failure: StoreUnavailable | None = None  # set once the database can no longer be trusted
         self.failed = asyncio.Event()
         self._pending: list[tuple[Callable[..., Any], tuple, asyncio.Future]] = []
         self._flushing: asyncio.Task | None = None
 
-    @classmethod
-    async def open(cls, path: Path | str, clock: Clock) -> Engine:
-        path = Path(path)
-        in_memory = str(path) == ":memory:"
-        if not in_memory and not path.parent.is_dir():
-            raise StoreUnavailable(f"the database folder {path.parent} does not exist; create it or set STUDYBOT_DB")
-        if not in_memory:
-            _check_wal_owner(path)
-        try:
-            sqlite3.connect(path).close()  # fails here, before aiosqlite starts a thread that would outlive the loop
-            db = await aiosqlite.connect(path, isolation_level=None, timeout=5.0)
-        except sqlite3.Error as exc:
-            raise StoreUnavailable(f"cannot open the database {path}: {exc}; make {path.parent} writable by this "
-                                   "user, or set STUDYBOT_DB to a file in a folder it can write") from exc
-        db.row_factory = sqlite3.Row
-        engine = cls(db, clock, None if in_memory else path)
-        try:
-            damage = await engine.run(_quick_check)
-            if damage is None:
-                await engine.run(_prepare)
-        except sqlite3.Error as exc:
-            await db.close()
-            if isinstance(exc, sqlite3.DatabaseError) and "malformed" in str(exc):
-                raise StoreUnavailable(damaged(path, str(exc))) from exc
-            raise StoreUnavailable(f"cannot use the database {path}: {exc}; make it and {path.parent} writable by "
-                                   "this user, or set STUDYBOT_DB to another file") from exc
-        if damage is not None:
-            await db.close()
-            raise StoreUnavailable(damaged(path, damage))
-        if not in_memory:
-            _claim_wal(path)
-        return engine
+    @property
+    @abstractmethod
+    def where(self) -> str:
+        """The database, for messages (a file path, or a URL without its password)."""
+
+    @abstractmethod
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run fn(conn, *args) on the connection's thread: one hop, no transaction."""
+
+    @abstractmethod
+    async def _commit(self, writes: list[tuple[Callable[..., Any], tuple]]) -> list[tuple[bool, Any]]:
+        """Run each write in a savepoint of one transaction and commit them together; each write's
+        outcome is (True, result) or (False, its exception). Raises when nothing was committed."""
+
+    @abstractmethod
+    def _busy(self, exc: BaseException) -> bool:
+        """Whether a failed write is the database being busy, locked, full or away (StoreBusy)."""
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    @abstractmethod
+    async def backup(self, target: Path | str) -> None:
+        """A consistent copy of the whole database; SetupError says why it cannot be taken."""
+
+    @asynccontextmanager
+    async def alone(self) -> AsyncIterator[None]:
+        """Work that one process at a time does (start-up sweeps and repairs); SQLite's file is one
+        process's at a time already."""
+        yield
 
     def size(self) -> int:
-        """Bytes on disk: the file and its write-ahead log (0 in memory)."""
-        if self.path is None:
-            return 0
-        return sum(f.stat().st_size for f in (self.path, _sidecar(self.path, "-wal")) if f.exists())
+        """Bytes on disk (0 when not known to this process)."""
+        return 0
 
     def check_file(self) -> StoreUnavailable | None:
-        """Whether the path still names the open file; once not, every later write is refused."""
-        if self.failure is None and self._identity is not None and _identity(self.path) != self._identity:
-            self.failure = StoreUnavailable(
-                f"the database file {self.path} was deleted or replaced while studybot ran; nothing more is "
-                "recorded: restore it if it was deleted by mistake, then start studybot again")
-            log.error("%s", self.failure)
-            self.failed.set()
+        """Whether the database is still the one opened; once not, every later write is refused."""
         return self.failure
-
-    async def close(self) -> None:
-        if self._flushing is not None:
-            await self._flushing
-        await self._db.close()
-        if self.path is not None and self._identity == _identity(self.path) \
-                and not _sidecar(self.path, "-wal").exists():  # checkpointed and removed: nothing left to claim
-            _sidecar(self.path, WAL_OWNER).unlink(missing_ok=True)
 
     def now(self) -> str:
         """The clock's time as stored."""
         return iso(self.clock.now())
 
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run fn(sqlite3.Connection, *args) on the connection's thread: one hop, no transaction."""
-        return await self._db._execute(fn, self._db._conn, *args)
-
-    async def read(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
+    async def read(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
         return await self.run(lambda c: c.execute(sql, tuple(params)).fetchall())
 
     async def write(self, fn: Callable[..., T], *args: Any) -> T:
         """Run fn(connection, *args) in a transaction and return once it has committed.
 
         Writes that arrive together share one transaction (group commit), each in its own
-        savepoint so that one failing write does not undo the others. A locked or full
-        database is StoreBusy: nothing of that batch was committed.
+        savepoint so that one failing write does not undo the others. A locked, full or
+        unreachable database is StoreBusy: nothing of that batch was committed.
         """
         if self.failure is not None:
             raise StoreBusy() from self.failure
@@ -316,9 +151,10 @@ class Engine:
             self._flushing = asyncio.create_task(self._flush())
         try:
             return await future
-        except sqlite3.OperationalError as exc:
-            text = str(exc).lower()
-            if "locked" in text or "busy" in text or "full" in text or "disk" in text:
+        except StoreBusy:
+            raise
+        except Exception as exc:
+            if self._busy(exc):
                 raise StoreBusy() from exc
             raise
 
@@ -329,7 +165,7 @@ class Engine:
                 try:
                     if (failure := self.check_file()) is not None:
                         raise StoreBusy() from failure
-                    outcomes = await self.run(_commit_together, [(fn, args) for fn, args, _ in batch])
+                    outcomes = await self._commit([(fn, args) for fn, args, _ in batch])
                 except BaseException as exc:  # nothing of the batch was committed
                     outcomes = [(False, exc)] * len(batch)
                 for (_, _, future), (ok, value) in zip(batch, outcomes, strict=True):
@@ -338,230 +174,6 @@ class Engine:
         finally:
             self._flushing = None
 
-    async def backup(self, target: Path | str) -> None:
-        """A consistent copy of the whole database, taken while it is in use; SetupError says why
-        the target cannot be written."""
-        target = Path(target)
-        problem = _unwritable(target)
-        if self.path is not None and target.exists() and target.resolve() == self.path.resolve():
-            problem = "is the database itself"
-        if problem:
-            raise SetupError(f"cannot write the backup {target}: it {problem}; choose another path")
-        try:
-            async with aiosqlite.connect(target) as dest:
-                await self._db.backup(dest)
-        except sqlite3.Error as exc:
-            raise SetupError(f"cannot write the backup {target}: {exc}; choose a path on a disk with room") from exc
-
-
-def damaged(path: Path, detail: str) -> str:
-    detail = " ".join(detail.split())[:120]
-    return (f"the database {path} is damaged (SQLite: {detail}); stop studybot and restore the latest backup "
-            "with `studybot restore BACKUP`")
-
-
-def _sidecar(path: Path, suffix: str) -> Path:
-    return path.with_name(path.name + suffix)
-
-
-def _identity(path: Path | None) -> tuple[int, int] | None:
-    try:
-        info = os.stat(path) if path else None
-    except OSError:
-        return None
-    return (info.st_dev, info.st_ino) if info else None
-
-
-def _check_wal_owner(path: Path) -> None:
-    """Refuse a write-ahead log left by another file than `path` (a database replaced with `mv` while
-    studybot ran, then a crash): SQLite would replay it over this one. The owner is the (device, inode)
-    that `_claim_wal` wrote beside it; a log with no owner noted is SQLite's to judge, as ever."""
-    wal, owner = _sidecar(path, "-wal"), _sidecar(path, WAL_OWNER)
-    try:
-        if not wal.exists() or wal.stat().st_size == 0 or not path.exists():
-            return
-        noted = tuple(int(n) for n in owner.read_text().split())
-    except (OSError, ValueError):
-        return
-    if noted != _identity(path):
-        raise StoreUnavailable(
-            f"the write-ahead log {wal} belongs to another file than {path} (it was replaced while a studybot ran "
-            f"on it), and SQLite would write it over this one: move {wal} and {_sidecar(path, '-shm')} aside if "
-            f"{path} is the database you want, then start studybot again")
-
-
-def _claim_wal(path: Path) -> None:
-    """Note which file the write-ahead log beside `path` belongs to (see `_check_wal_owner`)."""
-    identity = _identity(path)
-    if identity is None:
-        return
-    try:
-        _sidecar(path, WAL_OWNER).write_text(f"{identity[0]} {identity[1]}\n")
-    except OSError as exc:  # the folder is writable (SQLite wrote its -wal there); a full disk shows soon enough
-        log.warning("cannot note the owner of %s's write-ahead log (%s)", path, exc.strerror)
-
-
-def _unwritable(target: Path) -> str | None:
-    """Why a file cannot be written at `target` (None: it can)."""
-    folder = target.parent
-    if not folder.is_dir():
-        return f"is in a folder that does not exist ({folder})"
-    if target.is_dir():
-        return "is a folder"
-    if not os.access(folder, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        return f"is in a folder this user cannot write ({folder})"
-    return None
-
-
-def restore(backup: Path, target: Path) -> None:
-    """Make `target` a copy of `backup`, with the bot stopped; SetupError says what stops it.
-
-    The backup is checked first; the target's -wal and -shm files go before the copy takes its
-    place, since SQLite would otherwise replay the old write-ahead log into the restored file."""
-    if not backup.is_file():
-        raise SetupError(f"cannot restore {backup}: no such file; give the path of a backup made by studybot backup")
-    try:
-        with closing(_read_only(backup, immutable=True)) as source:
-            detail = _quick_check(source)
-            version = source.execute("PRAGMA user_version").fetchone()[0]
-            tables = {r[0] for r in source.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    except sqlite3.Error as exc:
-        raise SetupError(f"cannot restore {backup}: it is not a SQLite database ({exc}); "
-                         "give a backup made by studybot backup") from exc
-    if detail is not None:
-        raise SetupError(f"cannot restore {backup}: it is damaged too (SQLite: {' '.join(detail.split())[:120]}); "
-                         "use an older backup")
-    if "answers" not in tables or version > SCHEMA_VERSION:
-        raise SetupError(f"cannot restore {backup}: it is not a studybot database this version can read "
-                         f"(schema {version}, this studybot reads up to {SCHEMA_VERSION})")
-    if problem := _unwritable(target):
-        raise SetupError(f"cannot restore to {target}: it {problem}; set STUDYBOT_DB to the database to replace")
-    if target.exists() and _in_use(target):
-        raise SetupError(f"cannot restore to {target}: a running studybot has it open; stop it first, then restore")
-    staged = _sidecar(target, ".restoring")
-    staged.unlink(missing_ok=True)
-    try:
-        with closing(_read_only(backup, immutable=True)) as source, closing(sqlite3.connect(staged)) as copy:
-            source.backup(copy)
-            copy.execute("PRAGMA journal_mode = DELETE")  # a self-contained file, no -wal of its own
-        with staged.open("rb+") as file:
-            os.fsync(file.fileno())
-        for suffix in ("-wal", "-shm", WAL_OWNER):
-            _sidecar(target, suffix).unlink(missing_ok=True)
-        os.replace(staged, target)
-    except (OSError, sqlite3.Error) as exc:
-        staged.unlink(missing_ok=True)
-        raise SetupError(f"cannot restore to {target}: {exc}; check the disk and run it again") from exc
-    folder = os.open(target.parent, os.O_RDONLY)
-    try:
-        os.fsync(folder)
-    finally:
-        os.close(folder)
-
-
-def _read_only(path: Path, immutable: bool = False) -> sqlite3.Connection:
-    """A connection that writes nothing; `immutable` for a file nobody else writes (a backup):
-    it leaves no -wal or -shm beside it."""
-    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro{'&immutable=1' if immutable else ''}", uri=True)
-
-
-def examine(path: Path) -> str:
-    """What `studybot check` reports of the database, read without changing it; StoreUnavailable
-    when studybot could not use it."""
-    if not path.exists():
-        if problem := _unwritable(path):
-            raise StoreUnavailable(f"cannot create the database {path}: it {problem}; create the folder, make it "
-                                   "writable by this user, or set STUDYBOT_DB")
-        return f"{path} does not exist yet and will be created at start"
-    _check_wal_owner(path)
-    try:
-        with closing(_read_only(path)) as c:
-            detail = _quick_check(c)
-            version = c.execute("PRAGMA user_version").fetchone()[0]
-    except sqlite3.Error as exc:
-        raise StoreUnavailable(f"cannot read the database {path}: {exc}; set STUDYBOT_DB to a studybot "
-                               "database") from exc
-    if detail is not None:
-        raise StoreUnavailable(damaged(path, detail))
-    if version > SCHEMA_VERSION:
-        raise StoreUnavailable(f"the database {path} has schema {version}, newer than this studybot's "
-                               f"{SCHEMA_VERSION}; run the newer studybot, or restore a backup made by this one")
-    if not os.access(path, os.W_OK) or _unwritable(path):
-        raise StoreUnavailable(f"cannot write the database {path}; make it and {path.parent} writable by this user")
-    upgrade = f", upgraded to {SCHEMA_VERSION} at start" if version < SCHEMA_VERSION else ""
-    return f"{path} (schema {version}{upgrade}, {path.stat().st_size:,} bytes)"
-
-
-def _in_use(path: Path) -> bool:
-    """Whether another process has the database open: in WAL mode every open connection holds
-    a lock that an exclusive-mode connection cannot get past."""
-    try:
-        with closing(sqlite3.connect(path, timeout=0, isolation_level=None)) as probe:
-            probe.execute("PRAGMA locking_mode = EXCLUSIVE")
-            probe.execute("BEGIN EXCLUSIVE")
-            probe.execute("ROLLBACK")
-    except sqlite3.OperationalError as exc:
-        return "locked" in str(exc)
-    except sqlite3.Error:  # a damaged file: the reason to restore, not a sign of use
-        return False
-    return False
-
-
-# ---------------------------------------------------------------- run on the worker thread
-
-
-def _quick_check(c: sqlite3.Connection) -> str | None:
-    """SQLite's quick_check: None when the file is sound, else its first finding."""
-    [result] = c.execute("PRAGMA quick_check(1)").fetchone()
-    return None if result == "ok" else str(result)
-
-
-def _prepare(c: sqlite3.Connection) -> None:
-    c.execute("PRAGMA journal_mode = WAL")
-    c.execute("PRAGMA synchronous = NORMAL")
-    c.execute("PRAGMA foreign_keys = ON")
-    c.execute("PRAGMA busy_timeout = 5000")
-    migrate(c)
-    c.execute("DELETE FROM heartbeat WHERE 0")  # a read-only file fails here, at start, not at the first answer
-
-
-def migrate(c: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
-    """Apply the migrations after the file's user_version, each in its own transaction."""
-    version = c.execute("PRAGMA user_version").fetchone()[0]
-    if version > SCHEMA_VERSION:
-        raise sqlite3.DatabaseError(f"schema version {version} is newer than this studybot ({SCHEMA_VERSION})")
-    for number in range(version + 1, target + 1):
-        c.execute("BEGIN IMMEDIATE")
-        try:
-            for statement in MIGRATIONS[number - 1].split(";"):
-                if statement.strip():
-                    c.execute(statement)
-            c.execute(f"PRAGMA user_version = {number}")
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
-    return target
-
-
-def _commit_together(c: sqlite3.Connection, writes: list[tuple[Callable[..., Any], tuple]]) -> list[tuple[bool, Any]]:
-    """Run each write in a savepoint of one IMMEDIATE transaction, then commit them all."""
-    outcomes: list[tuple[bool, Any]] = []
-    c.execute("BEGIN IMMEDIATE")
-    try:
-        for fn, args in writes:
-            c.execute("SAVEPOINT write")
-            try:
-                outcomes.append((True, fn(c, *args)))
-            except Exception as exc:  # this write is undone; the others stand
-                if not c.in_transaction:  # SQLITE_FULL (and the like) rolled the whole transaction back
-                    raise
-                c.execute("ROLLBACK TO write")
-                outcomes.append((False, exc))
-            c.execute("RELEASE write")
-        c.execute("COMMIT")
-    except BaseException:
-        if c.in_transaction:
-            c.execute("ROLLBACK")
-        raise
-    return outcomes
+    async def _wait_for_writes(self) -> None:
+        if self._flushing is not None:
+            await self._flushing

@@ -2,12 +2,34 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from datetime import datetime
 
 from bot.core.messages import Actor, Cohort
-from bot.store.engine import Engine, iso
+from bot.store.engine import Conn, Engine, Row, iso
+
+# The schema steps of this area, by schema version (the runner in `schema.py` orders them).
+SCHEMA = {
+    1: """
+    CREATE TABLE learners (
+        id {serial},
+        platform TEXT NOT NULL,
+        cohort TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        display_name TEXT NOT NULL DEFAULT '',
+        points INTEGER NOT NULL DEFAULT 0,
+        last_seen TEXT NOT NULL,
+        UNIQUE (platform, cohort, user_id)
+    );
+    CREATE INDEX learners_board ON learners (platform, cohort, points DESC);
+    CREATE INDEX learners_by_user ON learners (platform, user_id, last_seen)
+    """,
+    2: """
+    ALTER TABLE learners ADD COLUMN remind INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE learners ADD COLUMN reminded_on TEXT
+    """,
+    4: "ALTER TABLE learners ADD COLUMN self_graded INTEGER NOT NULL DEFAULT 0",
+}
 
 LEARNER_KEY = "platform = ? AND cohort = ? AND user_id = ?"  # with key(actor) as its parameters
 LEARNER_ID = "(SELECT id FROM learners WHERE " + LEARNER_KEY + ")"
@@ -18,19 +40,20 @@ def key(actor: Actor) -> tuple[str, str, str]:
     return actor.platform, actor.cohort, actor.user_id
 
 
-def upsert(c: sqlite3.Connection, actor: Actor, now: str) -> int:
+def upsert(c: Conn, actor: Actor, now: str) -> int:
     """The learner's row id, creating the row or refreshing its name and last use."""
     row = c.execute(
         "INSERT INTO learners (platform, cohort, user_id, display_name, last_seen) VALUES (?,?,?,?,?)"
         " ON CONFLICT (platform, cohort, user_id) DO UPDATE SET"
-        " display_name = CASE WHEN excluded.display_name != '' THEN excluded.display_name ELSE display_name END,"
+        " display_name = CASE WHEN excluded.display_name != '' THEN excluded.display_name"
+        " ELSE learners.display_name END,"
         " last_seen = excluded.last_seen RETURNING id",
         (*key(actor), actor.display_name[:80], now),
     ).fetchone()
     return int(row[0])
 
 
-def _actor(row: sqlite3.Row) -> Actor:
+def _actor(row: Row) -> Actor:
     return Actor(row["platform"], row["cohort"], row["user_id"], row["display_name"])
 
 
@@ -59,13 +82,13 @@ class Learners:
     async def forget(self, actor: Actor) -> bool:
         """Delete the learner and, by cascade, everything of theirs; False if there was nothing."""
 
-        def run(c: sqlite3.Connection) -> bool:
+        def run(c: Conn) -> bool:
             return c.execute("DELETE FROM learners WHERE " + LEARNER_KEY, key(actor)).rowcount > 0
 
         return await self._engine.write(run)
 
     async def set_remind(self, actor: Actor, on: bool) -> None:
-        def run(c: sqlite3.Connection) -> None:
+        def run(c: Conn) -> None:
             c.execute("UPDATE learners SET remind = ? WHERE id = ?", (int(on), upsert(c, actor, now)))
 
         now = self._engine.now()

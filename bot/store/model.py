@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from bot.core.messages import Place
 
@@ -36,6 +36,14 @@ class RoundState(StrEnum):
     OPEN = "open"
     PAUSED = "paused"  # nobody answered twice in a row: waits for /quiz round resume
     DONE = "done"
+
+
+class ChoiceCount(NamedTuple):
+    """Answers to one posted question with one choice (None: typed) and one grade."""
+
+    choice: int | None
+    correct: bool
+    n: int
 
 
 class Outcome(StrEnum):

@@ -8,17 +8,41 @@ from __future__ import annotations
 
 import json
 import secrets
-import sqlite3
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from bot.core.messages import Actor, Cohort, Place
 from bot.store import learners
-from bot.store.engine import Engine, iso
+from bot.store.engine import Conn, Engine, Row, iso
 from bot.store.model import AnswerMode, Prompt, PromptKind
 
 PROMPT_MEMORY = 100_000  # prompts kept in memory (about 20 MB at most)
+
+SCHEMA = {
+    1: """
+    CREATE TABLE prompts (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        platform TEXT NOT NULL,
+        cohort TEXT NOT NULL,
+        owner_id INTEGER REFERENCES learners (id) ON DELETE CASCADE,
+        lesson_id TEXT,
+        item_id TEXT,
+        mode TEXT,
+        round_id INTEGER REFERENCES rounds (id),
+        data TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL,
+        closed_at TEXT
+    );
+    CREATE TABLE prompt_uses (
+        prompt_id TEXT NOT NULL REFERENCES prompts (id) ON DELETE CASCADE,
+        learner_id INTEGER NOT NULL REFERENCES learners (id) ON DELETE CASCADE,
+        used_at TEXT NOT NULL,
+        PRIMARY KEY (prompt_id, learner_id)
+    ){without_rowid}
+    """,
+}
 
 
 def new_token() -> str:
@@ -26,9 +50,9 @@ def new_token() -> str:
     return secrets.token_urlsafe(9)
 
 
-def spend(c: sqlite3.Connection, prompt_id: str, learner: int, now: str) -> bool:
+def spend(c: Conn, prompt_id: str, learner: int, now: str) -> bool:
     """Mark a prompt used by a learner; False when they already had."""
-    return c.execute("INSERT OR IGNORE INTO prompt_uses (prompt_id, learner_id, used_at) VALUES (?,?,?)",
+    return c.execute("INSERT INTO prompt_uses (prompt_id, learner_id, used_at) VALUES (?,?,?) ON CONFLICT DO NOTHING",
                      (prompt_id, learner, now)).rowcount == 1
 
 
@@ -40,7 +64,7 @@ def make(kind: PromptKind, place: Place, owner: Actor | None, created_at: dateti
                   item_id, mode, round_id, data or {}, False, created_at)
 
 
-def insert(c: sqlite3.Connection, prompt: Prompt, owner: Actor | None) -> None:
+def insert(c: Conn, prompt: Prompt, owner: Actor | None) -> None:
     """Store a prompt (inside the caller's transaction)."""
     stamp = iso(prompt.created_at)
     owner_id = learners.upsert(c, owner, stamp) if owner else None
@@ -50,11 +74,11 @@ def insert(c: sqlite3.Connection, prompt: Prompt, owner: Actor | None) -> None:
                prompt.mode, prompt.round_id, json.dumps(prompt.data), stamp))
 
 
-def close(c: sqlite3.Connection, prompt_id: str, now: str) -> None:
+def close(c: Conn, prompt_id: str, now: str) -> None:
     c.execute("UPDATE prompts SET closed_at = ? WHERE id = ? AND closed_at IS NULL", (now, prompt_id))
 
 
-def _prompt(r: sqlite3.Row) -> Prompt:
+def _prompt(r: Row) -> Prompt:
     return Prompt(r["id"], PromptKind(r["kind"]), r["platform"], r["cohort"], r["owner"], r["lesson_id"],
                   r["item_id"], AnswerMode(r["mode"]) if r["mode"] else None, r["round_id"], json.loads(r["data"]),
                   r["closed_at"] is not None, datetime.fromisoformat(r["created_at"]))
@@ -91,7 +115,7 @@ class Prompts:
         """A cohort's questions of the day, oldest first."""
         rows = await self._engine.read(
             "SELECT p.*, NULL AS owner FROM prompts p WHERE p.platform = ? AND p.cohort = ? AND p.mode = ?"
-            " ORDER BY p.created_at, p.rowid", (cohort.platform, cohort.id, AnswerMode.DAILY))
+             " ORDER BY p.created_at, p.id", (cohort.platform, cohort.id, AnswerMode.DAILY))
         found = [_prompt(r) for r in rows]
         for prompt in found:
             self.remember(prompt)

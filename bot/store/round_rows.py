@@ -7,26 +7,47 @@ question and stores the next one's prompt and timer together (or ends the round)
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from bot.core.errors import RoundAlreadyOpen
 from bot.core.messages import Actor, Place
-from bot.store import learners, prompts
-from bot.store.engine import Engine, iso
+from bot.store import learners, prompts, timers
+from bot.store.engine import Conn, Engine, Row, iso
 from bot.store.model import AnswerMode, Prompt, PromptKind, Round, RoundScore, RoundState
 
 TimerKey = Callable[[int, int], str]  # (round id, position) -> the key of that question's timer
 
+SCHEMA = {
+    1: """
+    CREATE TABLE rounds (
+        id {serial},
+        platform TEXT NOT NULL,
+        cohort TEXT NOT NULL,
+        channel_id TEXT NOT NULL,
+        lesson_id TEXT NOT NULL,
+        starter_id INTEGER REFERENCES learners (id) ON DELETE SET NULL,
+        question_ids TEXT NOT NULL,
+        position INTEGER NOT NULL DEFAULT 0,
+        state TEXT NOT NULL DEFAULT 'open',
+        started_at TEXT NOT NULL,
+        ended_at TEXT
+    );
+    CREATE INDEX rounds_open ON rounds (platform, cohort, channel_id, state)
+    """,
+    6: "ALTER TABLE rounds ADD COLUMN seconds INTEGER",  # a round may set its own time per question
+    # one running (or paused) round per channel, whichever process opens it
+    8: "CREATE UNIQUE INDEX rounds_one_open ON rounds (platform, cohort, channel_id) WHERE state != 'done'",
+}
 
-def _question_prompt(c: sqlite3.Connection, round_id: int, place: Place, lesson_id: str, question_id: str,
+
+def _question_prompt(c: Conn, round_id: int, place: Place, lesson_id: str, question_id: str,
                      position: int, at: datetime, timer_key: TimerKey, due: datetime) -> Prompt:
     """Store the prompt of a round's question and the timer that reveals it."""
     prompt = prompts.make(PromptKind.QUESTION, place, None, at, lesson_id=lesson_id, item_id=question_id,
                           mode=AnswerMode.ROUND, round_id=round_id, data={"position": position})
     prompts.insert(c, prompt, None)
-    c.execute("INSERT OR REPLACE INTO timers (key, due_at) VALUES (?, ?)", (timer_key(round_id, position), iso(due)))
+    c.execute(timers.SET_TIMER, (timer_key(round_id, position), iso(due)))
     return prompt
 
 
@@ -41,18 +62,21 @@ class Rounds:
         RoundAlreadyOpen when one is running (or paused) there."""
         now = self._engine.clock.now()
 
-        def run(c: sqlite3.Connection) -> tuple[int, Prompt]:
+        def run(c: Conn) -> tuple[int, Prompt]:
             busy = c.execute("SELECT 1 FROM rounds WHERE platform = ? AND cohort = ? AND channel_id = ?"
                              " AND state != ?", (place.platform, place.cohort, place.channel_id, RoundState.DONE))
             if busy.fetchone():
                 raise RoundAlreadyOpen()
             starter_id = learners.upsert(c, starter, iso(now))
-            cur = c.execute(
+            row = c.execute(  # the partial unique index rounds_one_open settles a race between processes
                 "INSERT INTO rounds (platform, cohort, channel_id, lesson_id, starter_id, question_ids, state,"
-                " started_at, seconds) VALUES (?,?,?,?,?,?,?,?,?)",
+                " started_at, seconds) VALUES (?,?,?,?,?,?,?,?,?)"
+                " ON CONFLICT (platform, cohort, channel_id) WHERE state != 'done' DO NOTHING RETURNING id",
                 (place.platform, place.cohort, place.channel_id, lesson_id, starter_id, json.dumps(list(question_ids)),
-                 RoundState.OPEN, iso(now), seconds))
-            round_id = int(cur.lastrowid or 0)
+                 RoundState.OPEN, iso(now), seconds)).fetchone()
+            if row is None:
+                raise RoundAlreadyOpen()
+            round_id = int(row[0])
             return round_id, _question_prompt(c, round_id, place, lesson_id, question_ids[0], 0, now, timer_key, due)
 
         round_id, first = await self._engine.write(run)
@@ -86,7 +110,7 @@ class Rounds:
         """Close the question at the round's position and wait there (nobody is answering)."""
         now = iso(self._engine.clock.now())
 
-        def run(c: sqlite3.Connection) -> bool:
+        def run(c: Conn) -> bool:
             done = c.execute("UPDATE rounds SET position = ?, state = ? WHERE id = ? AND state = ? AND position = ?",
                              (round_.position + 1, RoundState.PAUSED, round_.id, RoundState.OPEN,
                               round_.position)).rowcount
@@ -103,7 +127,7 @@ class Rounds:
         """Go on with a paused round: its next question's prompt and timer, in one transaction."""
         now = self._engine.clock.now()
 
-        def run(c: sqlite3.Connection) -> Prompt | None:
+        def run(c: Conn) -> Prompt | None:
             done = c.execute("UPDATE rounds SET state = ? WHERE id = ? AND state = ?",
                              (RoundState.OPEN, round_.id, RoundState.PAUSED)).rowcount
             if not done:
@@ -122,14 +146,14 @@ class Rounds:
         now = self._engine.clock.now()
         position = round_.position
 
-        def run(c: sqlite3.Connection) -> Prompt | None:
-            row = c.execute("SELECT position, state FROM rounds WHERE id = ?", (round_.id,)).fetchone()
-            if row is None or row["state"] != RoundState.OPEN or row["position"] != position:
-                raise _AlreadyAdvanced()
+        def run(c: Conn) -> Prompt | None:
             last = position + 1 >= len(round_.question_ids)
-            c.execute("UPDATE rounds SET position = ?, state = ?, ended_at = ? WHERE id = ?",
-                      (position + 1, RoundState.DONE if last else RoundState.OPEN, iso(now) if last else None,
-                       round_.id))
+            moved = c.execute(  # conditional: of a timer and a click in two processes, one moves the round
+                "UPDATE rounds SET position = ?, state = ?, ended_at = ? WHERE id = ? AND state = ? AND position = ?",
+                (position + 1, RoundState.DONE if last else RoundState.OPEN, iso(now) if last else None,
+                 round_.id, RoundState.OPEN, position)).rowcount
+            if not moved:
+                raise _AlreadyAdvanced()
             prompts.close(c, prompt_id, iso(now))
             if last:
                 return None
@@ -150,15 +174,14 @@ class Rounds:
         question's timer goes, and the timer `then` (its summary) is set due now; None if it was not open."""
         now = iso(self._engine.clock.now())
 
-        def run(c: sqlite3.Connection) -> list[str] | None:
-            row = c.execute("SELECT position FROM rounds WHERE id = ? AND state != ?",
-                            (round_id, RoundState.DONE)).fetchone()
+        def run(c: Conn) -> list[str] | None:
+            row = c.execute("UPDATE rounds SET state = ?, ended_at = ? WHERE id = ? AND state != ? RETURNING position",
+                            (RoundState.DONE, now, round_id, RoundState.DONE)).fetchone()
             if row is None:
                 return None
-            c.execute("UPDATE rounds SET state = ?, ended_at = ? WHERE id = ?", (RoundState.DONE, now, round_id))
             c.execute("DELETE FROM timers WHERE key = ?", (timer_key(round_id, row["position"]),))
             if then is not None:
-                c.execute("INSERT OR REPLACE INTO timers (key, due_at) VALUES (?, ?)", (then, now))
+                c.execute(timers.SET_TIMER, (then, now))
             ids = [r["id"] for r in c.execute("SELECT id FROM prompts WHERE round_id = ? AND closed_at IS NULL",
                                               (round_id,))]
             for prompt_id in ids:
@@ -184,21 +207,21 @@ class Rounds:
 
     async def prompt_at(self, round_id: int, position: int) -> Prompt | None:
         """The prompt of the round's question at `position`, once it was stored."""
-        rows = await self._engine.read(
-            "SELECT id FROM prompts WHERE round_id = ? AND kind = ? AND json_extract(data, '$.position') = ?",
-            (round_id, PromptKind.QUESTION, position))
-        return await self._prompts.get(rows[0]["id"]) if rows else None
+        rows = await self._engine.read("SELECT id, data FROM prompts WHERE round_id = ? AND kind = ?",
+                                       (round_id, PromptKind.QUESTION))
+        found = [r["id"] for r in rows if json.loads(r["data"]).get("position") == position]
+        return await self._prompts.get(found[0]) if found else None
 
     async def scores(self, round_id: int) -> list[RoundScore]:
         """Per learner in a round: correct and answered, best first."""
         rows = await self._engine.read(
-            "SELECT l.display_name, l.user_id, SUM(a.correct) AS right, COUNT(*) AS n"
+            "SELECT l.display_name, l.user_id, SUM(a.correct) AS n_right, COUNT(*) AS n"
             " FROM answers a JOIN prompts p ON p.id = a.prompt_id JOIN learners l ON l.id = a.learner_id"
-            " WHERE p.round_id = ? GROUP BY a.learner_id ORDER BY right DESC, l.display_name", (round_id,))
-        return [RoundScore(r["display_name"] or r["user_id"], r["right"], r["n"]) for r in rows]
+            " WHERE p.round_id = ? GROUP BY l.id ORDER BY n_right DESC, l.display_name", (round_id,))
+        return [RoundScore(r["display_name"] or r["user_id"], r["n_right"], r["n"]) for r in rows]
 
 
-def _round(r: sqlite3.Row) -> Round:
+def _round(r: Row) -> Round:
     return Round(r["id"], r["platform"], r["cohort"], r["channel_id"], r["lesson_id"], r["starter"],
                  tuple(json.loads(r["question_ids"])), r["position"], RoundState(r["state"]), r["seconds"],
                  datetime.fromisoformat(r["started_at"]))

@@ -3,15 +3,32 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable
 
 from bot.core.messages import Actor
 from bot.grading.scoring import teachback_points
 from bot.store import boards, learners, prompts
-from bot.store.engine import Engine
+from bot.store.engine import Conn, Engine
 from bot.store.learners import LEARNER_ID, key
 from bot.store.model import TeachbackCount
+
+SCHEMA = {
+    1: """
+    CREATE TABLE teachbacks (
+        id {serial},
+        learner_id INTEGER NOT NULL REFERENCES learners (id) ON DELETE CASCADE,
+        lesson_id TEXT NOT NULL,
+        prompt_id TEXT NOT NULL,
+        explanation TEXT NOT NULL,
+        covered TEXT NOT NULL,
+        missed TEXT NOT NULL,
+        points INTEGER NOT NULL,
+        week TEXT NOT NULL,
+        submitted_at TEXT NOT NULL
+    );
+    CREATE INDEX teachbacks_by_learner ON teachbacks (learner_id, prompt_id)
+    """,
+}
 
 _OWN = "learner_id = " + LEARNER_ID
 
@@ -25,7 +42,7 @@ class Teachbacks:
         """Store an attempt and spend its form, in one transaction; it scores a point only the first
         time the prompt is passed. None when the form was already used (a repeat is not stored)."""
 
-        def run(c: sqlite3.Connection) -> int | None:
+        def run(c: Conn) -> int | None:
             learner = learners.upsert(c, actor, now)
             if not prompts.spend(c, form, learner, now):
                 return None

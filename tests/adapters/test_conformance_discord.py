@@ -27,7 +27,7 @@ from worst_case import LONG_TERM, worst_case_pack
 from adapters.discord_app import DiscordAdapter
 from adapters.discord_settings import DiscordSettings
 from bot.core.clock import FixedClock
-from bot.core.config import Instructors, Secret, Settings
+from bot.core.config import Secret, Settings
 from bot.runtime.app import StudyBot
 from standins.discord_standin import DiscordStandIn
 
@@ -329,12 +329,13 @@ async def test_every_published_discord_payload_is_handled_or_refused_on_purpose(
 ) -> None:
     fake = discord_fake
     fake.add_text_channel("docs-example", DOCS_CHANNEL)
-    instructors = Instructors(discord_roles=frozenset({DOCS_ROLE, HIKARI_ROLE, "Instructor"}))
+    roles = frozenset({DOCS_ROLE, HIKARI_ROLE, "Instructor"})
     settings = Settings(db_path=tmp_path / "bot.db", content_dir=worst_case_pack(tmp_path),
-                        results_dir=tmp_path / "results", instructors=instructors)
+                        results_dir=tmp_path / "results")
     bot = await StudyBot.start(settings, FixedClock("2026-11-30T09:00:00+00:00"))
     adapter = DiscordAdapter(bot, DiscordSettings(token=Secret(fake.token), api_url=fake.api_base,
-                                                  gateway_url=fake.gateway_url), guild_ready_timeout=0.05)
+                                                  gateway_url=fake.gateway_url, instructor_roles=roles),
+                             guild_ready_timeout=0.05)
     await adapter.start()
     world = World(fake, bot, adapter)
     caplog.set_level(logging.INFO)

@@ -22,7 +22,8 @@ import pytest
 from samples import folder, payload, sample_ids
 from worst_case import worst_case_pack
 
-from adapters.slack_app import FORM_BLOCK, FORM_CALLBACK, FORM_INPUT, SlackAdapter
+from adapters.slack_app import SlackAdapter
+from adapters.slack_payloads import FORM_BLOCK, FORM_CALLBACK, FORM_INPUT
 from adapters.slack_settings import SlackSettings
 from bot.core.clock import FixedClock
 from bot.core.config import Secret, Settings

@@ -17,13 +17,13 @@ from test_slack_crash import free_port
 from adapters.discord_app import DiscordAdapter
 from adapters.discord_settings import DiscordSettings
 from bot.core.clock import FixedClock
-from bot.core.config import Instructors, Secret, Settings
+from bot.core.config import Secret, Settings
 from bot.core.errors import PlatformRejected, PlatformUnreachable
-from bot.runtime.app import COMMANDS as DECLARED
-from bot.runtime.app import StudyBot
+from bot.runtime.app import StudyBot, declared_commands
 from bot.runtime.scheduler import fire_due
 from standins.discord_standin import DiscordStandIn
 
+DECLARED = declared_commands()
 COMMANDS = {spec.name for spec in DECLARED}
 ALICE, BOB, CAROL = "4444", "5555", "6666"  # carol has the Instructor role in the stand-in
 SHORT_ANSWER = "FSDP shards the parameters across GPUs, and it needs more communication between them."
@@ -32,13 +32,13 @@ SHORT_ANSWER = "FSDP shards the parameters across GPUs, and it needs more commun
 @pytest.fixture
 def discord_settings(tmp_path: Path) -> Settings:
     return Settings(db_path=tmp_path / "bot.db", content_dir=CORE_PACK, results_dir=tmp_path / "results",
-                    instructors=Instructors(discord_roles=frozenset({"Instructor"})), round_seconds=60)
+                    round_seconds=60)
 
 
 @pytest.fixture
 def discord_only(discord_fake: DiscordStandIn) -> DiscordSettings:
     return DiscordSettings(token=Secret(discord_fake.token), api_url=discord_fake.api_base,
-                           gateway_url=discord_fake.gateway_url)
+                           gateway_url=discord_fake.gateway_url, instructor_roles=frozenset({"Instructor"}))
 
 
 @pytest.fixture
@@ -170,7 +170,8 @@ async def test_the_synced_tree_is_the_declared_one(running, discord_fake: Discor
 async def test_sync_to_configured_guilds(discord_settings: Settings, fixed_clock: FixedClock,
                                          discord_fake: DiscordStandIn) -> None:  # noqa: F811
     platform = DiscordSettings(token=Secret(discord_fake.token), api_url=discord_fake.api_base,
-                               gateway_url=discord_fake.gateway_url, sync_guilds=(int(discord_fake.guild_id),))
+                               gateway_url=discord_fake.gateway_url, sync_guilds=(int(discord_fake.guild_id),),
+                               instructor_roles=frozenset({"Instructor"}))
     studybot, adapter = await start(discord_settings, fixed_clock, platform)
     try:
         guild = discord_fake.guild_id
@@ -474,7 +475,7 @@ async def test_quiz_round_of_two_with_seconds_and_i_dont_know(running, discord_f
     studybot, adapter = running
     fake = discord_fake
     assert await said(fake, fake.slash("quiz", {"questions": 2, "seconds": 30})) == (  # mode:round forgotten
-        "A number of questions and seconds are for a round. Use /quiz round [lesson] [number of questions] "
+        "A number of questions and seconds are for a round. Use /quiz round [lesson] [practice] [number of questions] "
         "[seconds:N], /quiz round stop or /quiz round resume.")
     started = await said(fake, fake.slash("quiz", {"mode": "round", "lesson": "core-basics", "questions": 2,
                                                    "seconds": 30}))

@@ -17,7 +17,7 @@ from worst_case import LONG_TERM, worst_case_pack
 from adapters.discord_app import DiscordAdapter
 from adapters.discord_settings import DiscordSettings
 from bot.core.clock import FixedClock
-from bot.core.config import Instructors, Secret, Settings
+from bot.core.config import Secret, Settings
 from bot.core.messages import Place
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
@@ -28,12 +28,11 @@ ALICE, BOB, CAROL = "4444", "5555", "6666"  # carol holds the Instructor role (7
 
 async def running(tmp_path: Path, fake: Any, roles: frozenset[str], content: Path = CORE_PACK,
                   **knobs: Any) -> tuple[StudyBot, DiscordAdapter]:
-    settings = Settings(db_path=tmp_path / "bot.db", content_dir=content, results_dir=tmp_path / "results",
-                        instructors=Instructors(discord_roles=roles))
+    settings = Settings(db_path=tmp_path / "bot.db", content_dir=content, results_dir=tmp_path / "results")
     bot = await StudyBot.start(settings, FixedClock("2026-11-30T09:00:00+00:00"))
     adapter = DiscordAdapter(bot, DiscordSettings(token=Secret(fake.token), api_url=fake.api_base,
-                                                  gateway_url=fake.gateway_url), **{"guild_ready_timeout": 0.05,
-                                                                                     **knobs})
+                                                  gateway_url=fake.gateway_url, instructor_roles=roles),
+                             **{"guild_ready_timeout": 0.05, **knobs})
     await adapter.start()
     return bot, adapter
 

@@ -11,7 +11,7 @@ from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 from worst_case import LONG_TERM, NASTY, worst_case_pack
 
-from adapters import discord_app, slack_app
+from adapters import discord_payloads, slack_payloads
 from bot.core.clock import FixedClock
 from bot.core.config import Settings
 from bot.core.messages import (
@@ -90,14 +90,14 @@ async def test_the_worst_case_content_reaches_every_limit(replies: list[Reply]) 
 async def test_slack_messages_and_modals_pass_slack_sdks_validators(replies: list[Reply]) -> None:
     checked = 0
     for reply in replies:
-        message = slack_app.message_for(reply)
+        message = slack_payloads.message_for(reply)
         for block in Block.parse_all(message["blocks"]):
             block.validate_json()
             checked += 1
         assert len(message["blocks"]) <= 50 and len(message["text"]) <= 3000
         assert not ENTITY.search(message["text"]), "an & that is not an entity: a cut escape"
         if reply.form is not None:
-            modal = slack_app.modal_for(reply.form, "C1")
+            modal = slack_payloads.modal_for(reply.form, "C1")
             View(**modal).validate_json()
             assert len(modal["private_metadata"]) <= 3000
             checked += 1
@@ -106,7 +106,7 @@ async def test_slack_messages_and_modals_pass_slack_sdks_validators(replies: lis
 
 async def test_discord_messages_and_modals_keep_discords_limits(replies: list[Reply]) -> None:
     for reply in replies:
-        kwargs = discord_app.message_kwargs(reply)
+        kwargs = discord_payloads.message_kwargs(reply)
         assert len(kwargs["content"]) <= DISCORD["content"]
         rows = kwargs["view"].to_components() if "view" in kwargs else []
         assert len(rows) <= DISCORD["rows"]
@@ -117,7 +117,7 @@ async def test_discord_messages_and_modals_keep_discords_limits(replies: list[Re
         if len(reply.choices) <= DISCORD["rows"] * DISCORD["per_row"]:
             assert sum(len(r["components"]) for r in rows) == len(reply.choices)  # every choice has its button
         if reply.form is not None:
-            modal = discord_app.AnswerModal(reply.form).to_dict()
+            modal = discord_payloads.AnswerModal(reply.form).to_dict()
             assert len(modal["title"]) <= DISCORD["modal_title"] and len(modal["custom_id"]) <= DISCORD["custom_id"]
             [shown, label] = modal["components"]
             assert len(shown["content"]) <= DISCORD["text_display"]
@@ -131,14 +131,14 @@ def test_slack_text_is_cut_before_it_is_escaped() -> None:
     """1,900 ampersands escape to 9,500 characters: the cut keeps whole entities and the core's note."""
     text = Reply("&" * 5000).text
     assert text.endswith(CUT_NOTE)
-    shown = slack_app.mrkdwn(text)
-    assert len(shown) <= slack_app.MAX_SECTION
-    assert shown.endswith(slack_app.escape(CUT_NOTE))
-    assert set(shown[: -len(slack_app.escape(CUT_NOTE))].split("&amp;")) == {""}  # nothing but whole entities
+    shown = slack_payloads.mrkdwn(text)
+    assert len(shown) <= slack_payloads.MAX_SECTION
+    assert shown.endswith(slack_payloads.escape(CUT_NOTE))
+    assert set(shown[: -len(slack_payloads.escape(CUT_NOTE))].split("&amp;")) == {""}  # nothing but whole entities
 
 
 def test_slack_text_from_learners_cannot_mention_anyone() -> None:
-    shown = slack_app.mrkdwn(NASTY)
+    shown = slack_payloads.mrkdwn(NASTY)
     for mention in ("<!everyone>", "<@U0001>", "<#C0001|x>", "<!subteam^S1>"):
         assert mention not in shown
     assert "&lt;!everyone&gt;" in shown

@@ -296,8 +296,7 @@ async def test_workspace_admins_count_as_instructors_when_configured(
     fake: SlackStandIn, bot: StudyBot, settings: Settings, slack: SlackSettings
 ) -> None:
     fake.users["U0ADMIN"] = {"is_admin": True}
-    bot.ctx.settings = replace(settings, instructors=replace(settings.instructors, slack_admins=True))
-    adapter = SlackAdapter(bot, slack)
+    adapter = SlackAdapter(bot, replace(slack, admins_are_instructors=True))
     await adapter.start()
     try:
         for _ in range(2):

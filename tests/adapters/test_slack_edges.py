@@ -85,8 +85,8 @@ async def test_a_slow_response_url_does_not_hold_the_ack(adapter: SlackAdapter, 
 async def test_admin_lookup_under_a_rate_limit_does_not_hold_the_ack_and_expires(
     fake: SlackStandIn, bot: StudyBot, slack: SlackSettings
 ) -> None:
-    bot.ctx.settings = replace(bot.settings, instructors=replace(bot.settings.instructors, slack_admins=True))
-    adapter = SlackAdapter(bot, slack, admin_ttl=0.0)  # every lookup expires at once
+    admins = replace(slack, admins_are_instructors=True)
+    adapter = SlackAdapter(bot, admins, admin_ttl=0.0)  # every lookup expires at once
     await adapter.start()
     try:
         fake.users["U0ADMIN"] = {"is_admin": True}

@@ -35,6 +35,19 @@ def synonyms():
 
 
 GOOD = {
+    "meta-q15": [
+        "If a GPU fails you restart from a more recent checkpoint, so less work is lost. The price is that the GPUs "
+        "pause during every save.",
+        "You lose less progress on each crash, but the checkpoint writes come in bursts that can saturate the storage.",
+        "Frequent saves mean less to redo after a failure; each one costs GPU pause time.",
+    ],
+    "meta-q16": [
+        "First check that our privacy policy allows training on the tickets, then remove personal data before "
+        "fine-tuning.",
+        "Strip PII from the tickets before training and keep a lineage record so we can say what the model saw.",
+        "We need customer consent and a PII filter, because once personal data is in the weights only retraining "
+        "removes it.",
+    ],
     "meta-q12": [
         "Tensor parallelism splits the matrix multiplications of one layer across several GPUs when the layer is "
         "too big for a single GPU. Those GPUs talk at every layer, so it needs the fast links inside a server.",
@@ -78,6 +91,20 @@ GOOD = {
 }
 
 BAD = {
+    "meta-q15": {
+        "empty": "",
+        "off-topic": "We store our backups in another region in case the data centre floods.",
+        "wrong-relation": "Saving more often means you lose more work, but it saves GPU memory by recomputing "
+        "the activations.",
+        "term-list": "Checkpoints, GPUs, storage, failures, restarts, pause.",
+    },
+    "meta-q16": {
+        "empty": "",
+        "off-topic": "Rent a bigger GPU so the fine-tune finishes overnight.",
+        "wrong-relation": "Train on everything first and remove PII later; consent doesn't matter for internal "
+        "tickets.",
+        "term-list": "Consent, PII, lineage, GDPR, governance, tickets.",
+    },
     "meta-q12": {
         "empty": "",
         "off-topic": "We split our microservices across two regions to keep latency down.",

@@ -8,6 +8,8 @@ import pytest
 from support import CONTENT, CORE_PACK, REPO
 
 from bot.content.loader import check_library, load_library
+from bot.core.config import Settings
+from bot.core.errors import ConfigError
 
 LESSON = """\
 id: l1
@@ -106,6 +108,15 @@ def test_wrong_type(tmp_path: Path) -> None:
     ]
 
 
+def test_a_flag_that_is_not_true_or_false_says_what_it_found(tmp_path: Path) -> None:
+    """The packs and the config are read by one validator: the same check, the same words."""
+    quiz = QUIZ.replace("        correct: true", '        correct: "maybe"')
+    assert "content/l1/quiz.yaml:8: questions[0].choices[0].correct: must be true or false, not 'maybe'" in problems(
+        pack(tmp_path, quiz=quiz))
+    with pytest.raises(ConfigError, match=r"^STUDYBOT_CONFIG: instructors.console: must be true or false, not 'maybe'"):
+        Settings().with_config({"instructors": {"console": "maybe"}})
+
+
 @pytest.mark.parametrize("value, shown", [("yes", "a boolean"), ("1.0", "a number (1.0)")])
 def test_boolean_or_number_where_text_belongs(tmp_path: Path, value: str, shown: str) -> None:
     quiz = QUIZ.replace('      - text: "Wrong"', f"      - text: {value}")
@@ -191,7 +202,7 @@ def test_pack_files_without_lesson_yaml_are_reported(tmp_path: Path) -> None:
 def test_a_misspelt_pack_file_is_reported(tmp_path: Path) -> None:
     assert problems(pack(tmp_path, **{"glosary.yaml": TERMS})) == [
         "content/l1/glosary.yaml:1: file: not a lesson-pack file (did you mean 'glossary.yaml'?); "
-        "a pack holds lesson.yaml, quiz.yaml, glossary.yaml, teachback.yaml"
+        "a pack holds lesson.yaml, quiz.yaml, glossary.yaml, teachback.yaml, practice.yaml"
     ]
 
 
@@ -297,3 +308,55 @@ def test_an_empty_answer_graded_correct_is_warned_about(tmp_path: Path, monkeypa
     root = pack(tmp_path, quiz=QUIZ + SHORT)
     assert "content/l1/quiz.yaml:18: questions[1].rubric: warning: an empty answer is graded correct (matched: p1)" \
         in warnings(root)
+
+
+TAGGED = """\
+    examples:
+      correct:
+        - "It shards, plainly."
+        - kind: paraphrase
+          answer: "Well, it shards."
+      wrong:
+        - kind: shorthand
+          answer: "It copies."
+"""
+
+
+def test_a_tagged_example_is_graded_like_any_other(tmp_path: Path) -> None:
+    quiz = QUIZ + SHORT.replace('    explanation: "Why"\n', '    explanation: "Why"\n' + TAGGED, 1)
+    root = pack(tmp_path, quiz=quiz)
+    assert problems(root) == []
+    assert load_library(root).questions["q2"].examples.correct == ("It shards, plainly.", "Well, it shards.")
+    wrong = TAGGED.replace('answer: "It copies."', 'answer: "It shards."')
+    assert problems(pack(tmp_path / "again", quiz=QUIZ + SHORT.replace(
+        '    explanation: "Why"\n', '    explanation: "Why"\n' + wrong, 1))) == [
+        'content/l1/quiz.yaml:32: questions[1].examples.wrong[0]: graded correct but listed as wrong: '
+        '"It shards." (matched: p1)']
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    (("kind: paraphrase", "kind: synonym"),
+     "content/l1/quiz.yaml:29: questions[1].examples.correct[1].kind: must be one of shorthand, paraphrase, "
+     "not 'synonym'"),
+    (('answer: "Well, it shards."', 'text: "Well, it shards."'),
+     "content/l1/quiz.yaml:30: questions[1].examples.correct[1].text: unknown key 'text'"),
+], ids=["unknown kind", "misspelt answer"])
+def test_a_tagged_example_names_what_is_wrong_with_it(tmp_path: Path, change, expected) -> None:
+    quiz = QUIZ + SHORT.replace('    explanation: "Why"\n', '    explanation: "Why"\n' + TAGGED.replace(*change), 1)
+    assert expected in problems(pack(tmp_path, quiz=quiz))
+
+
+def test_a_teachback_says_why_it_needs_that_many_in_one_line(tmp_path: Path) -> None:
+    reason = '    needed: 1\n    needed_because: "One idea is the whole point."\n'
+    prompts = PROMPTS.replace("    key_points:\n", reason + "    key_points:\n")
+    root = pack(tmp_path, teachback=prompts)
+    assert problems(root) == []
+    assert load_library(root).prompts["tb1"].needed_because == "One idea is the whole point."
+    two_lines = prompts.replace('"One idea is the whole point."', '"One idea\\nis the whole point."')
+    assert problems(pack(tmp_path / "lines", teachback=two_lines)) == [
+        "content/l1/teachback.yaml:6: prompts[0].needed_because: must be one line: say in a sentence why that "
+        "many key points are needed"]
+    unset = prompts.replace("    needed: 1\n", "")
+    assert problems(pack(tmp_path / "unset", teachback=unset)) == [
+        "content/l1/teachback.yaml:5: prompts[0].needed_because: explains `needed`, which is not set; set it or "
+        "drop the reason"]

@@ -1,14 +1,12 @@
 """`studybot backup` while the bot writes: a sound copy holding every answer committed before it began."""
 
 import asyncio
-import fcntl
 import os
 import sqlite3
 import sys
 
 from support import REPO, learner, record
 
-from adapters.runner import pid_file
 from bot.core.clock import SystemClock
 
 
@@ -61,9 +59,4 @@ async def test_health_needs_a_fresh_heartbeat(bot, settings) -> None:
     assert await health() == 1  # the scheduler never beat
     bot.store.engine.clock = SystemClock()  # health compares with the real time
     await bot.store.beat()
-    assert await health() == 1  # no studybot holds the pid file
-    with pid_file(settings.db_path).open("w") as held:  # as a running studybot holds it
-        fcntl.flock(held, fcntl.LOCK_EX)
-        held.write(f"{os.getpid()}\n")
-        held.flush()
-        assert await health() == 0
+    assert await health() == 0

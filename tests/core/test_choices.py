@@ -1,11 +1,14 @@
 """Choices in a fair order: shuffled per learner, the same for that learner every time (and after a
 restart), one order for a whole round; answers record the choice itself, never its position."""
 
+import pytest
 from support import channel, learner
 
 from bot.core.messages import Audience, ChoiceMade, Command, MessageRef
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
+
+pytestmark = pytest.mark.both_engines
 
 
 class Outbox:

@@ -15,6 +15,8 @@ from bot.core.messages import Audience, ChoiceMade, Command, MessageRef
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
 
+pytestmark = pytest.mark.both_engines
+
 BERLIN = ZoneInfo("Europe/Berlin")
 CHANNEL = "CDAY"
 

@@ -20,6 +20,8 @@ from bot.features.insights import CUT, POINTER, fit_lines
 from bot.reports.cohort_figures import gather
 from bot.store import cohort_stats as insights_store
 
+pytestmark = pytest.mark.both_engines
+
 T1 = Cohort("slack", "T1")
 TEACHER = Actor("slack", "T1", "UTEACH", "Teacher", True)
 PLACE = Place("slack", "T1", "C1")
@@ -30,8 +32,8 @@ def pct(part: int, whole: int) -> int:
 
 
 @pytest.fixture
-async def cohort(tmp_path):
-    bot, clock = await start(tmp_path)
+async def cohort(tmp_path, database_url):
+    bot, clock = await start(tmp_path, database_url)
     sims = await simulate(bot, clock)
     yield bot, clock, sims
     await bot.close()
@@ -52,11 +54,11 @@ def per_question_from_plan(sims: list[Simulated], weeks: set[str] | None = None)
     return found
 
 
-def per_question_from_table(db) -> dict[str, tuple]:
-    """The same, recounted from the rows of the answers table, read with sqlite3 alone."""
-    with sqlite3.connect(db) as c:
-        rows = c.execute("SELECT a.question_id, a.choice, a.correct, a.self_graded, a.missed FROM answers a"
-                         " JOIN learners l ON l.id = a.learner_id WHERE l.cohort = 'T1' AND a.scored = 1").fetchall()
+async def per_question_from_table(bot) -> dict[str, tuple]:
+    """The same, recounted from the rows of the answers table, read with plain SQL."""
+    rows = await bot.store.engine.read("SELECT a.question_id, a.choice, a.correct, a.self_graded, a.missed FROM"
+                                       " answers a JOIN learners l ON l.id = a.learner_id"
+                                       " WHERE l.cohort = 'T1' AND a.scored = 1")
     found: dict[str, tuple] = {}
     for question, choice, correct, graded, missed in rows:
         n, right, sg, wrong, points = found.get(question, (0, 0, 0, Counter(), Counter()))
@@ -76,7 +78,7 @@ async def test_every_figure_of_insights_equals_a_recount_of_the_answers(cohort, 
     bot, clock, sims = cohort
     lesson = next(iter(bot.library.lessons.values()))
     planned = per_question_from_plan(sims)
-    assert planned == per_question_from_table(tmp_path / "studybot.db")  # the plan is what the table holds
+    assert planned == await per_question_from_table(bot)  # the plan is what the table holds
     assert len(sims) >= 30 and sum(n for n, *_ in planned.values()) > 60
 
     [reply] = await bot.handle(Command("insights", "", TEACHER, PLACE))
@@ -239,9 +241,9 @@ async def test_export_sends_the_csv_and_the_report_by_direct_message(cohort) -> 
 
 async def test_no_answer_text_reaches_insights_the_report_or_the_csv(cohort) -> None:
     bot, _, _ = cohort
-    with sqlite3.connect(bot.settings.db_path) as c:
-        assert c.execute("SELECT COUNT(*) FROM answers WHERE text LIKE ?", (f"%{MARK}%",)).fetchone()[0] > 5
-        assert c.execute("SELECT COUNT(*) FROM teachbacks WHERE explanation LIKE ?", (f"%{MARK}%",)).fetchone()[0]
+    read = bot.store.engine.read
+    assert (await read("SELECT COUNT(*) FROM answers WHERE text LIKE ?", (f"%{MARK}%",)))[0][0] > 5
+    assert (await read("SELECT COUNT(*) FROM teachbacks WHERE explanation LIKE ?", (f"%{MARK}%",)))[0][0]
     [reply] = await bot.handle(Command("insights", "", TEACHER, PLACE))
     files = await bot.handle(Command("insights", "export", TEACHER, PLACE))
     texts = [reply.text, *(r.file.content.decode("utf-8-sig") for r in files if r.file)]

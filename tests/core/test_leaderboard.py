@@ -3,10 +3,13 @@
 from dataclasses import replace
 from zoneinfo import ZoneInfo
 
+import pytest
 from support import channel, learner, record
 
 from bot.core.config import CohortSettings
 from bot.core.messages import Audience, Cohort, Command
+
+pytestmark = pytest.mark.both_engines
 
 
 async def score(bot, user, points, cohort="T1"):

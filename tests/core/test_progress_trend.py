@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from support import channel, choice_for, learner
 
 from bot.core.messages import Audience, ChoiceMade, Command, TextSubmitted
 from bot.features.asking import arrangement
 from bot.store.model import AnswerMode, PromptKind
+
+pytestmark = pytest.mark.both_engines
 
 GUESS = "Something about the batch size, I guess."  # a real attempt that states no key point
 

@@ -12,6 +12,8 @@ from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
 from bot.store.model import AnswerMode, PromptKind
 
+pytestmark = pytest.mark.both_engines
+
 COHORT = Cohort("slack", "T1")
 
 

@@ -1,8 +1,11 @@
 """quiz_results.txt and /forget me."""
 
+import pytest
 from support import answer, channel, learner
 
 from bot.core.messages import Audience, ChoiceMade, Command
+
+pytestmark = pytest.mark.both_engines
 
 
 async def answer_first(bot, who, right=True):

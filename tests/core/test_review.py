@@ -4,6 +4,7 @@ import json
 from dataclasses import replace
 from datetime import datetime
 
+import pytest
 from fsrs import Card, Scheduler
 from support import answer as answer_event
 from support import channel, learner, with_cohort
@@ -11,6 +12,8 @@ from support import channel, learner, with_cohort
 from bot.core.messages import Audience, Command, MessageRef
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
+
+pytestmark = pytest.mark.both_engines
 
 
 def questions(bot):

@@ -8,6 +8,8 @@ from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
 from bot.store.model import RoundState
 
+pytestmark = pytest.mark.both_engines
+
 
 async def start_round(bot, starter, args="round"):
     replies = await bot.handle(Command("quiz", args, starter, channel()))

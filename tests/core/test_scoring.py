@@ -4,6 +4,8 @@ import pytest
 
 from bot.grading.scoring import answer_points, competition_rank, competition_ranks, teachback_needed, teachback_points
 
+pytestmark = pytest.mark.both_engines
+
 
 @pytest.mark.parametrize("correct, first, points", [(True, True, 1), (True, False, 0), (False, True, 0),
                                                     (False, False, 0)])

@@ -9,7 +9,8 @@ from bot.core.clock import FixedClock
 from bot.core.errors import StoreUnavailable
 from bot.core.messages import Cohort
 from bot.store import Store
-from bot.store.engine import SCHEMA_VERSION, migrate
+from bot.store.schema import SCHEMA_VERSION
+from bot.store.sqlite_engine import migrate
 
 
 async def test_a_file_of_the_first_schema_is_upgraded_and_keeps_its_rows(tmp_path: Path) -> None:

@@ -1,6 +1,9 @@
+import pytest
 from support import channel, learner
 
 from bot.core.messages import ChoiceMade, Command, TextSubmitted
+
+pytestmark = pytest.mark.both_engines
 
 
 async def test_teachback_lists_covered_and_missed_and_stores_the_attempt(bot) -> None:

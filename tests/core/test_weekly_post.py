@@ -12,6 +12,8 @@ from bot.core.messages import Cohort
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
 
+pytestmark = pytest.mark.both_engines
+
 
 class Outbox:
     def __init__(self) -> None:

@@ -17,7 +17,7 @@ from support import CORE_PACK, learner, record
 from bot.core.clock import FixedClock
 from bot.core.errors import SetupError, StoreBusy, StoreUnavailable
 from bot.store import Store
-from bot.store.engine import restore
+from bot.store.sqlite_engine import restore
 
 NOBODY = 65534
 
@@ -118,7 +118,7 @@ async def test_a_wal_left_by_a_replaced_file_is_refused_at_start(tmp_path: Path)
         db.with_name(db.name + suffix).unlink()
     store = await Store.open(db, FixedClock(NEW))
     try:
-        assert str(await store.last_beat()) == str(FixedClock(NEW).now())  # the new file's, not the old log's
+        assert str(await store.processes.last_beat()) == str(FixedClock(NEW).now())  # the new file's, not the old log's
     finally:
         await store.close()
 

@@ -21,7 +21,7 @@ from support import CORE_PACK
 
 from bot.core.config import Settings
 from bot.core.logs import configure
-from bot.core.messages import Actor, Command, Place, TimerFired
+from bot.core.messages import Actor, Command, Place, TimerFired, TimerKey
 from bot.runtime.app import StudyBot
 from standins.slack_standin import SlackStandIn, block_actions, post_signed, slash_command
 
@@ -151,5 +151,5 @@ async def test_a_timer_counts_under_the_scheduler_not_a_learner(bot) -> None:
     from bot.runtime import metrics
 
     before = metrics.EVENTS.labels("scheduler", "timer", "ok")._value.get()
-    await bot.handle(TimerFired("unknown:thing", bot.ctx.clock.now()))
+    await bot.handle(TimerFired(TimerKey.parse("unknown:thing"), bot.ctx.clock.now()))
     assert metrics.EVENTS.labels("scheduler", "timer", "ok")._value.get() == before + 1

@@ -109,7 +109,7 @@ async def test_a_rejected_token_exits_2_with_one_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize("argv", [("console",), ("run", "--or-console")])
 async def test_sigterm_ends_the_console_like_ctrl_c(tmp_path: Path, argv: tuple[str, ...]) -> None:
     """`studybot console` (and `make run` with no token) stopped by SIGTERM: exit 0, the database
-    closed (no -wal or -shm left) and the pid file removed, so `health` finds no studybot."""
+    closed (no -wal or -shm left) and the pid file removed."""
     log = tmp_path / "studybot.log"
     with log.open("ab") as out:
         proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", *argv, cwd=tmp_path,

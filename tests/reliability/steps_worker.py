@@ -18,7 +18,7 @@ import signal
 import sys
 from pathlib import Path
 
-import bot.store.engine as engine
+import bot.store.sqlite_engine as engine
 from bot.core.clock import FixedClock
 from bot.core.config import Settings
 from bot.core.messages import Actor, Audience, ChoiceMade, Command, MessageRef, Place, Reply, TextSubmitted

@@ -11,6 +11,7 @@ from support import RecordingOutbox, channel, choice_for, learner
 
 from bot.core.clock import FixedClock
 from bot.core.messages import Audience, ChoiceMade, Command, MessageRef
+from bot.questions.base import Tally
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
 
@@ -56,7 +57,7 @@ async def test_two_hundred_learners_answer_one_round_question_at_once(bot: Study
 
     truth = Counter(picks.values())
     right = truth[q.correct_index]
-    tally = await bot.store.answers.tally(prompt_id)
+    tally = Tally.of(await bot.store.answers.counts(prompt_id))
     assert tally.answers == LEARNERS and tally.correct == right
     assert {i: tally.by_choice.get(i, 0) for i in range(options)} == {i: truth[i] for i in range(options)}
 

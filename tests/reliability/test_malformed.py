@@ -166,10 +166,11 @@ NO_CALLBACK_WAIT = 0.4  # seconds to wait before taking "no callback" as a delib
 @pytest.fixture
 async def discord_bot(tmp_path: Path, discord_fake: DiscordStandIn) -> AsyncIterator[StudyBot]:  # noqa: F811
     config = Settings(db_path=tmp_path / "bot.db", content_dir=CONTENT, results_dir=tmp_path / "results",
-                      instructors=Instructors(discord_roles=frozenset({"Instructor"})))
+                      instructors=Instructors())
     bot = await StudyBot.start(config, FixedClock("2026-11-30T09:00:00+00:00"))
     adapter = DiscordAdapter(bot, DiscordSettings(token=Secret(discord_fake.token), api_url=discord_fake.api_base,
-                                                  gateway_url=discord_fake.gateway_url),
+                                                  gateway_url=discord_fake.gateway_url,
+                                                  instructor_roles=frozenset({"Instructor"})),
                              guild_ready_timeout=0.05, ready_timeout=5)
     await adapter.start()
     try:

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from support import CONTENT, channel, learner
 
-from adapters import discord_app, slack_app
+from adapters import discord_payloads, slack_payloads
 from bot.core.clock import FixedClock
 from bot.core.config import Settings
 from bot.core.messages import (
@@ -70,11 +70,11 @@ RELIABILITY = [
      "whitespace and over-long answers to a real form, random answers to a real form)",
      FORM_EXAMPLES, "no exception, no bug reply; replies within the limits; nothing recorded for an invalid "
      "token or an empty/over-long text, at most one teach-back for a valid one"),
-    ("slack_app.blocks_for/message_for/modal_for with random Replies and Forms (text up to 5,000 characters with "
+    ("slack_payloads.blocks_for/message_for/modal_for with random Replies and Forms (text up to 5,000 characters with "
      "<>&* and markdown, up to 25 choices, random labels and tokens)",
      SLACK_RENDER_EXAMPLES, "section text <= 3000, button text <= 75, action_id <= 255, value <= 2000, "
      "<= 5 buttons per actions block, modal title <= 24, input label <= 45, private_metadata <= 3000"),
-    ("discord_app.render/message_kwargs/AnswerModal with random Replies and Forms",
+    ("discord_payloads.render/message_kwargs/AnswerModal with random Replies and Forms",
      DISCORD_RENDER_EXAMPLES, "content <= 2000, <= 5 rows of <= 5 buttons, label <= 80, custom_id <= 100 "
      "(longer tokens left out), modal title <= 45, input label <= 45, placeholder <= 100"),
 ]
@@ -158,7 +158,7 @@ def check_neutral(reply: object) -> None:
 
 
 def check_slack(reply: Reply) -> None:
-    message = slack_app.message_for(reply)
+    message = slack_payloads.message_for(reply)
     blocks = message["blocks"]
     assert len(blocks) <= SLACK["blocks"]
     for block in blocks:
@@ -178,25 +178,25 @@ def check_slack(reply: Reply) -> None:
 
 
 def check_slack_modal(form: Form, channel_id: str | None = "C0001") -> None:
-    view = slack_app.modal_for(form, channel_id)
+    view = slack_payloads.modal_for(form, channel_id)
     assert len(view["title"]["text"]) <= SLACK["modal_title"]
     assert len(view["private_metadata"]) <= SLACK["private_metadata"]
     assert json.loads(view["private_metadata"])["token"] == form.token
     section, answer = view["blocks"]
     assert len(section["text"]["text"]) <= SLACK["section_text"]
     assert len(answer["label"]["text"]) <= SLACK["input_label"]
-    assert 0 < answer["element"]["max_length"] <= slack_app.MAX_SLACK_INPUT
+    assert 0 < answer["element"]["max_length"] <= slack_payloads.MAX_SLACK_INPUT
 
 
 def check_discord(reply: Reply) -> None:
-    content, view = discord_app.render(reply)
+    content, view = discord_payloads.render(reply)
     assert len(content) <= DISCORD["content"]
     if view is None:
         assert not reply.choices
     else:
         rows = view.to_components()
         assert len(rows) <= DISCORD["rows"]
-        kept = [c for c in reply.choices if len(discord_app.BUTTON_PREFIX + c.token) <= DISCORD["custom_id"]]
+        kept = [c for c in reply.choices if len(discord_payloads.BUTTON_PREFIX + c.token) <= DISCORD["custom_id"]]
         buttons = [b for row in rows for b in row["components"]]
         assert len(buttons) == len(kept)
         for row in rows:
@@ -209,7 +209,7 @@ def check_discord(reply: Reply) -> None:
 
 
 def check_discord_modal(form: Form) -> None:
-    modal = discord_app.AnswerModal(form).to_dict()
+    modal = discord_payloads.AnswerModal(form).to_dict()
     assert len(modal["title"]) <= DISCORD["modal_title"]
     assert len(modal["custom_id"]) <= DISCORD["custom_id"]
     display, label = modal["components"]
@@ -348,7 +348,7 @@ render_texts = st.one_of(
 # ("sbform:" + 93 = 100). A longer form token is refused (test at the end).
 tokens = st.one_of(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789._-", min_size=1, max_size=40),
                    st.text(min_size=1, max_size=120))
-form_tokens = st.text(min_size=1, max_size=100 - len(discord_app.FORM_PREFIX))
+form_tokens = st.text(min_size=1, max_size=100 - len(discord_payloads.FORM_PREFIX))
 choices = st.builds(Choice, st.text(max_size=200), tokens)
 forms = st.builds(Form, form_tokens, st.text(min_size=1, max_size=100), render_texts,
                   st.text(min_size=1, max_size=100), st.integers(1, 10_000))
@@ -372,7 +372,7 @@ def test_slack_renders_any_reply_within_slacks_limits(reply: Reply, channel_id: 
 @given(reply=replies)
 def test_discord_renders_any_reply_within_discords_limits(reply: Reply) -> None:
     check_discord(reply)
-    kwargs = discord_app.message_kwargs(reply)
+    kwargs = discord_payloads.message_kwargs(reply)
     assert len(kwargs["content"]) <= DISCORD["content"]
 
 
@@ -382,7 +382,7 @@ def test_discord_renders_any_reply_within_discords_limits(reply: Reply) -> None:
 def test_discord_modal_refuses_a_form_token_too_long_for_a_custom_id() -> None:
     check_discord_modal(Form("t" * 93, "title", "prompt"))
     with pytest.raises(ValueError, match="too long"):
-        discord_app.AnswerModal(Form("t" * 94, "title", "prompt"))
+        discord_payloads.AnswerModal(Form("t" * 94, "title", "prompt"))
 
 
 def test_discord_button_with_a_line_break_token() -> None:

@@ -1,0 +1,165 @@
+"""The Meta lesson's grading on held-out learner answers: how often a wrong answer is accepted and a right one
+rejected, graded with the lesson's own rubrics and synonyms as the bot grades them.
+
+Data: benchmarks/meta_answers.yaml, chat-style answers to each short-answer question and teach-back prompt of
+content/industry/meta, written blind to the rubrics and labelled correct or wrong by the lesson's text (its
+header says how). It is kept aside for measuring: never tune a rubric to it, and do not read it answer by
+answer while writing one.
+
+Definitions:
+- false-accept: wrong answers graded correct / wrong answers.
+- false-reject: right answers graded wrong / right answers.
+
+Prints figures per item, per kind (short answer, teach-back) and in total; asserts nothing. `--errors` also
+lists each misgraded answer with the key points the grader found: that is for the rubric author only after a
+release has been measured, since reading it turns the held-out set into a training set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from bot.content.loader import load_library
+from bot.content.model import Library
+from bot.grading.matching import grade
+from bot.grading.rubric import Rubric
+
+ANSWERS = Path(__file__).with_name("meta_answers.yaml")
+CONTENT = Path(__file__).parents[1] / "content"
+LABELS = ("correct", "wrong")
+KINDS = {"short": "short answers", "teachback": "teach-backs"}  # kind: its name in the figures
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    right: bool  # the instructor's label: True for `correct`
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    kind: str  # a key of KINDS
+    answers: tuple[Answer, ...]
+
+
+@dataclass(frozen=True)
+class AnswerSet:
+    lesson: str
+    items: tuple[Item, ...]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    item: Item
+    answer: Answer
+    accepted: bool  # graded correct
+    matched: tuple[str, ...]  # the key points the grader found
+
+    @property
+    def error(self) -> bool:
+        return self.accepted != self.answer.right
+
+
+def load_answers(path: Path = ANSWERS) -> AnswerSet:
+    """Read the answer set, or raise ValueError naming what is malformed."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not isinstance(data.get("lesson"), str) or not isinstance(data.get("items"), list):
+        raise ValueError(f"{path.name}: expected a mapping with 'lesson' and a list of 'items'")
+    items = []
+    for n, raw in enumerate(data["items"], 1):
+        if not isinstance(raw, dict) or raw.get("kind") not in KINDS or not isinstance(raw.get("answers"), list):
+            raise ValueError(f"{path.name}: item {n} needs an id, a kind ({' or '.join(KINDS)}) and answers")
+        answers = []
+        for m, a in enumerate(raw["answers"], 1):
+            if not isinstance(a, dict) or a.get("label") not in LABELS or not isinstance(a.get("text"), str):
+                raise ValueError(f"{path.name}: {raw.get('id')} answer {m} needs a text and a label "
+                                 f"({' or '.join(LABELS)})")
+            answers.append(Answer(a["text"], a["label"] == "correct"))
+        items.append(Item(str(raw.get("id")), raw["kind"], tuple(answers)))
+    return AnswerSet(data["lesson"], tuple(items))
+
+
+def rubric_of(library: Library, item: Item) -> Rubric:
+    """The rubric the bot grades this item with; ValueError if the pack has no such item."""
+    if item.kind == "short":
+        question = library.questions.get(item.id)
+        rubric = getattr(question, "rubric", None)
+        if question is None or question.kind != "short" or not isinstance(rubric, Rubric):
+            raise ValueError(f"{item.id} is not a short-answer question of the content")
+        return rubric
+    prompt = library.prompts.get(item.id)
+    if prompt is None:
+        raise ValueError(f"{item.id} is not a teach-back prompt of the content")
+    return prompt.rubric
+
+
+def measure(library: Library, answer_set: AnswerSet) -> list[Outcome]:
+    """Grade every answer with its item's rubric and the lesson's synonyms."""
+    lesson = library.lessons.get(answer_set.lesson)
+    if lesson is None:
+        raise ValueError(f"no lesson '{answer_set.lesson}' in the content")
+    outcomes = []
+    for item in answer_set.items:
+        rubric = rubric_of(library, item)
+        for answer in item.answers:
+            result = grade(rubric, answer.text, synonyms=lesson.synonyms)
+            outcomes.append(Outcome(item, answer, result.correct, tuple(result.matched)))
+    return outcomes
+
+
+def _rate(count: int, total: int) -> str:
+    share = f"{100 * count / total:5.1f}%" if total else "    –"
+    return f"{share} ({count:>3}/{total:<3})"
+
+
+def _row(name: str, outcomes: Sequence[Outcome]) -> str:
+    wrong = [o for o in outcomes if not o.answer.right]
+    right = [o for o in outcomes if o.answer.right]
+    accepted = sum(o.accepted for o in wrong)
+    rejected = sum(not o.accepted for o in right)
+    return f"  {name:<14} {_rate(accepted, len(wrong))}   {_rate(rejected, len(right))}"
+
+
+def report(outcomes: Sequence[Outcome], *, errors: bool = False) -> list[str]:
+    """Figures per item, per kind and in total; with `errors`, each misgraded answer too."""
+    items = list(dict.fromkeys(o.item for o in outcomes))
+    lines = [f"lesson grading on held-out answers ({ANSWERS.name}: {len(outcomes)} answers, {len(items)} items)",
+             "  false-accept = wrong answers graded correct / wrong answers; "
+             "false-reject = right answers graded wrong / right answers",
+             f"  {'item':<14} {'false-accept':<17}   {'false-reject':<17}"]
+    lines += [_row(item.id, [o for o in outcomes if o.item == item]) for item in items]
+    for kind, name in KINDS.items():
+        lines.append(_row(name, [o for o in outcomes if o.item.kind == kind]))
+    lines.append(_row("total", outcomes))
+    if errors:
+        lines += ["misgraded answers (for the rubric author, only after a release was measured):",
+                  *_errors(outcomes)]
+    return lines
+
+
+def _errors(outcomes: Iterable[Outcome]) -> list[str]:
+    lines = []
+    for o in outcomes:
+        if o.error:
+            kind = "false-accept" if o.accepted else "false-reject"
+            found = ", ".join(o.matched) or "no key point"
+            lines.append(f"  {o.item.id} {kind} [{found}]: {o.answer.text}")
+    return lines
+
+
+async def main(errors: bool = False) -> list[str]:
+    try:
+        return report(measure(load_library(CONTENT), load_answers()), errors=errors)
+    except (OSError, ValueError, yaml.YAMLError) as error:
+        return [f"lesson grading on held-out answers: could not run: {error} (fix {ANSWERS.name} or the content)"]
+
+
+if __name__ == "__main__":
+    print(*asyncio.run(main(errors="--errors" in sys.argv[1:])), sep="\n")

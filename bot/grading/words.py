@@ -1,0 +1,60 @@
+"""Comparing words: by English lemma (simplemma), and with a small typo in a longer word (rapidfuzz).
+
+A word longer than three letters may carry a typo: one edit (a letter added, dropped, changed or two swapped; two
+edits from eight letters on, Damerau-Levenshtein) with the same first letter, so "nonconstant" is no typo of
+"constant". Two real words are never typos of each other when short ("case", "cause") and at most one edit apart
+otherwise ("section" is not "selection"), and a word is no typo of its derivative ("insert", "insertion"). Words of
+three letters or fewer must be exact.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import simplemma
+from rapidfuzz.distance import DamerauLevenshtein
+
+from bot.grading.rules import FUNCTION_WORDS
+
+
+@lru_cache(maxsize=100_000)
+def lemma(word: str) -> str:
+    """The English lemma of a lower-case word; an unknown plural ("gpus") loses its s; numbers stay."""
+    if word[0].isdigit():
+        return word
+    found = simplemma.lemmatize(word, lang="en")
+    if (found == word and len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "is"))
+            and not simplemma.is_known(word, lang="en")):
+        return word[:-1]
+    return found
+
+
+def is_content(word: str) -> bool:
+    """Whether a word carries meaning of its own (not an article, filler, joiner or relation word)."""
+    return word not in FUNCTION_WORDS and lemma(word) not in FUNCTION_WORDS
+
+
+@lru_cache(maxsize=200_000)
+def similar(said: str, said_lemma: str, wanted: str, wanted_lemma: str) -> bool:
+    """Whether a word of the answer is the wanted word: the same lemma or form, or a typo of it."""
+    if said_lemma == wanted_lemma or said == wanted:
+        return True
+    if len(wanted) <= 3 or said[0] != wanted[0] or said[0].isdigit() or wanted[0].isdigit():
+        return False
+    short, long = sorted((said_lemma, wanted_lemma), key=len)
+    if len(long) - len(short) >= 2 and long.startswith(short) and simplemma.is_known(short, lang="en"):
+        return False  # a word and its derivative (insert, insertion; point, pointer) are not typos of each other
+    if simplemma.is_known(said, lang="en") and simplemma.is_known(wanted, lang="en"):
+        return len(wanted) > 5 and _typo(said, wanted, 1)  # two real words
+    return _typo(said_lemma, wanted_lemma) or _typo(said, wanted)
+
+
+def _typo(said: str, wanted: str, allowed: int = 0) -> bool:
+    """At most one edit (two for words of eight letters or more): a letter added, dropped, changed or swapped."""
+    allowed = allowed or (1 if len(wanted) < 8 else 2)
+    return DamerauLevenshtein.distance(said, wanted, score_cutoff=allowed) <= allowed
+
+
+def same_word(said: str, wanted: str) -> bool:
+    """Same lemma, or a small typo of a longer word; short words (no, not, all) must be exact."""
+    return similar(said, lemma(said), wanted, lemma(wanted))

@@ -1,0 +1,307 @@
+"""PostgreSQL, for many processes on many machines: the same domain functions and the same group
+commit as SQLite, on one psycopg connection per process, run on a thread of its own.
+
+The store's SQL is written with `?` placeholders; `PgConn` turns them into psycopg's `%s` (once per
+text) and hands back rows readable by name and by position, as `sqlite3.Row` is. Schema steps run
+under an advisory lock, so processes starting together apply each step once. A batch that meets a
+deadlock or a serialization failure is retried once, whole; a lost connection fails its batch
+(nothing of it was committed) and the next operation connects again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+import subprocess
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg.conninfo import conninfo_to_dict
+
+from bot.core.clock import Clock
+from bot.core.errors import SetupError, StoreUnavailable
+from bot.store import schema
+from bot.store.engine import POSTGRESQL, Engine
+from bot.store.schema import SCHEMA_VERSION
+
+log = logging.getLogger("studybot.store")
+T = TypeVar("T")
+
+MIGRATE_LOCK = 7_226_001  # pg_advisory_lock key: one process applies the schema steps at a time
+STARTUP_LOCK = 7_226_002  # one process does the start-up work (sweeps, arming, repairs) at a time
+CONNECT_TIMEOUT = 5  # seconds
+# SQLite's json_each over a JSON array of text, so that the store's SQL reads the same on both databases.
+FUNCTIONS = ("CREATE OR REPLACE FUNCTION json_each(text) RETURNS TABLE (value text) LANGUAGE sql IMMUTABLE"
+             " AS $$ SELECT jsonb_array_elements_text($1::jsonb) $$")
+RETRYABLE = (pg_errors.DeadlockDetected, pg_errors.SerializationFailure)
+
+
+class PgRow:
+    """A row readable by column name and by position (the shape of `sqlite3.Row`)."""
+
+    __slots__ = ("_names", "_values")
+
+    def __init__(self, names: dict[str, int], values: Sequence[Any]) -> None:
+        self._names = names
+        self._values = values
+
+    def __getitem__(self, key: int | str) -> Any:
+        return self._values[self._names[key]] if isinstance(key, str) else self._values[key]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def keys(self) -> list[str]:
+        return list(self._names)
+
+
+def _rows(cursor: psycopg.Cursor[Any]) -> Callable[[Sequence[Any]], PgRow]:
+    names = {d.name: i for i, d in enumerate(cursor.description or ())}
+    return lambda values: PgRow(names, values)
+
+
+@lru_cache(maxsize=1024)
+def translate(sql: str) -> str:
+    """The store's SQL with psycopg's placeholders (its text holds no literal `?`)."""
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+class PgConn:
+    """A psycopg connection that takes the store's SQL as it is written for SQLite."""
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, parameters: Sequence[Any] = ()) -> Any:
+        cursor = self.conn.cursor(row_factory=_rows)
+        return cursor.execute(translate(sql), tuple(parameters))
+
+    def executemany(self, sql: str, parameters: Iterable[Sequence[Any]]) -> Any:
+        cursor = self.conn.cursor(row_factory=_rows)
+        cursor.executemany(translate(sql), [tuple(p) for p in parameters])
+        return cursor
+
+
+def redacted(url: str) -> str:
+    """The URL for messages and logs: host, port, database and user, never the password."""
+    try:
+        info = conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "STUDYBOT_DATABASE_URL"
+    user = f"{info['user']}@" if info.get("user") else ""
+    return f"postgresql://{user}{info.get('host') or 'localhost'}:{info.get('port') or 5432}/{info.get('dbname', '')}"
+
+
+def explain(url: str, exc: Exception) -> str:
+    """One line saying why PostgreSQL cannot be used, and what to do."""
+    where = redacted(url)
+    text = " ".join(str(exc).split())
+    try:
+        info = conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return f"STUDYBOT_DATABASE_URL is not a PostgreSQL URL ({text[:100]}); write postgresql://user:password@host/db"
+    if "password authentication failed" in text or "no password supplied" in text:
+        return (f"PostgreSQL at {where} refused the password of user {info.get('user', '')!r}; "
+                "put the right password in STUDYBOT_DATABASE_URL")
+    if "does not exist" in text and "database" in text:
+        db = info.get("dbname", "")
+        return (f"the database {db!r} does not exist on {where}; create it (createdb {db}) or set "
+                "STUDYBOT_DATABASE_URL to an existing database")
+    if "role" in text and "does not exist" in text:
+        return f"PostgreSQL at {where} has no user {info.get('user', '')!r}; create it, or fix STUDYBOT_DATABASE_URL"
+    if any(w in text.lower() for w in ("connection refused", "could not connect", "timeout", "could not translate",
+                                       "no route", "connection failed", "server closed")):
+        return (f"cannot reach PostgreSQL at {where} ({text[:120]}); start it, or fix the host and port in "
+                "STUDYBOT_DATABASE_URL")
+    return f"cannot use PostgreSQL at {where}: {text[:160]}; check STUDYBOT_DATABASE_URL"
+
+
+def connect(url: str) -> psycopg.Connection[Any]:
+    """An autocommit connection: the engine says BEGIN and COMMIT itself."""
+    return psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
+
+
+def schema_version(c: PgConn) -> int:
+    """The database's schema version (0: not a studybot database yet)."""
+    found = c.execute("SELECT to_regclass('schema_version') IS NOT NULL").fetchone()[0]
+    if not found:
+        return 0
+    row = c.execute("SELECT MAX(version) FROM schema_version").fetchone()
+    return int(row[0] or 0)
+
+
+def migrate(c: PgConn, target: int = SCHEMA_VERSION) -> int:
+    """Apply the schema steps after the database's version, each in its own transaction, under an
+    advisory lock: processes that start together apply each step once."""
+    c.execute("SELECT pg_advisory_lock(?)", (MIGRATE_LOCK,))
+    try:
+        c.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT)")
+        version = schema_version(c)
+        if version > SCHEMA_VERSION:
+            raise StoreUnavailable(f"the database has schema {version}, newer than this studybot's {SCHEMA_VERSION}; "
+                                   "run the newer studybot, or restore a backup made by this one")
+        c.execute(FUNCTIONS)
+        for number in range(version + 1, target + 1):
+            c.execute("BEGIN")
+            try:
+                for statement in schema.statements(number, POSTGRESQL):
+                    c.execute(statement)
+                c.execute("INSERT INTO schema_version (version, applied_at) VALUES (?, now()::text)", (number,))
+                c.execute("COMMIT")
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+    finally:
+        c.execute("SELECT pg_advisory_unlock(?)", (MIGRATE_LOCK,))
+    return target
+
+
+def _commit_together(c: PgConn, writes: list[tuple[Callable[..., Any], tuple]]) -> list[tuple[bool, Any]]:
+    """Run each write in a savepoint of one transaction, then commit them all."""
+    outcomes: list[tuple[bool, Any]] = []
+    c.execute("BEGIN")
+    try:
+        for fn, args in writes:
+            c.execute("SAVEPOINT write")
+            try:
+                outcomes.append((True, fn(c, *args)))
+            except RETRYABLE:
+                raise  # the transaction must go as a whole
+            except Exception as exc:  # this write is undone; the others stand
+                if c.conn.broken:
+                    raise
+                c.execute("ROLLBACK TO SAVEPOINT write")
+                outcomes.append((False, exc))
+            c.execute("RELEASE SAVEPOINT write")
+        c.execute("COMMIT")
+    except BaseException:
+        if not c.conn.broken and not c.conn.closed:
+            c.execute("ROLLBACK")
+        raise
+    return outcomes
+
+
+class PostgresEngine(Engine):
+    dialect = POSTGRESQL
+
+    def __init__(self, url: str, clock: Clock) -> None:
+        super().__init__(clock)
+        self.url = url
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="studybot-pg")
+        self._conn: PgConn | None = None
+
+    @property
+    def where(self) -> str:
+        return redacted(self.url)
+
+    @classmethod
+    async def open(cls, url: str, clock: Clock) -> PostgresEngine:
+        engine = cls(url, clock)
+        try:
+            await engine.run(migrate)
+        except StoreUnavailable:
+            await engine.close()
+            raise
+        except psycopg.Error as exc:
+            await engine.close()
+            raise StoreUnavailable(explain(url, exc)) from exc
+        return engine
+
+    @asynccontextmanager
+    async def alone(self) -> AsyncIterator[None]:
+        """Under a session advisory lock: processes that start together do their start-up work in turn."""
+        await self.run(lambda c: c.execute("SELECT pg_advisory_lock(?)", (STARTUP_LOCK,)))
+        try:
+            yield
+        finally:
+            await self.run(lambda c: c.execute("SELECT pg_advisory_unlock(?)", (STARTUP_LOCK,)))
+
+    def _connection(self) -> PgConn:
+        """The live connection, connecting (again) when there is none or it broke."""
+        if self._conn is None or self._conn.conn.broken or self._conn.conn.closed:
+            if self._conn is not None:
+                log.warning("the PostgreSQL connection was lost; connecting again")
+                self._conn.conn.close()
+            self._conn = None
+            self._conn = PgConn(connect(self.url))
+        return self._conn
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._thread, lambda: fn(self._connection(), *args))
+
+    async def _commit(self, writes: list[tuple[Callable[..., Any], tuple]]) -> list[tuple[bool, Any]]:
+        try:
+            return await self.run(_commit_together, writes)
+        except RETRYABLE:
+            log.info("a batch of %d write(s) met a deadlock or serialization failure; retrying it once", len(writes))
+            return await self.run(_commit_together, writes)
+
+    def _busy(self, exc: BaseException) -> bool:
+        return isinstance(exc, psycopg.OperationalError | pg_errors.LockNotAvailable | pg_errors.DiskFull
+                          | pg_errors.QueryCanceled | pg_errors.TooManyConnections)
+
+    async def close(self) -> None:
+        await self._wait_for_writes()
+
+        def shut() -> None:
+            if self._conn is not None:
+                self._conn.conn.close()
+                self._conn = None
+
+        await asyncio.get_running_loop().run_in_executor(self._thread, shut)
+        self._thread.shutdown(wait=True)
+
+    async def backup(self, target: Path | str) -> None:
+        """pg_dump's custom format, when pg_dump is on PATH; otherwise SetupError says what to run."""
+        dump = shutil.which("pg_dump")
+        if dump is None:
+            raise SetupError(f"pg_dump is not installed here; back up PostgreSQL with: pg_dump -Fc -f {target} "
+                             "\"$STUDYBOT_DATABASE_URL\"")
+        done = await asyncio.to_thread(subprocess.run, [dump, "-Fc", "-f", str(target), "--dbname", self.url],
+                                       capture_output=True, text=True)
+        if done.returncode != 0:
+            detail = " ".join(done.stderr.split())[:160]
+            raise SetupError(f"pg_dump could not back up {self.where}: {detail}")
+
+
+def examine(url: str) -> str:
+    """What `studybot check` reports of a PostgreSQL database, read without changing it;
+    StoreUnavailable says what stops studybot from using it."""
+    try:
+        with connect(url) as raw:
+            c = PgConn(raw)
+            version = schema_version(c)
+            server = c.execute("SHOW server_version").fetchone()[0]
+    except psycopg.Error as exc:
+        raise StoreUnavailable(explain(url, exc)) from exc
+    where = redacted(url)
+    if version > SCHEMA_VERSION:
+        raise StoreUnavailable(f"the database {where} has schema {version}, newer than this studybot's "
+                               f"{SCHEMA_VERSION}; run the newer studybot, or restore a backup made by this one")
+    upgrade = f", upgraded to {SCHEMA_VERSION} at start" if version < SCHEMA_VERSION else ""
+    return f"{where} (PostgreSQL {server}, schema {version}{upgrade})"
+
+
+def restore(backup: Path, url: str) -> None:
+    """pg_restore a dump made by `studybot backup`, when pg_restore is on PATH; else SetupError says what to run."""
+    if not backup.is_file():
+        raise SetupError(f"cannot restore {backup}: no such file; give the path of a backup made by studybot backup")
+    tool = shutil.which("pg_restore")
+    command = [tool or "pg_restore", "--clean", "--if-exists", "--no-owner", "--dbname", url, str(backup)]
+    if tool is None:
+        raise SetupError(f"pg_restore is not installed here; with studybot stopped, run: pg_restore --clean "
+                         f"--if-exists --no-owner --dbname \"$STUDYBOT_DATABASE_URL\" {backup}")
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        detail = " ".join(done.stderr.split())[:160]
+        raise SetupError(f"pg_restore could not restore {backup} into {redacted(url)}: {detail}")

@@ -1,0 +1,70 @@
+"""The Meta lesson's held-out answer set (benchmarks/meta_answers.yaml) loads, names only items of the pack,
+and its benchmark runs and prints its figures. The figures themselves are never asserted: the set measures
+the rubrics, it is not a target for them."""
+
+from __future__ import annotations
+
+import re
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+import yaml
+from support import REPO
+
+if str(REPO) not in sys.path:  # the benchmarks package lives beside bot/, outside the installed packages
+    sys.path.insert(0, str(REPO))
+
+from benchmarks import bench_lesson as bench  # noqa: E402
+from bot.content.loader import load_library  # noqa: E402
+
+
+@cache
+def library():
+    return load_library(bench.CONTENT)
+
+
+def test_every_answer_is_labelled_correct_or_wrong_and_each_item_has_both() -> None:
+    raw = yaml.safe_load(bench.ANSWERS.read_text(encoding="utf-8"))
+    for item in raw["items"]:
+        labels = [answer["label"] for answer in item["answers"]]
+        assert set(labels) == {"correct", "wrong"}, item["id"]
+        assert all(answer["text"].strip() and answer["why"].strip() for answer in item["answers"]), item["id"]
+
+
+def test_the_set_loads_and_every_item_is_one_of_the_lessons_own() -> None:
+    answers = bench.load_answers()
+    lesson = library().lessons[answers.lesson]
+    ids = [item.id for item in answers.items]
+    assert len(ids) == len(set(ids))
+    own = {q.id for q in lesson.review_questions if q.kind == "short"} | {p.id for p in lesson.prompts}
+    assert set(ids) <= own
+    for item in answers.items:
+        assert bench.rubric_of(library(), item).points, item.id
+
+
+def test_an_item_the_pack_does_not_have_is_refused() -> None:
+    item = bench.Item("meta-q99", "short", (bench.Answer("anything", True),))
+    with pytest.raises(ValueError, match="meta-q99"):
+        bench.rubric_of(library(), item)
+    mc = bench.Item("meta-q04", "short", (bench.Answer("anything", True),))  # a multiple-choice question
+    with pytest.raises(ValueError, match="meta-q04"):
+        bench.rubric_of(library(), mc)
+
+
+def test_a_label_other_than_correct_or_wrong_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "answers.yaml"
+    path.write_text("lesson: meta-llm-scale\nitems:\n  - id: meta-q06\n    kind: short\n    answers:\n"
+                    "      - {label: partly, why: half of it, text: shards the state}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="label"):
+        bench.load_answers(path)
+
+
+async def test_the_benchmark_runs_and_prints_its_figures() -> None:
+    lines = await bench.main()
+    figures = re.compile(r"^  (\S.*?)\s+\d+\.\d% \(\s*\d+/\d+\s*\)\s+\d+\.\d% \(\s*\d+/\d+\s*\)$")
+    rows = {m.group(1) for line in lines if (m := figures.match(line))}
+    items = {item.id for item in bench.load_answers().items}
+    assert rows == items | {"short answers", "teach-backs", "total"}
+    assert not any("misgraded" in line for line in lines)  # no per-answer listing unless asked

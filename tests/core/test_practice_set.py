@@ -1,0 +1,101 @@
+"""A pack's practice set (practice.yaml): questions outside the quiz that /review and practice rounds
+draw on, while /quiz, /results and quiz.md keep to the quiz."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+from fsrs import Scheduler
+from support import CORE_PACK, answer, channel, learner
+
+from bot.content.loader import check_library, load_library
+from bot.content.render import render_quiz
+from bot.core.config import Settings
+from bot.core.messages import Audience, Command, MessageRef
+from bot.runtime.app import StudyBot
+
+PRACTICE = """\
+questions:
+  - id: core-p1
+    type: mc
+    goal: measuring
+    prompt: "What does a training checkpoint hold?"
+    choices:
+      - text: "The state a job restarts from"
+        correct: true
+      - text: "Activations kept for the backward pass"
+        why_wrong: "That is activation checkpointing, a different idea."
+    explanation: "A checkpoint is the saved training state."
+    sources: [S2]
+"""
+
+
+@pytest.fixture
+def content(tmp_path: Path) -> Path:
+    root = tmp_path / "content"
+    shutil.copytree(CORE_PACK, root)
+    (root / "basics" / "practice.yaml").write_text(PRACTICE)
+    return root
+
+
+@pytest.fixture
+async def practising(content: Path, tmp_path: Path, clock):
+    settings = Settings(db_path=tmp_path / "studybot.db", content_dir=content, results_dir=tmp_path / "results",
+                        round_seconds=60)
+    studybot = await StudyBot.start(settings, clock)
+    studybot.ctx.fsrs = Scheduler(enable_fuzzing=False)
+    yield studybot
+    await studybot.close()
+
+
+def test_the_practice_set_loads_beside_the_quiz_and_stays_out_of_it(content: Path) -> None:
+    library = load_library(content)
+    lesson = library.lessons["core-basics"]
+    assert [q.id for q in lesson.practice] == ["core-p1"]
+    assert "core-p1" not in lesson.question_ids and "core-p1" in lesson.review_question_ids
+    assert "core-p1" in library.questions  # answerable by id, like every question
+    assert "core-p1" not in render_quiz(lesson) and "What does a training checkpoint hold?" not in render_quiz(lesson)
+
+
+def test_a_practice_question_is_checked_like_a_quiz_question(content: Path) -> None:
+    (content / "basics" / "practice.yaml").write_text(PRACTICE.replace("goal: measuring", "goal: nothing")
+                                                      .replace("id: core-p1", "id: core-q1"))
+    problems = [str(p) for p in check_library(content).problems]
+    assert any("practice.yaml" in p and "duplicate question 'core-q1'" in p for p in problems), problems
+    assert any("practice.yaml" in p and "'nothing' is not a goal id" in p for p in problems), problems
+
+
+async def test_review_serves_the_practice_set_after_the_quiz(practising) -> None:
+    who = learner()
+    lesson = practising.library.lessons["core-basics"]
+    served = []
+    for _ in range(len(lesson.review_questions)):
+        [reply] = await practising.handle(Command("review", "", who, channel()))
+        question = next(q for q in lesson.review_questions if q.prompt in reply.text)
+        served.append(question.id)
+        await practising.handle(answer(question, reply, who, channel()))
+    assert served == list(lesson.question_ids) + ["core-p1"]
+    [done] = await practising.handle(Command("review", "", who, channel()))
+    assert done.text.startswith("Nothing is due in Core basics.")
+
+
+async def test_quiz_keeps_to_the_quiz(practising) -> None:
+    who = learner()
+    [first] = await practising.handle(Command("quiz", "", who, channel()))
+    assert f"question 1 of {len(practising.library.lessons['core-basics'].questions)}" in first.text
+
+
+async def test_a_practice_round_asks_the_practice_set(practising) -> None:
+    replies = await practising.handle(Command("quiz", "round core-basics practice", learner("U0"), channel()))
+    [question] = [r for r in replies if r.audience is Audience.PUBLIC]
+    await practising.message_posted(question.tag, MessageRef("slack", "C1", "q1-message"))
+    assert replies[0].text.startswith("Round started: 1 questions")
+    assert "What does a training checkpoint hold?" in question.text
+    [refusal] = await practising.handle(Command("quiz", "round core-basics practice 2", learner("U0"),
+                                                channel("T1", "C2")))
+    assert refusal.text == "Lesson core-basics has 1 practice questions; pick 1 to 1."
+
+
+async def test_a_practice_round_of_a_lesson_without_a_practice_set_is_refused(bot) -> None:
+    [refusal] = await bot.handle(Command("quiz", "round core-basics practice", learner("U0"), channel()))
+    assert refusal.text == "Lesson core-basics has no practice questions yet."
