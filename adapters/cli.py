@@ -143,6 +143,8 @@ def check(settings: Settings) -> int:
 async def console(settings: Settings) -> int:
     from adapters.console import run_console
 
+    if not settings.database_url and (problem := sqlite_engine.path_problem(settings.db_path)):
+        raise StoreUnavailable(problem)
     try:
         if not settings.database_url:
             settings.db_path.parent.mkdir(parents=True, exist_ok=True)

@@ -20,3 +20,10 @@ async def test_the_core_benchmarks_run_and_record_what_they_time() -> None:
     assert board[0] == "leaderboard: 200 answers from 20 learners in one week"
     [due] = await bench_core.bench_due_queue(cards=50)
     assert due.startswith("review due queue, one learner with 50 cards in 10 lessons")
+
+
+def test_a_figure_that_misses_its_goal_says_fail() -> None:
+    from benchmarks import goal
+
+    assert goal("< 5 ms", True) == "(goal < 5 ms)"
+    assert goal("<= 1.5x", False) == "(goal <= 1.5x) FAIL: misses its goal"

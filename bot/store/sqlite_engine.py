@@ -49,6 +49,8 @@ class SqliteEngine(Engine):
     async def open(cls, path: Path | str, clock: Clock) -> SqliteEngine:
         path = Path(path)
         in_memory = str(path) == ":memory:"
+        if not in_memory and (problem := path_problem(path)):
+            raise StoreUnavailable(problem)
         if not in_memory and not path.parent.is_dir():
             raise StoreUnavailable(f"the database folder {path.parent} does not exist; create it or set STUDYBOT_DB")
         if not in_memory:
@@ -69,6 +71,11 @@ class SqliteEngine(Engine):
             await db.close()
             if isinstance(exc, sqlite3.DatabaseError) and "malformed" in str(exc):
                 raise StoreUnavailable(damaged(path, str(exc))) from exc
+            if "newer than this studybot" in str(exc):
+                raise StoreUnavailable(f"the database {path} has a {exc}; run the newer studybot, or restore a backup "
+                                       "made by this one") from exc
+            if "not a database" in str(exc):
+                raise StoreUnavailable(not_sqlite(path)) from exc
             raise StoreUnavailable(f"cannot use the database {path}: {exc}; make it and {path.parent} writable by "
                                    "this user, or set STUDYBOT_DB to another file") from exc
         if damage is not None:
@@ -144,6 +151,34 @@ def _identity(path: Path | None) -> tuple[int, int] | None:
     except OSError:
         return None
     return (info.st_dev, info.st_ino) if info else None
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def not_sqlite(path: Path) -> str:
+    return (f"the database {path} is not a SQLite file; set STUDYBOT_DB to studybot's database, or move that file "
+            "away and start again to create a new one")
+
+
+def path_problem(path: Path) -> str | None:
+    """What is wrong with STUDYBOT_DB's path itself, said as it is (None: nothing found)."""
+    for folder in path.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                return (f"the database {path} is under {folder}, which is a file, not a folder; set STUDYBOT_DB to "
+                        "a path in a folder")
+            break
+    if path.is_dir():
+        return f"the database {path} is a folder; set STUDYBOT_DB to a file, such as {path / 'studybot.db'}"
+    try:
+        with path.open("rb") as file:
+            head = file.read(len(SQLITE_HEADER))
+    except OSError:
+        return None  # missing (created at start) or unreadable (SQLite says which)
+    if head and head != SQLITE_HEADER:
+        return not_sqlite(path)
+    return None
 
 
 def _check_wal_owner(path: Path) -> None:
@@ -242,6 +277,8 @@ def _read_only(path: Path, immutable: bool = False) -> sqlite3.Connection:
 def examine(path: Path) -> str:
     """What `studybot check` reports of the database, read without changing it; StoreUnavailable
     when studybot could not use it."""
+    if problem := path_problem(path):
+        raise StoreUnavailable(problem)
     if not path.exists():
         if problem := _unwritable(path):
             raise StoreUnavailable(f"cannot create the database {path}: it {problem}; create the folder, make it "

@@ -252,3 +252,27 @@ def test_restore_checks_the_backup_first(tmp_path: Path, write, message) -> None
     with pytest.raises(SetupError, match=message):
         restore(source, db)
     assert db.read_text() == "the current database, untouched"
+
+
+@pytest.mark.parametrize("command", ["console", "check"])
+async def test_a_database_path_error_says_what_is_wrong_with_the_path(tmp_path: Path, command: str) -> None:
+    """Not "make it writable": what the path actually is."""
+    a_file = tmp_path / "a-file"
+    a_file.write_text("notes")
+    newer = tmp_path / "newer.db"
+    with sqlite3.connect(newer) as c:
+        c.execute("PRAGMA user_version = 999")
+    cases = {
+        a_file / "bot.db": f"is under {a_file}, which is a file, not a folder",
+        tmp_path: "is a folder; set STUDYBOT_DB to a file, such as",
+        a_file: "is not a SQLite file",
+        newer: "run the newer studybot, or restore a backup made by this one",
+    }
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
+    for db, says in cases.items():
+        done = studybot(command, db=db, cwd=tmp_path, STUDYBOT_RESULTS_DIR=str(tmp_path / "results"))
+        line = one_line(done)
+        assert done.returncode == 2 and says in line and "writable" not in line, (db, line)
+    done = studybot(command, db=garbage, cwd=tmp_path, STUDYBOT_RESULTS_DIR=str(tmp_path / "results"))
+    assert done.returncode == 2 and "writable" not in one_line(done), one_line(done)
