@@ -28,6 +28,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.authorization import AuthorizeResult
 from slack_bolt.authorization.async_authorize import AsyncAuthorize
 from slack_bolt.error import BoltUnhandledRequestError
+from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 from slack_sdk.errors import SlackApiError
@@ -43,7 +44,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters import metrics_http
 from adapters.http_guard import CappedSite, Limits, ReplayGuard
-from adapters.log_guard import NoBodies, RefusalLog, clean
+from adapters.log_guard import NoBodies, RefusalLog, Unsaid, clean
 from adapters.replies import ChatAdapter, Inbound
 from adapters.slack_payloads import (
     ACTION_PREFIX,
@@ -203,6 +204,8 @@ class SlackAdapter(ChatAdapter):
         bolt_log = logging.getLogger(BOLT_LOG)
         if not any(isinstance(f, NoBodies) for f in bolt_log.filters):
             bolt_log.addFilter(NoBodies())
+            # the bot token is given per request (`_authorized`); SLACK_BOT_TOKEN in the environment is not unused
+            bolt_log.addFilter(Unsaid(warning_client_prioritized_and_token_skipped()))
         secret = settings.signing_secret
         self._verifier = SignatureVerifier(secret.reveal()) if secret else None
         self._authorized = TokenChecked()
