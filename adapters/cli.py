@@ -151,9 +151,9 @@ async def console(settings: Settings) -> int:
     except OSError as exc:
         raise StoreUnavailable(f"cannot create the database folder {settings.db_path.parent} ({exc.strerror}); "
                                "make its parent writable or set STUDYBOT_DB") from exc
-    results.check_folder(settings.results_dir)
-    bot = await StudyBot.start(settings)
+    bot = await StudyBot.start(settings)  # the database's problems first, then the results folder's
     try:
+        results.check_folder(settings.results_dir)
         with reload_on_hangup(bot):
             await run_console(bot)
     finally:
@@ -169,10 +169,10 @@ async def run(settings: Settings, or_console: bool) -> int:
             return await console(settings)
         needs = " or ".join(p.needs for p in platforms.PLATFORMS)
         raise SetupError(f"no platform is configured: set {needs}, or try the console with `studybot console`")
-    results.check_folder(settings.results_dir)
     with stop_signals(asyncio.Event()) as stop:  # from here on, SIGTERM and Ctrl-C stop it cleanly
-        bot = await StudyBot.start(settings)
+        bot = await StudyBot.start(settings)  # the database's problems first, then the results folder's
         try:
+            results.check_folder(settings.results_dir)
             with reload_on_hangup(bot):
                 await run_platforms(bot, found, stop, metrics_port=settings.metrics_port,
                                     metrics_host=settings.metrics_host)

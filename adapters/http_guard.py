@@ -84,13 +84,13 @@ class ReplayGuard:
         self._seen: dict[tuple[str, str], float] = {}  # in the order they came
 
     def first_time(self, timestamp: str | None, signature: str | None) -> bool:
-        """Whether this request is new (and remember it)."""
+        """Whether this request was not yet taken."""
         now = self._now()
         while self._seen and (len(self._seen) >= self.MOST
                               or next(iter(self._seen.values())) < now - self.WINDOW - 60):
             del self._seen[next(iter(self._seen))]
-        key = (timestamp or "", signature or "")
-        if key in self._seen:
-            return False
-        self._seen[key] = now
-        return True
+        return (timestamp or "", signature or "") not in self._seen
+
+    def taken(self, timestamp: str | None, signature: str | None) -> None:
+        """Remember a request once it was handled (one that failed may come again, and is done then)."""
+        self._seen[(timestamp or "", signature or "")] = self._now()

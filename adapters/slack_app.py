@@ -332,7 +332,8 @@ class SlackAdapter(ChatAdapter):
         headers = request.headers
         if self._verifier is not None and not self._signed(raw, headers):
             return self._refuse(401, "a bad or stale signature")
-        if not self._replays.first_time(headers.get("X-Slack-Request-Timestamp"), headers.get("X-Slack-Signature")):
+        stamp = (headers.get("X-Slack-Request-Timestamp"), headers.get("X-Slack-Signature"))
+        if not self._replays.first_time(*stamp):
             self._ignored("a slack request replayed (same timestamp and signature); acknowledged, not done again")
             return web.Response(status=200, text="")
         try:
@@ -348,7 +349,10 @@ class SlackAdapter(ChatAdapter):
         repair_payload_quirk(bolt_request)
         if not routable(bolt_request.body):
             return self._refuse(400, "an interaction without actions")
-        return await to_aiohttp_response(await self.app.async_dispatch(bolt_request))
+        answered = await self.app.async_dispatch(bolt_request)
+        if answered.status < 300:
+            self._replays.taken(*stamp)
+        return await to_aiohttp_response(answered)
 
     def _signed(self, raw: bytes, headers: Any) -> bool:
         assert self._verifier is not None

@@ -19,6 +19,7 @@ from bot.runtime.app import declared_commands
 DOCS = [REPO / "README.md", REPO / "CONTRIBUTING.md", *sorted((REPO / "docs").glob("*.md"))]
 FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^ *```", re.S | re.M)
 INLINE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+LOG_SENTENCES = {"is"}  # `studybot is running on slack`, quoted from the log
 NOT_COMMANDS = {"quit", "exit", "invite", "metrics", "tmp"}  # the console's own, Slack's own, and paths
 CONFIG_SECTIONS = ("instructors", "rounds", "cohorts", "leaderboard", "discord")
 FILE_NAME = re.compile(r"\.(py|md|ya?ml|txt|csv|html)\b")  # `leaderboard.py` is a module, not a key
@@ -29,9 +30,11 @@ def blocks(text: str, language: str) -> list[str]:
 
 
 def code(text: str) -> Iterator[str]:
-    """Every piece of code the page shows: the lines of its fenced blocks, and its inline spans."""
+    """Every piece of code the page shows: the lines of its fenced blocks (but sample output, in
+    `text` blocks), and its inline spans."""
     for match in FENCE.finditer(text):
-        yield from match.group(3).splitlines()
+        if match.group(2) != "text":
+            yield from match.group(3).splitlines()
     yield from INLINE.findall(FENCE.sub("", text))
 
 
@@ -122,7 +125,7 @@ def cli_problems(lines: list[str]) -> list[str]:
             if name is None:
                 problems += [f"{line}: {w}" for w in rest if w not in main]
                 continue
-            if name.isupper():  # a placeholder (`studybot --debug COMMAND`)
+            if name.isupper() or name in LOG_SENTENCES:  # a placeholder (`studybot --debug COMMAND`), a log line
                 continue
             if name not in subcommands:
                 problems.append(f"{line}: no subcommand {name}")
