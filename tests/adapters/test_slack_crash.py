@@ -60,7 +60,7 @@ async def start_bot(env: dict[str, str], port: int, log: Path) -> asyncio.subpro
         proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", "run", env=env,
                                                     cwd=log.parent,  # not the checkout: no developer's .env
                                                     stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=out)
-    deadline = time.monotonic() + 8
+    deadline = time.monotonic() + 30  # generous: a loaded machine starts slowly, a quiet one in about a second
     while time.monotonic() < deadline:
         try:
             _, writer = await asyncio.open_connection("127.0.0.1", port)
