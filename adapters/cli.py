@@ -166,6 +166,7 @@ async def run(settings: Settings, or_console: bool) -> int:
     if not found:
         if or_console:
             print("No platform token is set: starting the console chat on the bundled lesson.")
+            quiet_for_the_console()
             return await console(settings)
         needs = " or ".join(p.needs for p in platforms.PLATFORMS)
         raise SetupError(f"no platform is configured: set {needs}, or try the console with `studybot console`")
@@ -306,14 +307,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def quiet_for_the_console() -> None:
+    """The console logs warnings only (INFO lines would interleave with the chat), but a reload asked for
+    is answered too."""
+    logging.getLogger().setLevel(logging.WARNING)
+    logging.getLogger(RELOAD_LOG).setLevel(logging.INFO)
+
+
 def _command(args: argparse.Namespace) -> int:
     load_env_file()
     settings = platforms.settings_from_env(os.environ)
     configure(settings.log_level if args.command == "run" else "WARNING", fmt=settings.log_format,
               secrets=[s for p in platforms.PLATFORMS for s in p.secrets],
               noisy=[n for p in platforms.PLATFORMS for n in p.noisy_loggers])
-    if args.command == "console":  # the console logs warnings only, but a reload asked for is answered too
-        logging.getLogger(RELOAD_LOG).setLevel(logging.INFO)
+    if args.command == "console":
+        quiet_for_the_console()
     if args.command in ("validate", "render"):
         folder = args.folder or settings.content_dir
         return (validate if args.command == "validate" else render)(folder)

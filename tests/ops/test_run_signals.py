@@ -118,8 +118,13 @@ async def test_sigterm_ends_the_console_like_ctrl_c(tmp_path: Path, argv: tuple[
     db = tmp_path / "bot.db"
     await until(lambda: db.with_name("bot.db.pid").exists() and "studybot console" in log.read_text(), proc, log,
                 "the console")
+    assert proc.stdin is not None
+    proc.stdin.write(b"/help\n")
+    await proc.stdin.drain()
+    await until(lambda: "Commands:" in log.read_text(), proc, log, "an answer")
     proc.send_signal(signal.SIGTERM)
     code = await asyncio.wait_for(proc.wait(), STOPPED_WITHIN)
     text = log.read_text()
     assert code == 0 and "Bye." in text and "Traceback" not in text, text
     assert sorted(p.name for p in tmp_path.glob("bot.db*")) == ["bot.db"]
+    assert " INFO " not in text  # `make run` with no token logs like the console: warnings only, not in the chat
