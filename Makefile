@@ -18,6 +18,14 @@ bench bench-grading: export STUDYBOT_UNT_DATA := $(UNT_DATA)
 endif
 endif
 
+# The scale benchmark's PostgreSQL rows use STUDYBOT_TEST_DATABASE_URL (as the tests do); when it is unset,
+# a server answering on 127.0.0.1:5432 is used if there is one (otherwise those rows say they were skipped).
+ifeq ($(origin STUDYBOT_TEST_DATABASE_URL),undefined)
+ifeq ($(shell pg_isready -q -h 127.0.0.1 2>/dev/null && echo up),up)
+bench: export STUDYBOT_TEST_DATABASE_URL := postgresql://postgres@127.0.0.1:5432/postgres
+endif
+endif
+
 $(STAMP): pyproject.toml $(LOCK)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip

@@ -1,4 +1,4 @@
-"""studybot: run, console, check, validate, render, backup, restore, health.
+"""studybot: run, console, check, validate, render, backup, restore, migrate-db, health.
 
 `.env` in the working directory is read first; a variable already in the environment wins.
 Every failure is one line on stderr, `studybot: <what>: <what to do>`, with exit status 2
@@ -25,7 +25,15 @@ from dotenv import dotenv_values
 
 from adapters import platforms
 from adapters.platform import Platform
-from adapters.runner import check_ports, pid_file, reload_on_hangup, run_platforms, running_pid, stop_signals
+from adapters.runner import (
+    RELOAD_CHANNEL,
+    check_ports,
+    pid_file,
+    reload_on_hangup,
+    run_platforms,
+    running_pid,
+    stop_signals,
+)
 from bot.content.loader import QUIZ_MD, Report, check_library
 from bot.content.render import render_quiz
 from bot.core import yamlfile
@@ -35,7 +43,8 @@ from bot.core.errors import ConfigError, ContentErrors, SetupError, StoreUnavail
 from bot.core.logs import configure
 from bot.features import results
 from bot.runtime.app import RELOAD_LOG, StudyBot, settings_problems
-from bot.store import Store, postgres_engine, sqlite_engine
+from bot.store import Store, moving, postgres_engine, sqlite_engine
+from bot.store.installs import Install, read_installs
 
 HEALTHY_WITHIN = timedelta(seconds=90)
 GIVEN_UP_WITHIN = timedelta(days=1)  # health lists the timers given up this recently
@@ -134,6 +143,14 @@ def check(settings: Settings) -> int:
     else:
         print(f"database: OK, {sqlite_engine.examine(settings.db_path)}")
     print(f"results: OK, {results.check_folder(settings.results_dir)} is writable")
+    try:
+        installs = (postgres_engine.peek(settings.database_url, read_installs) if settings.database_url
+                    else sqlite_engine.peek(settings.db_path, read_installs))
+    except StoreUnavailable as exc:
+        print(f"workspaces: not listed: {exc}")
+    else:
+        for line in workspaces(installs or [], settings):
+            print(line)
     needs = " or ".join(p.needs for p in platforms.PLATFORMS)
     print(f"platforms: {', '.join(p.name for p in found)}" if found else
           f"platforms: none configured (set {needs}); studybot run would refuse to start")
@@ -183,13 +200,19 @@ async def run(settings: Settings, or_console: bool) -> int:
 
 
 def reload_running(settings: Settings) -> int:
-    """Check the lesson packs, then ask the running studybot (its pid file) to load them (SIGHUP)."""
+    """Check the lesson packs, then ask the running studybot to load them: on SQLite the process its
+    pid file names (SIGHUP); on PostgreSQL every process on the database (NOTIFY)."""
     report = checked(settings.content_dir)
     if report.problems:
         raise SetupError(f"{len(report.problems)} problem(s) found, so nothing was reloaded: fix them, then run "
                          "studybot reload again")
     for key, message in settings_problems(settings, report.library):  # the running studybot would refuse
         raise settings.config_error(key, message)
+    if settings.database_url:  # every process on the database listens
+        postgres_engine.notify(settings.database_url, RELOAD_CHANNEL)
+        print(f"asked every studybot process on {postgres_engine.redacted(settings.database_url)} to reload the "
+              "lesson packs; their logs say when they are in use")
+        return 0
     marker = pid_file(settings.db_path)
     try:
         pid = running_pid(marker)
@@ -236,6 +259,16 @@ def restore_backup(settings: Settings, source: Path) -> int:
     return 0
 
 
+async def migrate_db(settings: Settings, url: str) -> int:
+    """Copy the SQLite database (STUDYBOT_DB) into an empty PostgreSQL database, every count checked."""
+    moved = await moving.move(settings.db_path, url)
+    for table, rows in moved.counts.items():
+        print(f"{table}: {rows} row(s)")
+    print(f"copied {moved.rows} row(s) in {len(moved.counts)} tables from {settings.db_path} to "
+          f"{postgres_engine.redacted(url)}, every count checked; set STUDYBOT_DATABASE_URL to it and start studybot")
+    return 0
+
+
 async def health(settings: Settings) -> int:
     """Exit 0 when the database is sound and the scheduler's heartbeat is fresh (Docker's healthcheck)."""
     clock = SystemClock()
@@ -252,6 +285,7 @@ async def health(settings: Settings) -> int:
     try:
         processes = await store.processes.listed()
         given_up = await store.timers.given_up(clock.now() - GIVEN_UP_WITHIN)
+        installs = await store.installs.listed()
         where = store.engine.where
     finally:
         await store.close()
@@ -267,6 +301,8 @@ async def health(settings: Settings) -> int:
         print(f"process {process.host} pid {process.pid}{f' ({process.platforms})' if process.platforms else ''}: "
               f"beat {int((clock.now() - process.beat_at).total_seconds())} s ago, "
               f"up since {process.started_at.isoformat(timespec='seconds')}")
+    for line in workspaces(installs, settings):
+        print(line)
     for failed in given_up:  # the process is fine; a channel it cannot post to is the operator's to fix
         reason, at = " ".join(failed.reason.split())[:240], failed.at.isoformat(timespec="seconds")
         if failed.timer.startswith("cohorts."):  # a configured channel, checked at start-up
@@ -274,6 +310,25 @@ async def health(settings: Settings) -> int:
         else:
             print(f"warning: timer {failed.timer} was given up at {at}: {reason}")
     return 0
+
+
+def workspaces(installs: list[Install], settings: Settings) -> list[str]:
+    """One line per workspace that installed studybot ("Add to Slack"), uninstalled ones with how long
+    their scores are kept."""
+    lines = []
+    days = settings.uninstalled_retention_days
+    for install in installs:
+        name = f"{install.in_cohort}{f' ({install.team_name})' if install.team_name else ''}"
+        if install.uninstalled_at is None:
+            since = install.installed_at.date().isoformat() if install.installed_at else "?"
+            rotates = ", its token rotates" if install.refresh_token else ""
+            lines.append(f"workspace {name}: installed since {since} by {install.installer_id or '?'}{rotates}")
+            continue
+        kept = ("kept" if days is None else
+                f"kept until {(install.uninstalled_at + timedelta(days=days)).date().isoformat()}")
+        lines.append(f"workspace {name}: uninstalled on {install.uninstalled_at.date().isoformat()}, its scores {kept}"
+                     " (STUDYBOT_UNINSTALLED_RETENTION_DAYS)")
+    return lines
 
 
 class _Parser(argparse.ArgumentParser):
@@ -299,6 +354,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", type=Path)
     p = sub.add_parser("restore", help="replace the database with a backup (stop the bot first)")
     p.add_argument("path", type=Path)
+    p = sub.add_parser("migrate-db", help="copy the SQLite database into an empty PostgreSQL database (bot stopped)")
+    p.add_argument("--to", required=True, metavar="URL", help="postgresql://user:password@host/db")
     sub.add_parser("reload", help="check the lesson packs, then have the running studybot use them (no restart)")
     sub.add_parser("health", help="exit 0 when the database is sound and the scheduler is alive")
     for each in sub.choices.values():  # `studybot check --debug` as well as `studybot --debug check`
@@ -337,6 +394,8 @@ def _command(args: argparse.Namespace) -> int:
         return asyncio.run(run(settings, args.or_console))
     if args.command == "backup":
         return asyncio.run(backup(settings, args.path))
+    if args.command == "migrate-db":
+        return asyncio.run(migrate_db(settings, args.to))
     return asyncio.run(health(settings))
 
 

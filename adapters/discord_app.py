@@ -12,11 +12,18 @@ Each INTERACTION_CREATE is read before discord.py parses it (`discord_payloads.R
 Discord's own examples leave out are filled in, and the member's role ids and the channel id
 are kept, so that neither an uncached guild nor a payload without a channel object loses them;
 any dispatch discord.py cannot parse is logged and skipped instead of ending the gateway.
+
+Across processes (STUDYBOT_DISCORD_SHARDS), each process runs its shards on discord.py's
+AutoShardedBot; Discord sends each server's events to its shard, `(guild_id >> 22) % shard_count`,
+and direct messages to shard 0. Only the process with shard 0 syncs the command tree, and IDENTIFYs
+are paced across processes: each holds a lock of the database from its IDENTIFY until Discord's
+5-second window has passed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
@@ -76,6 +83,8 @@ UNDELIVERABLE = {  # keyed by "was it a public post?"
            "(Privacy Settings), then try again.",
     True: "I could not post in this channel. Ask an admin to let studybot send messages and attach files here.",
 }
+IDENTIFY_WINDOW = 5.0  # seconds between IDENTIFYs of one bot (Discord's limit with max_concurrency 1)
+IDENTIFY_LOCK = "discord-identify"
 NOT_OURS = "That control is not studybot's (or no longer works). Type /help to see the commands."
 
 
@@ -94,9 +103,10 @@ def apply_urls(api_url: str, gateway_url: str) -> None:
 class StudyClient(commands.Bot):
     """The discord.py bot: registers the slash commands and the button template, syncs the tree."""
 
-    def __init__(self, adapter: DiscordAdapter, *, guild_ready_timeout: float = 2.0) -> None:
+    def __init__(self, adapter: DiscordAdapter, *, guild_ready_timeout: float = 2.0, **shards: Any) -> None:
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # studybot has no voice: no warnings
         super().__init__(
+            **shards,
             command_prefix=commands.when_mentioned,
             help_command=None,
             intents=discord.Intents.default(),
@@ -112,6 +122,8 @@ class StudyClient(commands.Bot):
     async def setup_hook(self) -> None:
         self.adapter.raw.install(self._connection.parsers)
         self.add_dynamic_items(ChoiceButton)
+        if not self.adapter.settings.syncs_commands:
+            return  # the process with shard 0 syncs them
         guilds = self.adapter.settings.sync_guilds
         if not guilds:
             await self.tree.sync()
@@ -123,6 +135,12 @@ class StudyClient(commands.Bot):
 
     async def on_ready(self) -> None:
         self.adapter.healthy = True
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        if self.adapter.settings.sharded:
+            await self.adapter.pace_identify()
+        else:
+            await super().before_identify_hook(shard_id, initial=initial)
 
     async def on_resumed(self) -> None:
         self.adapter.healthy = True
@@ -155,6 +173,10 @@ class StudyClient(commands.Bot):
             return
         log.error("discord command %s failed: %s", clean(interaction.command and interaction.command.name, 40),
                   type(getattr(error, "original", error)).__name__)
+
+
+class ShardedStudyClient(StudyClient, commands.AutoShardedBot):
+    """The same bot on discord.py's AutoShardedBot: this process's shards of the bot's total."""
 
 
 async def _note(interaction: discord.Interaction, text: str) -> None:
@@ -282,15 +304,21 @@ class DiscordAdapter(ChatAdapter):
     undeliverable = UNDELIVERABLE
 
     def __init__(self, bot: StudyBot, settings: DiscordSettings, *, guild_ready_timeout: float = 2.0,
-                 ready_timeout: float = 30.0, reconnect_delay: float = 1.0) -> None:
+                 ready_timeout: float = 30.0, reconnect_delay: float = 1.0,
+                 identify_window: float = IDENTIFY_WINDOW) -> None:
         super().__init__(bot)
         self.settings = settings
+        self.identify_window = identify_window
+        self._identified: set[asyncio.Task[None]] = set()
+        self._logging_in = False  # AutoShardedBot can be closed only once login began
         self.ready_timeout = ready_timeout
         self.reconnect_delay = reconnect_delay
         self.reconnect_delays: list[float] = []  # each wait before a reconnect, for the log and tests
         self.healthy = False  # set once a connection reached READY (or RESUMED)
         self.raw = RawInteractions()
-        self.client = StudyClient(self, guild_ready_timeout=guild_ready_timeout)
+        self.client = (ShardedStudyClient(self, guild_ready_timeout=guild_ready_timeout,
+                                          shard_ids=list(settings.shard_ids), shard_count=settings.shard_count)
+                       if settings.sharded else StudyClient(self, guild_ready_timeout=guild_ready_timeout))
         self._roles: dict[int, frozenset[str]] = {}  # guild id -> resolved role ids of configured names
         self._fatal: BaseException | None = None
         self._supervisor: asyncio.Task[None] | None = None
@@ -301,6 +329,7 @@ class DiscordAdapter(ChatAdapter):
         if self.settings.token is None:
             raise PlatformRejected("DISCORD_TOKEN is not set: copy the bot token from the Developer Portal")
         apply_urls(self.settings.api_url, self.settings.gateway_url)
+        self._logging_in = True
         try:
             async with asyncio.timeout(self.ready_timeout):
                 await self.client.login(self.settings.token.reveal())
@@ -321,8 +350,10 @@ class DiscordAdapter(ChatAdapter):
             ready.cancel()
         if ready in done and not self._closing:
             user = self.client.user
-            log.info("discord connected as @%s in %d server(s)", clean(user.name if user else "?"),
-                     len(self.client.guilds))
+            shards = (f" (shards {','.join(map(str, self.settings.shard_ids))} of {self.settings.shard_count})"
+                      if self.settings.sharded else "")
+            log.info("discord connected as @%s in %d server(s)%s", clean(user.name if user else "?"),
+                     len(self.client.guilds), shards)
             return
         fatal = self._fatal
         if self._closing:
@@ -367,9 +398,29 @@ class DiscordAdapter(ChatAdapter):
             await asyncio.sleep(delay)
             delay = min(delay * 2, 60.0)
 
+    async def pace_identify(self) -> None:
+        """Take the IDENTIFY lock, shared by every process on the database, and hold it until
+        `identify_window` after this IDENTIFY (released by a task, so the IDENTIFY goes now)."""
+        held = contextlib.AsyncExitStack()
+        await held.enter_async_context(self.bot.store.engine.exclusive(IDENTIFY_LOCK))
+
+        async def release() -> None:
+            try:
+                await asyncio.sleep(self.identify_window)
+            finally:
+                await held.aclose()
+
+        task = asyncio.create_task(release(), name="discord-identify-window")
+        self._identified.add(task)
+        task.add_done_callback(self._identified.discard)
+
     async def disconnect(self) -> None:
         """Close the gateway and the HTTP session."""
-        await self.client.close()
+        for task in list(self._identified):
+            task.cancel()
+        await asyncio.gather(*self._identified, return_exceptions=True)
+        if self._logging_in or not self.settings.sharded:
+            await self.client.close()
         supervisor, self._supervisor = self._supervisor, None
         if supervisor is not None and supervisor is not asyncio.current_task():
             try:

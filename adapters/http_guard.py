@@ -2,8 +2,11 @@
 
 aiohttp closes a connection whose request headers have not all arrived within its keep-alive
 timeout (it is armed when the connection opens), so `header_timeout` is passed as that; the
-body is read under `body_timeout` by the handler; `max_body` is aiohttp's `client_max_size`;
-and `CappedSite` turns away connections beyond `max_connections` with a 503.
+body is read under `body_timeout` by the handler; `max_body` is aiohttp's `client_max_size`.
+`CappedSite` serves at most `max_connections` at once; a connection past that waits for a place,
+unread, for at most `queue_wait` seconds (Slack does not retry an interaction, so a burst is queued,
+not refused), and only `max_waiting` may wait, `max_waiting_per_client` of them from one address:
+a client that floods is answered 503 and hung up on, as is one whose wait runs out.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -27,7 +31,10 @@ class Limits:
     header_timeout: float = 10.0  # seconds for a connection's request headers to arrive
     body_timeout: float = 10.0  # seconds for its body
     max_body: int = 1024 * 1024  # bytes; Slack's largest interaction payloads are a few hundred KB
-    max_connections: int = 100  # open at once, well under a 256-descriptor limit
+    max_connections: int = 100  # served at once
+    queue_wait: float = 2.0  # seconds a connection past the cap may wait for a place (Slack gives up at 3)
+    max_waiting: int = 800  # connections waiting at once: with those served, under a 1024-descriptor limit
+    max_waiting_per_client: int = 400  # of them from one address (behind a load balancer: the balancer's)
     max_json_depth: int = 64  # nesting of a JSON payload; Slack's own are under 15 deep
 
 
@@ -42,34 +49,127 @@ def json_depth_within(text: str, limit: int) -> bool:
     return True
 
 
-class _Refuse(asyncio.Protocol):
-    """Answers 503 and hangs up: the connection cap is reached."""
+ADMIT_EVERY = 0.005  # seconds between looks for a free place while connections wait
+
+
+def _refuse(transport: asyncio.BaseTransport) -> None:
+    """Answer 503 and hang up."""
+    assert isinstance(transport, asyncio.Transport)
+    transport.write(BUSY)
+    transport.close()
+
+
+class _Waiting(asyncio.Protocol):
+    """A connection past the cap, unread until the site admits it (or its wait runs out)."""
+
+    def __init__(self, site: CappedSite) -> None:
+        self.site = site
+        self.client = ""
+        self.transport: asyncio.Transport | None = None
+        self.early = bytearray()  # what arrived before reading paused
+        self.deadline: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
-        transport.write(BUSY)
-        transport.close()
+        peer = transport.get_extra_info("peername")
+        self.client = str(peer[0]) if isinstance(peer, tuple) else ""
+        if not self.site.wait(self):  # no room to wait: refused at once
+            _refuse(transport)
+            return
+        self.transport = transport
+        transport.pause_reading()
+        self.deadline = asyncio.get_running_loop().call_later(self.site.limits.queue_wait, self.give_up)
+
+    def data_received(self, data: bytes) -> None:
+        self.early += data
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.site.stop_waiting(self)
+
+    def give_up(self) -> None:
+        self.site.stop_waiting(self)
+        if self.transport is not None and not self.transport.is_closing():
+            _refuse(self.transport)
+
+    def admit(self, protocol: asyncio.Protocol) -> None:
+        """Hand the connection to the server's protocol, as if it had just arrived."""
+        assert self.transport is not None
+        if self.deadline is not None:
+            self.deadline.cancel()
+        self.transport.set_protocol(protocol)
+        protocol.connection_made(self.transport)
+        if self.early:
+            protocol.data_received(bytes(self.early))
+        self.transport.resume_reading()
 
 
 class CappedSite(web.TCPSite):
-    """A TCPSite that serves at most `max_connections` connections at once."""
+    """A TCPSite that serves at most `limits.max_connections` connections at once and queues a
+    bounded number past that (see the module's docstring). `reuse_port` lets processes on one
+    machine share the port (SO_REUSEPORT: the kernel spreads connections among them)."""
 
-    def __init__(self, runner: web.AppRunner, host: str, port: int, max_connections: int) -> None:
-        super().__init__(runner, host, port)
-        self.max_connections = max_connections
+    def __init__(self, runner: web.AppRunner, host: str, port: int, limits: Limits, reuse_port: bool = False) -> None:
+        super().__init__(runner, host, port, reuse_port=reuse_port)
+        self.limits = limits
+        self._waiting: deque[_Waiting] = deque()
+        self._per_client: Counter[str] = Counter()
+        self._admitting: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         await web.BaseSite.start(self)  # registers the site with its runner, as TCPSite.start does
         server = self._runner.server
         assert server is not None
+        limits = self.limits
 
         def protocol() -> Any:
-            return server() if len(server.connections) < self.max_connections else _Refuse()
+            if len(server.connections) < limits.max_connections and not self._waiting:
+                return server()
+            return _Waiting(self)
 
         loop = asyncio.get_running_loop()
         self._server = await loop.create_server(protocol, self._host, self._port, backlog=self._backlog,
                                                 reuse_address=self._reuse_address, reuse_port=self._reuse_port)
         self._bound_port = self._server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        if self._admitting is not None:
+            self._admitting.cancel()
+        for waiting in list(self._waiting):
+            waiting.give_up()
+        await super().stop()
+
+    def wait(self, waiting: _Waiting) -> bool:
+        """Queue a connection past the cap; False when there is no room for it (or its client)."""
+        full = len(self._waiting) >= self.limits.max_waiting
+        if full or self._per_client[waiting.client] >= self.limits.max_waiting_per_client:
+            return False
+        self._waiting.append(waiting)
+        self._per_client[waiting.client] += 1
+        if self._admitting is None or self._admitting.done():
+            self._admitting = asyncio.create_task(self._admit())
+        return True
+
+    def stop_waiting(self, waiting: _Waiting) -> None:
+        try:
+            self._waiting.remove(waiting)
+        except ValueError:
+            return
+        self._per_client[waiting.client] -= 1
+        if self._per_client[waiting.client] <= 0:
+            del self._per_client[waiting.client]
+
+    async def _admit(self) -> None:
+        """Admit waiting connections, oldest first, as places free up."""
+        server = self._runner.server
+        assert server is not None
+        while self._waiting:
+            for _ in range(self.limits.max_connections - len(server.connections)):
+                if not self._waiting:
+                    break
+                waiting = self._waiting[0]
+                self.stop_waiting(waiting)
+                waiting.admit(server())
+            await asyncio.sleep(ADMIT_EVERY)
 
 
 class ReplayGuard:

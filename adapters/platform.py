@@ -8,9 +8,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import import_module
-from typing import Any
+from typing import Any, NamedTuple
 
 from bot.core.config import Settings
+
+
+class Listen(NamedTuple):
+    """An address a platform listens on, the variable that sets its port, and whether processes on
+    one machine share it (SO_REUSEPORT)."""
+
+    host: str
+    port: int
+    variable: str
+    shared: bool = False
 
 
 @dataclass(frozen=True)
@@ -24,7 +34,7 @@ class Platform:
     configured: Callable[[Any], bool]  # whether its credentials are set
     needs: str  # what an operator sets to use it
     adapter: str  # "module:Class", built as Class(bot, its settings)
-    listens: Callable[[Any], tuple[tuple[str, int, str], ...]] = lambda settings: ()  # (host, port, variable)
+    listens: Callable[[Any], tuple[Listen, ...]] = lambda settings: ()
     instructor_keys: tuple[str, ...] = ()  # its keys under `instructors` in the config file
     instructor_rule: Callable[[Settings], Any] = lambda settings: None  # those keys read (ConfigError when wrong)
 

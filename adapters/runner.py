@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from adapters import metrics_http
-from adapters.platform import Platform
+from adapters.platform import Listen, Platform
 from bot.core.errors import PlatformRejected, PlatformUnreachable, SetupError
 from bot.core.messages import Place
 from bot.runtime.app import StudyBot
@@ -37,6 +37,8 @@ STOP_WITHIN = 8.0  # seconds to close every adapter after a stop signal (Docker'
 
 
 CHECK_WITHIN = 10.0  # seconds for one configured channel's start-up check
+RELOAD_CHANNEL = "studybot_reload"  # what `studybot reload` announces on PostgreSQL
+CHANNEL_CHECKS = "channel checks"  # the lock of the process checking the configured channels
 
 
 class Adapter(Outbox, Protocol):
@@ -119,7 +121,9 @@ def _hold_pid_file(marker: Path) -> IO[str] | None:
 
 @contextlib.contextmanager
 def reload_on_hangup(bot: StudyBot) -> Iterator[None]:
-    """While inside: SIGHUP re-reads the lesson packs (StudyBot.reload), and the pid file says who we are."""
+    """While inside: SIGHUP re-reads the lesson packs (StudyBot.reload), and so does `studybot reload`:
+    on SQLite through the pid file, which says who we are; on PostgreSQL through the database
+    (NOTIFY on RELOAD_CHANNEL), which reaches every process on every machine."""
     loop = asyncio.get_running_loop()
     reloads: set[asyncio.Task[Any]] = set()
 
@@ -128,12 +132,19 @@ def reload_on_hangup(bot: StudyBot) -> Iterator[None]:
         reloads.add(task)
         task.add_done_callback(reloads.discard)
 
+    async def on_notice() -> None:
+        async for _ in bot.store.engine.notices(RELOAD_CHANNEL):
+            log.info("studybot reload was asked on the database; reloading the lesson packs")
+            hangup()
+
     marker = pid_file(bot.settings.db_path)
     loop.add_signal_handler(signal.SIGHUP, hangup)
-    held = _hold_pid_file(marker)
+    listener = loop.create_task(on_notice(), name="reload listener")
+    held = None if bot.settings.database_url else _hold_pid_file(marker)
     try:
         yield
     finally:
+        listener.cancel()
         loop.remove_signal_handler(signal.SIGHUP)
         if held is not None:  # removed while still locked, so that no other studybot's file is taken
             with contextlib.suppress(OSError):
@@ -143,18 +154,21 @@ def reload_on_hangup(bot: StudyBot) -> Iterator[None]:
 
 def check_ports(configured: Mapping[Platform, Any], metrics_port: int | None,
                 metrics_host: str = metrics_http.HOST) -> None:
-    """Every address studybot will listen on is free (SetupError names the variable otherwise)."""
+    """Every address studybot will listen on is free (SetupError names the variable otherwise); a
+    shared port (SO_REUSEPORT) may already be held by other studybot processes, which share it too."""
     wanted = [address for platform, settings in configured.items() for address in platform.listens(settings)]
     if metrics_port is not None:
-        for _, port, variable in wanted:
-            if port == metrics_port:
-                raise SetupError(f"STUDYBOT_METRICS_PORT: {port} is also {variable}; leave it unset (Slack's HTTP "
-                                 "port serves /metrics too) or choose another port")
-        wanted.append((metrics_host, metrics_port, "STUDYBOT_METRICS_PORT"))
-    for host, port, variable in wanted:
+        for listen in wanted:
+            if listen.port == metrics_port:
+                raise SetupError(f"STUDYBOT_METRICS_PORT: {metrics_port} is also {listen.variable}; leave it unset "
+                                 "(Slack's HTTP port serves /metrics too) or choose another port")
+        wanted.append(Listen(metrics_host, metrics_port, "STUDYBOT_METRICS_PORT"))
+    for host, port, variable, shared in wanted:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         with socket.socket(family, socket.SOCK_STREAM) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as aiohttp binds
+            if shared:  # binds beside processes that share the port; still fails beside any other program
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
             try:
                 probe.bind((host, port))
             except OSError as exc:
@@ -203,7 +217,16 @@ async def run_platforms(bot: StudyBot, configured: Mapping[Platform, Any], stop:
 async def check_channels(bot: StudyBot, adapters: Sequence[Adapter]) -> int:
     """Check each channel the configuration posts to on a schedule; each one studybot cannot post
     in is logged and recorded for `studybot health` (which shows what the latest check found).
-    Returns how many have a problem."""
+    One process checks for all: one that starts while another checks skips it. Returns how many
+    have a problem."""
+    async with bot.store.engine.first(CHANNEL_CHECKS) as mine:
+        if not mine:
+            log.info("another studybot process is checking the configured channels")
+            return 0
+        return await _check_channels(bot, adapters)
+
+
+async def _check_channels(bot: StudyBot, adapters: Sequence[Adapter]) -> int:
     problems = 0
     for adapter in adapters:
         for key, place in bot.channels(adapter.platform):

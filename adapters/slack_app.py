@@ -8,6 +8,11 @@ or a rate-limited Web API cannot hold the ack past Slack's 3 seconds (`process_b
 makes Bolt answer only when the listener returns). Payloads are read and rendered by
 `adapters.slack_payloads`. HTTP requests are read within time and size limits and their
 signature is checked before their body is parsed.
+
+With SLACK_BOT_TOKEN it serves that one workspace. With the app's client id and secret it serves
+every workspace that installs it through "Add to Slack" (`/slack/install`, Bolt's OAuth flow), each
+with its own bot token from `adapters.slack_installs`, requests and timers alike; an uninstall
+(`app_uninstalled`, `tokens_revoked`) removes the install.
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, TypeVar
+from urllib.parse import urljoin
 
 from aiohttp import ClientError, web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
@@ -29,6 +35,7 @@ from slack_bolt.authorization import AuthorizeResult
 from slack_bolt.authorization.async_authorize import AsyncAuthorize
 from slack_bolt.error import BoltUnhandledRequestError
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
+from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 from slack_sdk.errors import SlackApiError
@@ -46,6 +53,7 @@ from adapters import metrics_http
 from adapters.http_guard import CappedSite, Limits, ReplayGuard
 from adapters.log_guard import NoBodies, RefusalLog, Unsaid, clean
 from adapters.replies import ChatAdapter, Inbound
+from adapters.slack_installs import InstallationStore, InstallsAuthorize, OAuthStates, Workspaces, rotator
 from adapters.slack_payloads import (
     ACTION_PREFIX,
     FORM_CALLBACK,
@@ -62,7 +70,7 @@ from adapters.slack_payloads import (
     too_deep,
     user_of,
 )
-from adapters.slack_settings import SlackSettings
+from adapters.slack_settings import INSTALL_PATH, SlackSettings
 from bot.core.errors import DeliveryFailed, PlatformRejected, PlatformUnreachable
 from bot.core.messages import (
     Actor,
@@ -75,9 +83,11 @@ from bot.core.messages import (
 from bot.runtime.app import StudyBot
 
 log = logging.getLogger("studybot.slack")
+T = TypeVar("T")
 BOLT_LOG = "slack_bolt.studybot"  # Bolt's and the Socket Mode client's logger: under slack_bolt, bodies withheld
 
 EVENTS_PATH = "/slack/events"
+ROTATE_MINUTES = 120  # a rotating token is refreshed this long before it expires (Bolt's default)
 SLACK_FAILURES = (SlackApiError, DeliveryFailed, ClientError, TimeoutError, OSError)
 NO_ACCESS = frozenset({  # Web API errors a retry cannot mend: the channel or the person is out of reach
     "channel_not_found", "is_archived", "not_in_channel", "restricted_action", "restricted_action_read_only_channel",
@@ -135,6 +145,7 @@ class SlackInteraction:
 
     def __init__(self, adapter: SlackAdapter, ack: Any, body: Json, respond: Any, channel_id: str | None) -> None:
         self.adapter, self.ack, self.body, self.respond, self.channel_id = adapter, ack, body, respond, channel_id
+        self.team = user_of(body)[0]
         self.opens_forms = body.get("type") != "view_submission"
         self.answers: tuple[Audience, ...] = (Audience.PRIVATE,) if "command" in body else ()
 
@@ -142,7 +153,8 @@ class SlackInteraction:
         assert reply.form is not None
         channel = reply.place.channel_id if reply.place else None
         try:
-            await self.adapter.quick.views_open(trigger_id=self.body.get("trigger_id") or "",
+            await self.adapter.quick.views_open(token=await self.adapter.token(self.team),
+                                                trigger_id=self.body.get("trigger_id") or "",
                                                 view=modal_for(reply.form, channel))
         except SLACK_FAILURES as exc:
             log.warning("views.open failed (%s); telling the user to retry", self.adapter.why(exc))
@@ -161,10 +173,12 @@ class SlackInteraction:
                 return
             log.warning("slack response_url answered HTTP %s; posting the reply instead", sent.status_code)
         client, user = self.adapter.client, reply.to.user_id if reply.to else ""
+        token = await self.adapter.token(self.team)
         if reply.place is not None and reply.place.channel_id:
-            await client.chat_postEphemeral(channel=reply.place.channel_id, user=user, **message)
+            await client.chat_postEphemeral(token=token, channel=reply.place.channel_id, user=user, **message)
         else:
-            await client.chat_postMessage(channel=self.channel_id or await self.adapter.dm_channel(user), **message)
+            channel = self.channel_id or await self.adapter.dm_channel(self.team, user)
+            await client.chat_postMessage(token=token, channel=channel, **message)
 
     async def fail(self, text: str) -> None:
         if self.ack.response is None:
@@ -186,7 +200,7 @@ class SlackAdapter(ChatAdapter):
 
     def __init__(self, bot: StudyBot, settings: SlackSettings, *, limits: Limits | None = None,
                  admin_ttl: float = 600.0, connect_timeout: float = 15.0) -> None:
-        if settings.bot_token is None:
+        if settings.bot_token is None and not settings.distributed:
             raise ValueError("SLACK_BOT_TOKEN is not set")
         super().__init__(bot)
         self.settings = settings
@@ -195,7 +209,7 @@ class SlackAdapter(ChatAdapter):
         self.connect_timeout = connect_timeout
         self.port: int | None = None
         base_url = settings.api_url.rstrip("/") + "/"
-        token = settings.bot_token.reveal()
+        token = settings.bot_token.reveal() if settings.bot_token else None  # None: each call names its workspace's
         self.client = AsyncWebClient(token=token, base_url=base_url, retry_handlers=[
             AsyncConnectionErrorRetryHandler(), AsyncRateLimitErrorRetryHandler(max_retry_count=2)])
         # Calls made before the ack (views.open, users.info) must not wait out a rate limit.
@@ -209,9 +223,27 @@ class SlackAdapter(ChatAdapter):
         secret = settings.signing_secret
         self._verifier = SignatureVerifier(secret.reveal()) if secret else None
         self._authorized = TokenChecked()
+        self.workspaces: Workspaces | None = None
+        authorize: AsyncAuthorize = self._authorized
+        oauth: AsyncOAuthSettings | None = None
+        if settings.distributed:
+            assert settings.client_id is not None and settings.client_secret is not None
+            client_secret = settings.client_secret.reveal()
+            refresher = rotator(settings.client_id, client_secret, base_url)
+            self.workspaces = Workspaces(bot.store, refresher, ROTATE_MINUTES)
+            authorize = InstallsAuthorize(self.workspaces)
+            installs = InstallationStore(bot.store, changed=self.workspaces.forget)
+            oauth = AsyncOAuthSettings(
+                client_id=settings.client_id, client_secret=client_secret, scopes=list(settings.scopes),
+                redirect_uri=settings.redirect_url, install_path=INSTALL_PATH, redirect_uri_path=settings.redirect_path,
+                authorization_url=urljoin(base_url, "/oauth/v2/authorize"), installation_store=installs,
+                installation_store_bot_only=True, state_store=OAuthStates(bot.store),
+                token_rotation_expiration_minutes=ROTATE_MINUTES, logger=bolt_log)
         self.app = AsyncApp(
-            client=AsyncWebClient(base_url=base_url),  # Bolt's own: its token comes from `_authorized`
-            authorize=self._authorized,  # type: ignore[arg-type]  # Bolt takes an AsyncAuthorize as it is
+            client=AsyncWebClient(base_url=base_url),  # Bolt's own: its token comes from `authorize`
+            authorize=authorize,  # type: ignore[arg-type]  # Bolt takes an AsyncAuthorize as it is
+            oauth_settings=oauth,
+            installation_store_bot_only=True if oauth else None,
             logger=bolt_log,
             signing_secret=secret.reveal() if secret else "",
             # `_http` checks every HTTP request's signature before Bolt parses it; Bolt checks it
@@ -224,11 +256,13 @@ class SlackAdapter(ChatAdapter):
         self.app.action(re.compile("^" + re.escape(ACTION_PREFIX)))(self._on_click)
         self.app.view(FORM_CALLBACK)(self._on_submit)
         self.app.error(self._on_error)
+        if oauth is not None:
+            self.app.enable_token_revocation_listeners()  # app_uninstalled, tokens_revoked: the install goes
         self._refused = RefusalLog(log)
         self._ignored = RefusalLog(log, verb="ignored")
         self._replays = ReplayGuard()
         self._admins: dict[tuple[str, str], tuple[bool, float]] = {}
-        self._dms: dict[str, str] = {}
+        self._dms: dict[tuple[str, str], str] = {}  # (workspace, user) -> DM channel
         self._runner: web.AppRunner | None = None
         self._socket: AsyncSocketModeHandler | None = None
 
@@ -236,7 +270,13 @@ class SlackAdapter(ChatAdapter):
 
     async def connect(self) -> None:
         """Check the bot token (auth.test), then connect over Socket Mode when an app token is set,
-        else serve HTTP on /slack/events."""
+        else serve HTTP on /slack/events (and, for installs in many workspaces, /slack/install)."""
+        if self.settings.distributed:
+            await self._serve_http()
+            installed = [i for i in await self.bot.store.installs.listed(PLATFORM) if i.installed]
+            log.info("slack serving %d installed workspace(s) in HTTP mode on %s:%s (install at %s)", len(installed),
+                     self.settings.http_host, self.port, INSTALL_PATH)
+            return
         who = await self._check_token()
         if self.settings.app_token is not None:
             await self._connect_socket()
@@ -294,12 +334,16 @@ class SlackAdapter(ChatAdapter):
         limits = self.limits
         server = web.Application(client_max_size=limits.max_body)
         server.router.add_post(EVENTS_PATH, self._http)
+        if self.settings.distributed:
+            server.router.add_get(INSTALL_PATH, self._oauth)
+            server.router.add_get(self.settings.redirect_path, self._oauth)
         server.router.add_get(metrics_http.PATH, metrics_http.route(self.bot))
         # lingering_time=0: a body left unread (too slow, too large) is not waited for after the answer
         self._runner = web.AppRunner(server, shutdown_timeout=5.0, access_log=None,
                                      keepalive_timeout=limits.header_timeout, lingering_time=0)
         await self._runner.setup()
-        site = CappedSite(self._runner, self.settings.http_host, self.settings.http_port, limits.max_connections)
+        site = CappedSite(self._runner, self.settings.http_host, self.settings.http_port, limits,
+                          reuse_port=self.settings.reuse_port)
         try:
             await site.start()
         except OSError as exc:
@@ -354,6 +398,15 @@ class SlackAdapter(ChatAdapter):
             self._replays.taken(*stamp)
         return await to_aiohttp_response(answered)
 
+    async def _oauth(self, request: web.Request) -> web.StreamResponse:
+        """"Add to Slack" (the install page, then Slack's redirect back with a code): Bolt's OAuth flow."""
+        flow = self.app.oauth_flow
+        assert flow is not None
+        bolt_request = AsyncBoltRequest(body="", query=request.query_string, headers=request.headers)  # type: ignore[arg-type]
+        if request.path == INSTALL_PATH:
+            return await to_aiohttp_response(await flow.handle_installation(bolt_request))
+        return await to_aiohttp_response(await flow.handle_callback(bolt_request))
+
     def _signed(self, raw: bytes, headers: Any) -> bool:
         assert self._verifier is not None
         try:
@@ -407,6 +460,10 @@ class SlackAdapter(ChatAdapter):
         `admin_ttl` seconds, so a demoted admin loses instructor powers within that time."""
         if self.bot.settings.instructors.listed(Cohort(PLATFORM, team), user):
             return True
+        if self.workspaces is not None and self.settings.installer_is_instructor and user:
+            with contextlib.suppress(DeliveryFailed):
+                if (await self.workspaces.install(team)).installer_id == user:
+                    return True
         if not self.settings.admins_are_instructors or not user:
             return False
         now = time.monotonic()
@@ -414,7 +471,7 @@ class SlackAdapter(ChatAdapter):
         if known is not None and known[1] > now:
             return known[0]
         try:
-            info = (await self.quick.users_info(user=user))["user"]
+            info = (await self.quick.users_info(token=await self.token(team), user=user))["user"]
         except SLACK_FAILURES as exc:
             log.warning("users.info failed (%s); the user's last known role stands", self.why(exc))
             return known[0] if known else False
@@ -422,11 +479,19 @@ class SlackAdapter(ChatAdapter):
         self._admins[(team, user)] = (flag, now + self.admin_ttl)
         return flag
 
-    async def dm_channel(self, user_id: str) -> str:
-        if user_id not in self._dms:
-            opened = await self.client.conversations_open(users=user_id)
-            self._dms[user_id] = opened["channel"]["id"]
-        return self._dms[user_id]
+    async def token(self, team: str) -> str:
+        """The bot token for the workspace: SLACK_BOT_TOKEN's, else its install's (refreshed when it
+        expires soon); DeliveryFailed (permanent) when studybot is not installed there."""
+        if self.workspaces is None:
+            assert self.client.token is not None
+            return self.client.token
+        return await self.workspaces.token(team)
+
+    async def dm_channel(self, team: str, user_id: str) -> str:
+        if (team, user_id) not in self._dms:
+            opened = await self.client.conversations_open(token=await self.token(team), users=user_id)
+            self._dms[(team, user_id)] = opened["channel"]["id"]
+        return self._dms[(team, user_id)]
 
     # ------------------------------------------------------------ Outbox
 
@@ -437,21 +502,28 @@ class SlackAdapter(ChatAdapter):
         if public is None and reply.to is None:
             log.warning("a reply with neither channel nor recipient was dropped")
             return None
-        with self.refusals(_for_good):
-            channel = public or await self.dm_channel(reply.to.user_id if reply.to else "")
+        team = _team(reply)
+
+        async def post(token: str) -> Any:
+            channel = public or await self.dm_channel(team, reply.to.user_id if reply.to else "")
             if reply.file is not None:
-                await self.client.files_upload_v2(channel=channel, filename=reply.file.filename,
-                                                  content=reply.file.content, initial_comment=mrkdwn(reply.text))
-                return None
-            posted = await self.client.chat_postMessage(channel=channel, **message_for(reply))
-        return MessageRef(PLATFORM, posted["channel"], posted["ts"])
+                return await self.client.files_upload_v2(token=token, channel=channel, filename=reply.file.filename,
+                                                         content=reply.file.content,
+                                                         initial_comment=mrkdwn(reply.text))
+            return await self.client.chat_postMessage(token=token, channel=channel, **message_for(reply))
+
+        with self.refusals(_for_good):
+            posted = await self._as(team, post)
+        return None if reply.file is not None else MessageRef(PLATFORM, posted["channel"], posted["ts"])
 
     async def channel_problem(self, place: Place) -> str | None:
         """Why studybot could not post in this channel (conversations.info), else None. The bot token
         is the workspace's own, so a channel of another workspace is not found."""
         channel_id = place.channel_id or ""
         try:
-            info = await self.client.conversations_info(channel=channel_id)
+            info = await self.client.conversations_info(token=await self.token(place.cohort), channel=channel_id)
+        except DeliveryFailed as exc:
+            return str(exc)
         except SlackApiError as exc:
             code = clean(exc.response.get("error"), 40)
             if code == "missing_scope":
@@ -468,9 +540,13 @@ class SlackAdapter(ChatAdapter):
 
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
         """Replace an earlier message; one deleted meanwhile is left alone."""
+        async def update(token: str) -> Any:
+            return await self.client.chat_update(token=token, channel=ref.channel_id, ts=ref.message_id,
+                                                 **message_for(reply))
+
         try:
             with self.refusals(_for_good):
-                await self.client.chat_update(channel=ref.channel_id, ts=ref.message_id, **message_for(reply))
+                await self._as(_team(reply), update)
         except SlackApiError as exc:
             if exc.response.get("error") != "message_not_found":
                 raise
@@ -483,7 +559,27 @@ class SlackAdapter(ChatAdapter):
         return super().why(exc)
 
 
+    async def _as(self, team: str, call: Callable[[str], Awaitable[T]]) -> T:
+        """`call(token)` with the workspace's token; when Slack refuses an install's token, once more
+        with a newer or refreshed one, if there is one."""
+        token = await self.token(team)
+        try:
+            return await call(token)
+        except SlackApiError as exc:
+            if self.workspaces is None or exc.response.get("error") not in REFUSED:
+                raise
+            fresh = await self.workspaces.refused(team, token)
+            if fresh is None:
+                raise
+        return await call(fresh)
+
+
 def _for_good(exc: BaseException) -> str | None:
     """The Web API's error code when it refuses for good (NO_ACCESS, REFUSED)."""
     code = clean(exc.response.get("error"), 40) if isinstance(exc, SlackApiError) else None
     return code if code in NO_ACCESS or code in REFUSED else None
+
+
+def _team(reply: Reply) -> str:
+    """The workspace a reply goes to."""
+    return reply.place.cohort if reply.place is not None else reply.to.cohort if reply.to is not None else ""

@@ -2,11 +2,19 @@
 
 import asyncio
 
-from benchmarks import bench_core, bench_discord, bench_grading, bench_insights, bench_lesson, bench_slack
+from benchmarks import (
+    bench_core,
+    bench_discord,
+    bench_grading,
+    bench_insights,
+    bench_lesson,
+    bench_scale,
+    bench_slack,
+)
 
 
 async def main() -> None:
-    for module in (bench_core, bench_insights, bench_slack, bench_discord, bench_grading, bench_lesson):
+    for module in (bench_core, bench_insights, bench_slack, bench_scale, bench_discord, bench_grading, bench_lesson):
         for line in await module.main():
             print(line, flush=True)
 

@@ -15,6 +15,11 @@ Definitions (printed in the header too):
 - r: Pearson correlation of a grader's fraction with the human average; studybot's fraction is the grade's
   score (bot.grading.matching: the credit of the best `needed` key points and of all of them, with partial credit for
   a key point whose words are said apart), the baseline's is its cosine.
+- r of the product's score: Pearson of the points a first answer so graded earns (bot.grading.scoring: 1 or 0,
+  what leaderboards rank by) with the human average, beside that of the plain fraction of key points matched.
+- against each single grader (data/scores/x.y/other, the TA, and .../me): Cohen's kappa of the correct/wrong
+  verdicts (that grader's score >= 3 is correct), false-accept of that grader's clearly wrong answers (<= 2.5) and
+  false-reject of its clearly right ones (>= 4); the other grader measured the same way is the bar to meet.
 - baseline: cosine of word-count vectors (lower case, punctuation stripped) of the student and instructor
   answers, graded correct at or above the threshold that maximises its accuracy on this same data.
 
@@ -54,6 +59,7 @@ import yaml
 from bot.grading.matching import NEGATED, Grade, find, grade
 from bot.grading.reading import Answer, Phrase, Synonyms, phrase, read
 from bot.grading.rubric import KeyPoint, Rubric
+from bot.grading.scoring import answer_points
 from bot.grading.selfcheck import audit_rubric
 
 ENV = "STUDYBOT_UNT_DATA"
@@ -61,6 +67,8 @@ RUBRICS = Path(__file__).with_name("unt_rubrics.yaml")
 # Two rubric sets, each written blind by its own author: how much the figures owe to one author's choices.
 RUBRIC_SETS = {"first rubric set": RUBRICS, "second rubric set": Path(__file__).with_name("unt_rubrics_second.yaml")}
 HUMAN_CORRECT, CLEARLY_RIGHT, CLEARLY_WRONG = 3.0, 4.0, 2.5
+# The two graders' own scores, in data/scores/x.y: the class's TA, and a second grader.
+GRADERS = (("other", "grader 1 (the TA)"), ("me", "grader 2"))
 HALVES = (("1-3", {"1", "2", "3"}), ("4-6", {"4", "5", "6"}))  # development half, held-out half
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+")
@@ -72,6 +80,7 @@ class Question:
     prompt: str
     instructor: str
     answers: tuple[tuple[str, float], ...]  # (student answer, human average)
+    graders: tuple[tuple[float, float], ...] = ()  # per answer, each single grader's score (GRADERS), when known
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,8 @@ class Scored:
     correct: bool
     fraction: float
     matched_share: float = 0.0  # key points matched / key points: the plain fraction, for comparison
+    points: int = 0  # what the product gives a first answer so graded (bot.grading.scoring): leaderboards rank by it
+    graders: tuple[float, float] | None = None  # each single grader's score
 
 
 @dataclass(frozen=True)
@@ -134,8 +145,20 @@ def load_dataset(root: Path) -> list[Question]:
         if len(texts) != len(scores):
             raise ValueError(f"{qid}: {len(texts)} answers but {len(scores)} scores")
         answers = tuple((_student_answer(t, qid), float(s)) for t, s in zip(texts, scores, strict=True))
-        questions.append(Question(qid, prompts.get(qid, ""), instructor.get(qid, ""), answers))
+        questions.append(Question(qid, prompts.get(qid, ""), instructor.get(qid, ""), answers,
+                                  _single_grades(root / "scores" / qid, len(answers))))
     return questions
+
+
+def _single_grades(folder: Path, n: int) -> tuple[tuple[float, float], ...]:
+    """Each answer's score by each grader of GRADERS, or () when the folder does not hold them both."""
+    files = [folder / name for name, _ in GRADERS]
+    if not all(f.is_file() for f in files):
+        return ()
+    columns = [[float(s) for s in f.read_text().split()] for f in files]
+    if any(len(column) != n for column in columns):
+        raise ValueError(f"{folder.name}: {n} answers but {'/'.join(str(len(c)) for c in columns)} single grades")
+    return tuple(zip(*columns, strict=True))
 
 
 def load_rubrics(path: Path = RUBRICS) -> tuple[dict[str, Rubric], Synonyms]:
@@ -175,10 +198,60 @@ def grade_all(questions: Sequence[Question], rubrics: dict[str, Rubric], synonym
     scored = []
     for q in questions:
         rubric = rubrics[q.id]
-        for text, human in q.answers:
-            result = grade(rubric, text, synonyms=synonyms)
-            scored.append(Scored(q.id, human, result.correct, result.score, len(result.matched) / len(rubric.points)))
+        for n, (text, human) in enumerate(q.answers):
+            result = grade(rubric, text, synonyms=synonyms, prompt=q.prompt)
+            scored.append(Scored(q.id, human, result.correct, result.score, len(result.matched) / len(rubric.points),
+                                 answer_points(result.correct, first_answer=True),
+                                 q.graders[n] if q.graders else None))
     return scored
+
+
+def kappa(a: Sequence[bool], b: Sequence[bool]) -> float:
+    """Cohen's kappa of two graders' correct/wrong verdicts on the same answers."""
+    n = len(a)
+    if not n:
+        return math.nan
+    observed = sum(x == y for x, y in zip(a, b, strict=True)) / n
+    pa, pb = sum(a) / n, sum(b) / n
+    expected = pa * pb + (1 - pa) * (1 - pb)
+    return (observed - expected) / (1 - expected) if expected < 1 else math.nan
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """A grader's verdicts against one reference grader: kappa on correct (>= HUMAN_CORRECT), false-accept of the
+    reference's clearly wrong answers and false-reject of its clearly right ones."""
+
+    kappa: float
+    false_accepts: int
+    clearly_wrong: int
+    false_rejects: int
+    clearly_right: int
+
+
+def agreement(verdicts: Sequence[bool], reference: Sequence[float]) -> Agreement:
+    wrong = [v for v, h in zip(verdicts, reference, strict=True) if h <= CLEARLY_WRONG]
+    right = [v for v, h in zip(verdicts, reference, strict=True) if h >= CLEARLY_RIGHT]
+    return Agreement(kappa(verdicts, [h >= HUMAN_CORRECT for h in reference]),
+                     sum(wrong), len(wrong), len(right) - sum(right), len(right))
+
+
+def _agreement_lines(scored: Sequence[Scored]) -> list[str]:
+    """Studybot against each single grader, beside the other grader against that one."""
+    known = [s for s in scored if s.graders is not None]
+    if not known:
+        return []
+    lines = []
+    for k, (_, name) in enumerate(GRADERS):
+        reference = [s.graders[k] for s in known if s.graders]
+        ours = agreement([s.correct for s in known], reference)
+        theirs = agreement([s.graders[1 - k] >= HUMAN_CORRECT for s in known if s.graders], reference)
+        lines.append(f"    against {name} alone: studybot kappa {ours.kappa:.3f}, false-accept "
+                     f"{_percent(ours.false_accepts, ours.clearly_wrong)}, false-reject "
+                     f"{_percent(ours.false_rejects, ours.clearly_right)} | {GRADERS[1 - k][1]}: kappa "
+                     f"{theirs.kappa:.3f}, false-accept {_percent(theirs.false_accepts, theirs.clearly_wrong)}, "
+                     f"false-reject {_percent(theirs.false_rejects, theirs.clearly_right)}")
+    return lines
 
 
 def cosine(a: str, b: str) -> float:
@@ -252,7 +325,7 @@ def error_categories(questions: Sequence[Question], rubrics: dict[str, Rubric], 
     for q in questions:
         rubric = rubrics[q.id]
         for text, human in q.answers:
-            result = grade(rubric, text, synonyms=synonyms)
+            result = grade(rubric, text, synonyms=synonyms, prompt=q.prompt)
             if human >= CLEARLY_RIGHT and not result.correct:
                 found["false reject: " + _why_rejected(rubric, text, result, synonyms)] += 1
             elif human <= CLEARLY_WRONG and result.correct:
@@ -305,7 +378,8 @@ def report(root: Path, rubric_sets: Mapping[str, Path] = RUBRIC_SETS, detail: bo
         "  false-accept = share of clearly wrong answers graded correct; false-reject = share of clearly right"
         " answers graded wrong; r = Pearson of the grade's score (key points matched, with partial credit;"
         " baseline: cosine) with the human average",
-        "  goals: false-reject <= 10% with false-accept <= 8%, r >= 0.72",
+        "  goals: false-accept <= 10% and false-reject <= 10%, r >= 0.72 with the product's score; against each"
+        " single grader, kappa at least the other grader's",
         _line(f"baseline word-overlap cosine >= {threshold:.3f} (threshold fitted on this data)", figures(base)),
     ]
     for name, (rubrics, synonyms) in sets.items():
@@ -313,11 +387,13 @@ def report(root: Path, rubric_sets: Mapping[str, Path] = RUBRIC_SETS, detail: bo
         started = time.perf_counter()
         ours = grade_all(asked, rubrics, synonyms)
         per_answer = (time.perf_counter() - started) / max(len(ours), 1)
+        humans = [s.human for s in ours]
         lines += [
             _line(f"studybot, {name}", figures(ours)),
-            f"    r with the plain fraction of key points matched instead of the score: "
-            f"{pearson([s.matched_share for s in ours], [s.human for s in ours]):.3f}; "
-            f"{per_answer * 1e6:.0f} µs per answer",
+            f"    r of the product's score (the points a first answer earns, as leaderboards count them): "
+            f"{pearson([s.points for s in ours], humans):.3f}; of the plain fraction of key points matched: "
+            f"{pearson([s.matched_share for s in ours], humans):.3f}; {per_answer * 1e6:.0f} µs per answer",
+            *_agreement_lines(ours),
         ]
         if halves:
             for part, assignments in HALVES:

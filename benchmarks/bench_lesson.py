@@ -100,8 +100,17 @@ def rubric_of(library: Library, item: Item) -> Rubric:
     return prompt.rubric
 
 
+def prompt_of(library: Library, item: Item) -> str:
+    """The item's prompt, which the bot grades an answer beside (a half point never comes from its words)."""
+    question = library.questions.get(item.id)
+    if question is not None:
+        return question.prompt
+    prompt = library.prompts.get(item.id)
+    return prompt.prompt if prompt is not None else ""
+
+
 def measure(library: Library, answer_set: AnswerSet) -> list[Outcome]:
-    """Grade every answer with its item's rubric and the lesson's synonyms."""
+    """Grade every answer with its item's rubric, prompt and the lesson's synonyms, as the bot does."""
     lesson = library.lessons.get(answer_set.lesson)
     if lesson is None:
         raise ValueError(f"no lesson '{answer_set.lesson}' in the content")
@@ -109,7 +118,7 @@ def measure(library: Library, answer_set: AnswerSet) -> list[Outcome]:
     for item in answer_set.items:
         rubric = rubric_of(library, item)
         for answer in item.answers:
-            result = grade(rubric, answer.text, synonyms=lesson.synonyms)
+            result = grade(rubric, answer.text, synonyms=lesson.synonyms, prompt=prompt_of(library, item))
             outcomes.append(Outcome(item, answer, result.correct, tuple(result.matched)))
     return outcomes
 

@@ -6,6 +6,12 @@ bot-token auth, JSON bodies with ``Content-Type: application/json``, the 3-secon
 first interaction callback (404/10062), single acknowledgement (400/40060), followups only after
 an acknowledgement, message limits, and rate limits on demand (429 with ``Via`` + ``retry_after``).
 
+Sharded bots (discord.py's AutoShardedClient, one or many processes) open one gateway connection per
+shard: IDENTIFY's ``shard: [id, count]`` decides which servers that connection gets (READY and
+GUILD_CREATE), Discord's ``(guild_id >> 22) % count``, and each server's events go to its shard's
+connection, direct messages to shard 0's. ``add_guild`` adds servers; ``identifies`` records each
+IDENTIFY with its shard and time.
+
 Point discord.py at it with the two class attributes production code also sets::
 
     discord.http.Route.BASE = fake.api_base
@@ -253,7 +259,12 @@ class DiscordStandIn(LoopbackServer):
         self._last_id = 0
         self._counter = itertools.count(1)
         self._seq = 0
-        self._ws: web.WebSocketResponse | None = None
+        self._ws: web.WebSocketResponse | None = None  # shard 0's connection (the only one when not sharded)
+        self._shard_ws: dict[int, web.WebSocketResponse] = {}
+        self.shard_count = 1
+        self.guild_ids: list[str] = [self.guild_id]
+        self._guild_channels: dict[str, str] = {self.guild_id: self.channel_id}
+        self.identifies: list[tuple[int, int, float]] = []  # (shard id, shard count, time.monotonic())
         self._send_lock = asyncio.Lock()
         self._changed = asyncio.Condition()
         self.port = 0
@@ -313,6 +324,23 @@ class DiscordStandIn(LoopbackServer):
         }
         return cid
 
+    def add_guild(self, guild_id: str | None = None) -> str:
+        """Another server the bot is in (before it connects), with a text channel of its own."""
+        gid = guild_id or self.snowflake()
+        cid = self.add_text_channel(f"general-{gid[-4:]}")
+        self._channels[cid]["guild_id"] = gid
+        self.guild_ids.append(gid)
+        self._guild_channels[gid] = cid
+        return gid
+
+    def channel_of(self, guild_id: str) -> str:
+        return self._guild_channels[guild_id]
+
+    @staticmethod
+    def shard_of(guild_id: str | int, shard_count: int) -> int:
+        """The shard Discord sends a server's events to."""
+        return (int(guild_id) >> 22) % shard_count
+
     def member(self, user_id: str) -> FakeMember | None:
         """The member with this user id, if any."""
         return next((m for m in self.members if m.id == user_id), None)
@@ -356,12 +384,15 @@ class DiscordStandIn(LoopbackServer):
                 value |= role.permissions
         return value
 
-    def guild_payload(self) -> dict[str, Any]:
+    def guild_payload(self, guild_id: str | None = None) -> dict[str, Any]:
         """The GUILD_CREATE payload built from the current roles, channels and members."""
+        gid = guild_id or self.guild_id
         members = [self.member_payload(m.id) for m in self.members]
         members.append(self.member_payload(self.bot_user_id, []))
+        others = set(self.guild_ids) - {gid}
+        roles = [r.payload() | ({"id": gid} if r.id == self.guild_id else {}) for r in self.roles]
         return {
-            "id": self.guild_id,
+            "id": gid,
             "name": "Study Guild",
             "icon": None,
             "splash": None,
@@ -386,7 +417,7 @@ class DiscordStandIn(LoopbackServer):
             "public_updates_channel_id": None,
             "nsfw_level": 0,
             "premium_progress_bar_enabled": False,
-            "roles": [r.payload() for r in self.roles],
+            "roles": roles,
             "emojis": [],
             "stickers": [],
             "joined_at": JOINED_AT,
@@ -401,7 +432,7 @@ class DiscordStandIn(LoopbackServer):
             "guild_scheduled_events": [],
             "soundboard_sounds": [],
             "lazy": True,
-            "channels": [c for c in self._channels.values() if c["type"] != 1],
+            "channels": [c for c in self._channels.values() if c["type"] != 1 and c.get("guild_id") not in others],
         }
 
     def dm_channel(self, user_id: str) -> dict[str, Any]:
@@ -546,6 +577,7 @@ class DiscordStandIn(LoopbackServer):
         app, snow, tok = r"(\d+)", r"(\d+)", r"([^/]+)"
         return [
             ("GET", r"/users/@me", True, lambda *_: (200, self.bot_user())),
+            ("GET", r"/gateway/bot", True, lambda *_: (200, self._gateway_bot())),
             ("GET", rf"/users/{snow}", True, self._get_user),
             ("GET", r"/oauth2/applications/@me", True, lambda *_: (200, self._application())),
             ("GET", rf"/applications/{app}/commands", True, self._get_commands),
@@ -590,6 +622,10 @@ class DiscordStandIn(LoopbackServer):
             "approximate_guild_count": 1,
             "rpc_origins": [],
         }
+
+    def _gateway_bot(self) -> dict[str, Any]:
+        return {"url": self.gateway_url, "shards": max(1, len(self.guild_ids) // 1000),
+                "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}}
 
     def _get_user(self, call: Call, files: Any, user_id: str) -> Reply:
         if user_id != self.bot_user_id and self.member(user_id) is None:
@@ -943,8 +979,10 @@ class DiscordStandIn(LoopbackServer):
         roles: Sequence[str] | None,
         channel_id: str | None = None,
         locale: str = "en-US",
+        guild_id: str | None = None,
     ) -> dict[str, Any]:
         uid = user_id or self.default_user_id
+        gid = guild_id or self.guild_id
         iid = self.snowflake()
         payload: dict[str, Any] = {
             "id": iid,
@@ -955,21 +993,21 @@ class DiscordStandIn(LoopbackServer):
             "app_permissions": BOT_PERMISSIONS,
             "locale": locale,
             "entitlements": [],
-            "authorizing_integration_owners": {"0": self.guild_id},
+            "authorizing_integration_owners": {"0": gid},
             "attachment_size_limit": 10 * 1024 * 1024,
         }
         if guild:
-            cid = channel_id or self.channel_id
+            cid = channel_id or self._guild_channels[gid]
             member = self.member_payload(uid, roles)
             member["permissions"] = str(self.permissions_for(member["roles"]))
             payload.update(
-                guild_id=self.guild_id,
+                guild_id=gid,
                 channel_id=cid,
                 channel=self._channels[cid],
                 member=member,
                 guild_locale="en-US",
                 context=0,
-                guild={"id": self.guild_id, "locale": "en-US", "features": []},
+                guild={"id": gid, "locale": "en-US", "features": []},
             )
         else:
             channel = self.dm_channel(uid)
@@ -1008,15 +1046,16 @@ class DiscordStandIn(LoopbackServer):
         roles: Sequence[str] | None = None,
         channel_id: str | None = None,
         locale: str = "en-US",
+        guild_id: str | None = None,
     ) -> dict[str, Any]:
-        """An INTERACTION_CREATE (type 2) for a synced slash command.
+        """An INTERACTION_CREATE (type 2) for a synced slash command (in `guild_id`, by default the first server).
 
         ``options`` is either Discord's list (``[{"name", "type", "value"}]``) or a dict of
         name -> value typed from the synced command. ``roles=None`` uses the member's roles.
         """
         cmd = self._command(name, 1, guild)
         payload = self._base_interaction(
-            2, user_id=user_id, guild=guild, roles=roles, channel_id=channel_id, locale=locale
+            2, user_id=user_id, guild=guild, roles=roles, channel_id=channel_id, locale=locale, guild_id=guild_id
         )
         payload["data"] = {
             "id": cmd["id"],
@@ -1166,9 +1205,12 @@ class DiscordStandIn(LoopbackServer):
 
     # ------------------------------------------------------------------ gateway
 
-    async def dispatch(self, event: str, data: dict[str, Any]) -> int:
-        """Send a dispatch (op 0) with the next sequence number; returns that number."""
-        ws = self._ws
+    async def dispatch(self, event: str, data: dict[str, Any], *, shard: int | None = None) -> int:
+        """Send a dispatch (op 0) with the next sequence number; returns that number. It goes to
+        `shard`'s connection, else to the shard of the server it names, else (a DM) to shard 0."""
+        if shard is None and data.get("guild_id") and self._shard_ws:
+            shard = self.shard_of(data["guild_id"], self.shard_count)
+        ws = self._shard_ws.get(shard) if shard is not None else self._ws
         if ws is None or ws.closed:
             raise RuntimeError("no bot is connected to the stand-in's gateway")
         if event == "INTERACTION_CREATE":
@@ -1213,6 +1255,7 @@ class DiscordStandIn(LoopbackServer):
         self.identified.clear()
         self.resumed.clear()
         self._ws, self._seq, self.session_id = None, 0, None
+        self._shard_ws = {}
 
     async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse()
@@ -1234,7 +1277,8 @@ class DiscordStandIn(LoopbackServer):
                     self.garbage_before_ready -= 1
                     await ws.send_str("{this is not JSON")
                 elif op == 2:
-                    await self._identify(ws)
+                    shard = d.get("shard") or [0, 1]
+                    await self._identify(ws, int(shard[0]), int(shard[1]))
                 elif op == 6 and d.get("session_id") != self.session_id:
                     await ws.send_str(json.dumps({"op": 9, "d": False, "s": None, "t": None}))
                 elif op == 6:
@@ -1245,11 +1289,17 @@ class DiscordStandIn(LoopbackServer):
             self._sockets.discard(ws)
             if self._ws is ws:
                 self._ws = None
+            self._shard_ws = {n: s for n, s in self._shard_ws.items() if s is not ws}
         return ws
 
-    async def _identify(self, ws: web.WebSocketResponse) -> None:
-        self._ws, self._seq = ws, 0
+    async def _identify(self, ws: web.WebSocketResponse, shard_id: int = 0, shard_count: int = 1) -> None:
+        self.identifies.append((shard_id, shard_count, time.monotonic()))
+        self.shard_count = shard_count
+        self._shard_ws[shard_id] = ws
+        if shard_id == 0 or self._ws is None:
+            self._ws, self._seq = ws, 0
         self.session_id = f"standin-session-{next(self._counter)}"
+        guilds = [g for g in self.guild_ids if self.shard_of(g, shard_count) == shard_id]
         await self.dispatch(
             "READY",
             {
@@ -1258,15 +1308,17 @@ class DiscordStandIn(LoopbackServer):
                 "session_id": self.session_id,
                 "session_type": "normal",
                 "resume_gateway_url": self.gateway_url,
-                "guilds": [{"id": self.guild_id, "unavailable": True}],
+                "guilds": [{"id": g, "unavailable": True} for g in guilds],
                 "private_channels": [],
                 "relationships": [],
                 "presences": [],
-                "shard": [0, 1],
+                "shard": [shard_id, shard_count],
                 "application": {"id": self.app_id, "flags": 0},
             },
+            shard=shard_id,
         )
-        await self.dispatch("GUILD_CREATE", self.guild_payload())
+        for gid in guilds:
+            await self.dispatch("GUILD_CREATE", self.guild_payload(gid), shard=shard_id)
         self.identified.set()
 
 

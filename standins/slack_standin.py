@@ -6,6 +6,12 @@ enforces what real Slack enforces where a lenient fake would let adapter bugs th
 the 3-second `trigger_id` window (single use), existing messages/views for updates, and injected
 rate limits.
 
+For many workspaces it also plays Slack's side of "Add to Slack": `/oauth/v2/authorize` hands out
+a one-time code (for the workspace named by its `team` parameter) and redirects to the app's
+redirect URL, and `oauth.v2.access` trades the code, or with token rotation a refresh token,
+for a workspace's own bot token. Every Web API call is answered as the workspace whose token it
+carries; an expired token is refused with `token_expired`.
+
 The module-level builders play the "Slack side" of HTTP mode: signed slash commands and
 interactivity posts (`slash_command`, `block_actions`, `view_submission`), plus the plain payload
 dicts (`*_payload`) that Socket Mode envelopes carry.
@@ -27,7 +33,7 @@ from typing import Any, Self
 from urllib.parse import urlencode
 
 import aiohttp
-from aiohttp import web
+from aiohttp import BasicAuth, web
 from multidict import CIMultiDict
 
 from standins.loopback import LoopbackServer
@@ -39,8 +45,12 @@ TEAM_ID = "T0001"
 APP_ID = "A0001"
 BOT_USER_ID = "U0BOT"
 BOT_ID = "B0BOT"
+CLIENT_ID = "1111.2222"
+CLIENT_SECRET = "test-client-secret"
+INSTALLER_ID = "U0INSTALL"
 
 APP_TOKEN_METHODS = frozenset({"apps.connections.open"})
+CLIENT_METHODS = frozenset({"oauth.v2.access"})  # authenticated with the app's client id and secret
 FORM = "application/x-www-form-urlencoded"
 
 Json = dict[str, Any]
@@ -71,6 +81,17 @@ class Call:
 
 
 @dataclass
+class Workspace:
+    """A workspace a bot token belongs to (the stand-in's default token is workspace T0001's)."""
+
+    team_id: str
+    name: str = "Fake"
+    bot_user_id: str = BOT_USER_ID
+    bot_id: str = BOT_ID
+    expires_at: float | None = None  # time.time() after which the token is refused (token_expired)
+
+
+@dataclass
 class _Injected:
     status: int
     body: Json | str
@@ -94,8 +115,19 @@ class SlackStandIn(LoopbackServer):
         app_token: str = APP_TOKEN,
         signing_secret: str = SIGNING_SECRET,
         trigger_ttl: float = 3.0,
+        client_id: str = CLIENT_ID,
+        client_secret: str = CLIENT_SECRET,
     ) -> None:
         super().__init__()
+        self.client_id = client_id
+        self.client_secret = client_secret
+        self.tokens: dict[str, Workspace] = {bot_token: Workspace(TEAM_ID)}  # bot token -> its workspace
+        self.rotation = False  # when on, installs get expiring tokens and a refresh token
+        self.token_lifetime = 43200  # seconds a rotated token lives (Slack's 12 hours)
+        self.oauth_redirect_url = ""  # the app's redirect URL, as set in its Slack app config
+        self.refreshes: list[str] = []  # the workspaces whose token was refreshed, in order
+        self._codes: dict[str, tuple[str, str]] = {}  # one-time code -> (workspace, installer)
+        self._refresh_tokens: dict[str, str] = {}  # refresh token -> workspace
         self.bot_token = bot_token
         self.app_token = app_token
         self.signing_secret = signing_secret
@@ -140,6 +172,7 @@ class SlackStandIn(LoopbackServer):
             "files.completeUploadExternal": self._files_complete_upload,
             "users.info": self._users_info,
             "apps.connections.open": self._apps_connections_open,
+            "oauth.v2.access": self._oauth_v2_access,
         }
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -151,6 +184,7 @@ class SlackStandIn(LoopbackServer):
         app.router.add_post("/upload/v1/{file_id}", self._upload)
         app.router.add_post("/response_url/{id}", self._response_url)
         app.router.add_get("/link/", self._socket)
+        app.router.add_get("/oauth/v2/authorize", self._authorize)
         self.url = f"http://127.0.0.1:{await self.serve(app)}"
         return self
 
@@ -165,6 +199,11 @@ class SlackStandIn(LoopbackServer):
     def calls_to(self, method: str) -> list[Call]:
         """The recorded calls to one Web API method, in order."""
         return [c for c in self.calls if c.method == method]
+
+    def team_of(self, call: Call) -> str | None:
+        """The workspace whose bot token a call carried."""
+        workspace = self.tokens.get(call.token or "")
+        return workspace.team_id if workspace else None
 
     def response_url(self, id: str) -> str:
         """A response_url that records what is posted to it under `id`."""
@@ -226,35 +265,114 @@ class SlackStandIn(LoopbackServer):
         try:
             if handler is None:
                 raise SlackError("unknown_method")
-            self._check_token(method, request, params)
-            result = await handler(params)
+            workspace = self._check_token(method, request, params)
+            result = await (handler(params, workspace) if method in WORKSPACE_METHODS else handler(params))
         except SlackError as e:
             return web.json_response({"ok": False, "error": e.code})
         headers = {"x-oauth-scopes": SCOPES}
         return web.json_response({"ok": True, **result}, headers=headers)
 
-    def _check_token(self, method: str, request: web.Request, params: Json) -> None:
+    def _check_token(self, method: str, request: web.Request, params: Json) -> Workspace | None:
+        """The workspace whose bot token the call carries (None for app and client calls)."""
         auth = request.headers.get("Authorization", "")
+        if method in CLIENT_METHODS:
+            try:
+                basic = BasicAuth.decode(auth) if auth.startswith("Basic ") else None
+            except ValueError:
+                basic = None
+            client = (basic.login, basic.password) if basic else (params.get("client_id"), params.get("client_secret"))
+            if client != (self.client_id, self.client_secret):
+                raise SlackError("invalid_client_id" if client[0] != self.client_id else "bad_client_secret")
+            return None
         token = auth[len("Bearer ") :] if auth.startswith("Bearer ") else params.get("token")
-        expected = self.app_token if method in APP_TOKEN_METHODS else self.bot_token
-        if token == expected:
-            return
+        if method in APP_TOKEN_METHODS and token == self.app_token:
+            return None
+        workspace = self.tokens.get(str(token)) if method not in APP_TOKEN_METHODS else None
+        if workspace is not None:
+            if workspace.expires_at is not None and workspace.expires_at <= time.time():
+                raise SlackError("token_expired")
+            return workspace
         if not token:
             raise SlackError("not_authed")
-        if token in (self.bot_token, self.app_token):
+        if token == self.app_token or token in self.tokens:
             raise SlackError("not_allowed_token_type")
         raise SlackError("invalid_auth")
 
-    async def _auth_test(self, params: Json) -> Json:
+    async def _auth_test(self, params: Json, workspace: Workspace | None) -> Json:
+        assert workspace is not None
         return {
-            "url": "https://fake.slack.com/",
-            "team": "Fake",
+            "url": f"https://{workspace.name.lower()}.slack.com/",
+            "team": workspace.name,
             "user": "studybot",
-            "team_id": TEAM_ID,
-            "user_id": BOT_USER_ID,
-            "bot_id": BOT_ID,
+            "team_id": workspace.team_id,
+            "user_id": workspace.bot_user_id,
+            "bot_id": workspace.bot_id,
             "is_enterprise_install": False,
         }
+
+    # -- OAuth: installs and token rotation ------------------------------------------------
+
+    def expire(self, team_id: str) -> None:
+        """Every token of the workspace expires now (as if its lifetime had passed)."""
+        for workspace in self.tokens.values():
+            if workspace.team_id == team_id and workspace.expires_at is not None:
+                workspace.expires_at = time.time()
+
+    def uninstall(self, team_id: str) -> None:
+        """The workspace removes the app: its tokens are revoked (the app is told by an event)."""
+        self.tokens = {t: w for t, w in self.tokens.items() if w.team_id != team_id}
+        self._refresh_tokens = {r: t for r, t in self._refresh_tokens.items() if t != team_id}
+
+    def token_of(self, team_id: str) -> str:
+        """The workspace's newest bot token."""
+        return [t for t, w in self.tokens.items() if w.team_id == team_id][-1]
+
+    async def _authorize(self, request: web.Request) -> web.Response:
+        """The user approves the install in workspace `team` (by default T0001) as user `installer`
+        (a stand-in parameter): a one-time code goes back to the app's redirect URL."""
+        query = request.query
+        if query.get("client_id") != self.client_id:
+            return web.Response(status=400, text="invalid client_id")
+        redirect = query.get("redirect_uri") or self.oauth_redirect_url
+        if not redirect:
+            return web.Response(status=400, text="no redirect URL: set the app's oauth_redirect_url")
+        code = secrets.token_hex(8)
+        self._codes[code] = (query.get("team") or TEAM_ID, query.get("installer") or INSTALLER_ID)
+        raise web.HTTPFound(f"{redirect}?{urlencode({'code': code, 'state': query.get('state', '')})}")
+
+    async def _oauth_v2_access(self, params: Json) -> Json:
+        if params.get("grant_type") == "refresh_token":
+            team_id = self._refresh_tokens.get(str(params.get("refresh_token")))
+            if team_id is None:
+                raise SlackError("invalid_refresh_token")
+            self.refreshes.append(team_id)
+            token, refresh, expires_in = self._issue(team_id)
+            return {"access_token": token, "token_type": "bot", "refresh_token": refresh, "expires_in": expires_in,
+                    "scope": SCOPES, "team": {"id": team_id}, "enterprise": None}
+        found = self._codes.pop(str(params.get("code")), None)
+        if found is None:
+            raise SlackError("invalid_code")
+        team_id, installer = found
+        token, refresh, expires_in = self._issue(team_id)
+        workspace = self.tokens[token]
+        granted: Json = {"refresh_token": refresh, "expires_in": expires_in} if refresh else {}
+        return {"access_token": token, "token_type": "bot", "scope": SCOPES, "bot_user_id": workspace.bot_user_id,
+                "app_id": APP_ID, "team": {"id": team_id, "name": workspace.name}, "enterprise": None,
+                "is_enterprise_install": False, "authed_user": {"id": installer}, **granted}
+
+    def _issue(self, team_id: str) -> tuple[str, str | None, int | None]:
+        """A new bot token for the workspace (with rotation: expiring, with a refresh token)."""
+        n = next(self._ids)
+        prefix = "xoxe.xoxb" if self.rotation else "xoxb"
+        token = f"{prefix}-{team_id}-{n}-{secrets.token_hex(6)}"
+        expires_at = time.time() + self.token_lifetime if self.rotation else None
+        self.tokens[token] = Workspace(team_id, f"Team{team_id}", f"U0BOT{team_id}", f"B0BOT{team_id}", expires_at)
+        if not self.rotation:
+            return token, None, None
+        refresh = f"xoxe-1-{team_id}-{secrets.token_hex(6)}"
+        self._refresh_tokens = {r: t for r, t in self._refresh_tokens.items() if t != team_id}  # the old one is spent
+        self._refresh_tokens[refresh] = team_id
+        return token, refresh, self.token_lifetime
 
     @staticmethod
     def _require(params: Json, name: str, error: str = "invalid_arguments") -> str:
@@ -573,6 +691,7 @@ class SlackStandIn(LoopbackServer):
 # -- the "Slack side": payloads and signed requests ------------------------------------------
 
 
+WORKSPACE_METHODS = frozenset({"auth.test"})  # handlers that are told the caller's workspace
 SCOPES = "channels:read,chat:write,chat:write.public,commands,files:write,groups:read,im:write,users:read"
 
 

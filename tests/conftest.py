@@ -73,6 +73,7 @@ def clock() -> FixedClock:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "both_engines: run each test on SQLite and on PostgreSQL")
+    config.addinivalue_line("markers", "postgres: runs on PostgreSQL only (skipped, with one line, without a server)")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -98,7 +98,7 @@ def _binaries() -> Path | None:
     return Path(versions[-1]).parent if versions else None
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -117,7 +117,7 @@ def throwaway_server() -> Iterator[str] | None:
             user = pwd.getpwnam("postgres") if _has_user("postgres") else pwd.getpwnam("nobody")
             os.chown(folder, user.pw_uid, user.pw_gid)
             prefix = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"]
-        port = _free_port()
+        port = free_port()
         data = folder / "data"
         subprocess.run([*prefix, str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust",
                         "--no-sync", "-E", "UTF8"], check=True, capture_output=True)

@@ -32,7 +32,7 @@ SHORT_TEXTS = {  # what a learner typed -> the key points it misses
     "both": ("It shards the parameters across GPUs and pays with extra communication ({mark}).", ()),
     "shards": ("It shards the parameters across GPUs ({mark}).", ("communication",)),
     "communication": ("It pays with extra communication ({mark}).", ("shards",)),
-    "none": ("I do not know ({mark}).", ("shards", "communication")),
+    "none": ("I think it mostly depends on the budget ({mark}).", ("shards", "communication")),
 }
 TEACHBACK_TEXTS = {
     "core-tb1": {

@@ -22,6 +22,17 @@ async def test_the_core_benchmarks_run_and_record_what_they_time() -> None:
     assert due.startswith("review due queue, one learner with 50 cards in 10 lessons")
 
 
+async def test_the_scale_benchmark_runs_tiny_and_checks_what_it_stored(monkeypatch) -> None:
+    from benchmarks import bench_scale  # noqa: PLC0415
+
+    monkeypatch.delenv("STUDYBOT_TEST_DATABASE_URL", raising=False)  # its PostgreSQL rows: one line each
+    lines = await bench_scale.main(learners=(20,), writes=20)
+    assert lines[1].startswith("  SQLite, 1 process          L=   20: ack p50")
+    assert lines[1].endswith("stored = acknowledged")
+    assert lines[2].startswith("  PostgreSQL, 1 and 2 processes: skipped, no PostgreSQL: set STUDYBOT_TEST_DATABASE")
+    assert lines[3].startswith("PostgreSQL commit throughput: skipped, no PostgreSQL")
+
+
 def test_a_figure_that_misses_its_goal_says_fail() -> None:
     from benchmarks import goal
 

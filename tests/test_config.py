@@ -68,7 +68,8 @@ MISTAKES = [
     ("instructors: {slack: [U1]}", "instructors.slack: is not a setting; list instructors per cohort under "
                                    "cohorts.<id>.instructors, or for every cohort under instructors.everywhere.slack"),
     ("instructors: {slack_admin: true}", "instructors.slack_admin: unknown key (did you mean 'slack_admins'?); the "
-                                         "keys under instructors are everywhere, slack_admins, discord_roles, console"),
+                                         "keys under instructors are everywhere, slack_admins, slack_installer, "
+                                         "discord_roles, console"),
     ("instructors: {everywhere: {slak: [U1]}}", "instructors.everywhere.slak: unknown key (did you mean 'slack'?)"),
     ("cohorts: {T1: {platform: slack, instructors: U1}}", "cohorts.T1.instructors: must be a list of ids"),
     ("cohorts: {T1: {platform: slack, instructor: [U1]}}",

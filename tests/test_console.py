@@ -120,7 +120,7 @@ async def test_an_order_question_on_the_console(tmp_path: Path) -> None:
             asked = await console.reply()
             if order.prompt in asked:
                 break
-            await console.type("not sure" if "type it on the next line" in asked else "1")
+            await console.type("I think it depends on the team" if "type it on the next line" in asked else "1")
             await console.type(numbered(await console.reply(), "Next question"))
         assert "type it on the next line" in asked
         numbers = order_numbers(order, asked)
@@ -213,7 +213,8 @@ async def answer_until_short(console: Console, lesson) -> tuple[str, object]:
 
 
 async def test_self_grading_needs_a_real_attempt_and_instructors_can_audit_it(tmp_path: Path) -> None:
-    """`x` is not offered "I got it right"; a real attempt is; the leaderboard marks the self-graded point;
+    """`x` is too short to grade; the question echoed is not offered "I got it right"; a real attempt is; the
+    leaderboard marks the self-graded point;
     /audit lists it with the answer's text for an instructor, and refuses a learner."""
     lesson = next(iter(load_library(CONTENT).lessons.values()))
     learner_only = tmp_path / "learner.yaml"
@@ -224,7 +225,9 @@ async def test_self_grading_needs_a_real_attempt_and_instructors_can_audit_it(tm
         await console.expect("Type /help")
         await console.type("/quiz")
         _, first = await answer_until_short(console, lesson)
-        await console.type("x")
+        await console.type("x")  # too short to grade: not recorded, and the same question is still open (issue 26)
+        assert "too short to grade" in await console.reply()
+        await console.type(first.prompt)  # the question's own words: recorded, but no real attempt
         feedback = await console.reply()
         assert "I got it right" not in feedback and "Write your answer in a sentence or two" in feedback
         await console.type(numbered(feedback, "Next question"))

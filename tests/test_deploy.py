@@ -3,6 +3,7 @@ example config, the lock file, the Makefile and the CLI agree."""
 
 import re
 import tomllib
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -168,3 +169,44 @@ def test_the_licence_changelog_and_contributing_guide_are_there() -> None:
     assert "## [Unreleased]" in changelog and "keepachangelog.com" in changelog
     contributing = (REPO / "CONTRIBUTING.md").read_text()
     assert "make test" in contributing and "make bench" in contributing
+
+
+# ------------------------------------------------------------ the postgres profile
+
+
+REPLICAS = COMPOSE["services"]["studybot-pg"]
+POSTGRES = COMPOSE["services"]["postgres"]
+
+
+def test_the_postgres_profile_runs_two_replicas_on_one_database_and_one_port() -> None:
+    assert "profiles" not in SERVICE  # `docker compose up` still starts the SQLite service alone
+    assert REPLICAS["profiles"] == POSTGRES["profiles"] == ["postgres"]
+    assert REPLICAS["deploy"]["replicas"] == 2
+    assert REPLICAS["depends_on"] == {"postgres": {"condition": "service_healthy"}}
+    env = REPLICAS["environment"]
+    reads = settings_from_env({k: v for k, v in env.items() if k != "STUDYBOT_CONFIG"})
+    assert env["STUDYBOT_REUSE_PORT"] == "1" and reads.database_url == env["STUDYBOT_DATABASE_URL"]
+    # the replicas live in the database's network: PostgreSQL on loopback, and the Slack port published there
+    assert REPLICAS["network_mode"] == "service:postgres" and "ports" not in REPLICAS
+    url = urlsplit(env["STUDYBOT_DATABASE_URL"])
+    assert url.hostname == "127.0.0.1" and "listen_addresses=127.0.0.1" in POSTGRES["command"]
+    assert (url.username, url.path) == (POSTGRES["environment"]["POSTGRES_USER"],
+                                        "/" + POSTGRES["environment"]["POSTGRES_DB"])
+    assert POSTGRES["ports"] == SERVICE["ports"]  # the same Slack port as the single process
+    assert POSTGRES["healthcheck"]["test"][1] == "pg_isready"
+
+
+def test_the_replicas_are_the_single_service_but_for_the_database() -> None:
+    for key in ("build", "command", "env_file", "volumes", "read_only", "tmpfs", "restart", "healthcheck"):
+        assert REPLICAS[key] == SERVICE[key], key
+    assert set(REPLICAS["environment"]) - set(SERVICE["environment"]) == {"STUDYBOT_DATABASE_URL",
+                                                                           "STUDYBOT_REUSE_PORT"}
+    assert set(REPLICAS["environment"]) <= ALL_VARIABLES
+    source = POSTGRES["volumes"][0].split(":")[0]
+    assert source in COMPOSE["volumes"] and source not in {m.split(":")[0] for m in REPLICAS["volumes"]}
+
+
+def test_the_readme_shows_how_to_start_the_profile() -> None:
+    readme = (REPO / "README.md").read_text()
+    assert "docker compose --profile postgres up -d studybot-pg" in readme
+    assert "studybot migrate-db --to" in readme

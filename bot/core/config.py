@@ -28,7 +28,7 @@ from bot.grading.scoring import SelfGraded
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 VARIABLES = ("STUDYBOT_DB", "STUDYBOT_DATABASE_URL", "STUDYBOT_CONTENT", "STUDYBOT_RESULTS_DIR", "STUDYBOT_CONFIG",
              "STUDYBOT_LOG_LEVEL", "STUDYBOT_LOG_FORMAT", "STUDYBOT_METRICS_PORT", "STUDYBOT_METRICS_HOST",
-             "STUDYBOT_TIMER_LEASE")
+             "STUDYBOT_TIMER_LEASE", "STUDYBOT_UNINSTALLED_RETENTION_DAYS")
 CORE_SECTIONS = ("instructors", "rounds", "cohorts", "leaderboard")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")
@@ -97,6 +97,7 @@ class Settings:
     db_path: Path = Path("data/studybot.db")
     database_url: str | None = None  # postgresql://… for many processes; None: the SQLite file db_path
     timer_lease: int = 90  # seconds a process holds a timer it claimed: after a crash, another fires it then
+    uninstalled_retention_days: int | None = None  # an uninstalled workspace's scores are deleted after; None: kept
     content_dir: Path = Path("content")
     results_dir: Path = Path("data/results")
     log_level: str = "INFO"
@@ -144,10 +145,15 @@ class Settings:
         if not lease.isdecimal() or not 1 <= int(lease) <= 3600:
             raise ConfigError(f"STUDYBOT_TIMER_LEASE: '{lease[:20]}' is not a number of seconds; set 1 to 3600 "
                               f"(default {cls.timer_lease})")
+        retention = get("STUDYBOT_UNINSTALLED_RETENTION_DAYS")
+        if retention is not None and not (retention.isdecimal() and int(retention) <= 36500):
+            raise ConfigError(f"STUDYBOT_UNINSTALLED_RETENTION_DAYS: '{retention[:20]}' is not a number of days; set "
+                              "0 or more, or unset it to keep an uninstalled workspace's scores")
         settings = cls(
             db_path=Path(get("STUDYBOT_DB") or cls.db_path),
             database_url=url,
             timer_lease=int(lease),
+            uninstalled_retention_days=int(retention) if retention is not None else None,
             content_dir=Path(get("STUDYBOT_CONTENT") or cls.content_dir),
             results_dir=Path(get("STUDYBOT_RESULTS_DIR") or cls.results_dir),
             log_level=level,
@@ -255,6 +261,14 @@ def port_number(variable: str, text: str) -> int:
         raise ConfigError(f"{variable}: '{text[:20]}' is not a port number; set a free port from 1 to 65535, "
                           "such as 3000")
     return int(text)
+
+
+def flag_variable(variable: str, text: str | None) -> bool:
+    """An on/off environment variable (1/0, true/false, yes/no, on/off; unset is off); ConfigError otherwise."""
+    word = (text or "0").strip().lower()
+    if word not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+        raise ConfigError(f"{variable}: '{word[:20]}' is neither on nor off; set it to 1 or 0")
+    return word in ("1", "true", "yes", "on")
 
 
 def read_config(path: Path) -> Any:

@@ -66,7 +66,7 @@ async def on_choice(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str
         return await rounds.on_next(ctx, event, prompt)
     question = ctx.question(prompt.item_id)
     if suffix == OPEN_FORM:
-        if prompt.closed:
+        if prompt.closed or await ctx.store.prompts.is_closed(prompt.id):  # maybe by another process
             raise StudyError("That question has ended. Watch for the next one.")
         return [question.ask(prompt.id, "", Audience.PRIVATE, arrangement(question, prompt))]
     if suffix == DONT_KNOW:

@@ -7,6 +7,7 @@ from bot.content.model import TeachbackPrompt
 from bot.core.errors import StudyError
 from bot.core.messages import Actor, Choice, ChoiceMade, Command, Form, Place, Reply, TextSubmitted
 from bot.core.suggest import did_you_mean
+from bot.grading.honor import too_short
 from bot.grading.matching import grade
 from bot.questions.base import OPEN_FORM
 from bot.runtime.commands import Option, command
@@ -65,7 +66,10 @@ async def on_again(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str)
 
 async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Reply]:
     item = _item(ctx, prompt)
-    found = grade(item.rubric, event.text, synonyms=ctx.synonyms(item.lesson_id))
+    found = grade(item.rubric, event.text, synonyms=ctx.synonyms(item.lesson_id), prompt=item.prompt)
+    if too_short(event.text, found.matched + found.voided, ctx.synonyms(item.lesson_id)):
+        raise StudyError("That is too short to go on, so it is not recorded and the prompt is still open: explain "
+                         "it in a sentence or two.")
     passes = found.correct
     points = await ctx.store.teachbacks.record(
         event.actor, form=prompt.id, lesson_id=item.lesson_id, prompt_id=item.id, explanation=event.text,

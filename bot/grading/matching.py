@@ -10,7 +10,12 @@ that the answer states voids it. Both are read as bot.grading.reading reads them
   words longer than the phrase ("used only within" states "only used within"; a misconception must
   be said in order). A phrase of two content words may also be said the other way round with only
   function words between ("memory location" as "location in memory", "store a value" as "a value
-  can be stored"). A phrase never runs across a clause break.
+  can be stored"). A phrase runs across a clause break only when said word for word with only
+  punctuation between, a whole clause at one end at least ("first in, first out", one step a
+  sentence; "It splits. The model trains." does not say "splits the model"); in a bare list, only
+  when it is the whole answer, of LISTED_STEPS words or more ("left, root, right").
+- Typos: a misconception stated only through a typo ("FILO" for "FIFO") voids nothing when an
+  accepted phrasing of its point is said exactly (bot.grading.words: short abbreviations are never typos).
 - Negation: a phrase inside a scope opened by a negator that is not part of the phrase is not
   stated: it neither credits an accepted phrasing nor voids by a misconception. A phrasing that
   carries its own negator ("no backward pass") is matched like any other, and also by its other
@@ -60,6 +65,8 @@ from bot.grading.words import is_content, lemma
 
 MAX_INSERTED = 2  # content words an answer may insert inside a phrase
 MAX_INSERTED_FUNCTION = 3  # and function words ("of", "that", "is")
+LISTED_STEPS = 3  # a bare list states a phrasing item by item only when it is the whole answer, of so many words or
+# more ("left, root, right"): "optimizer, state" is two terms, not "optimizer state"
 
 # Words whose swap states the opposite: an answer that says "less communication" denies "more communication".
 _OPPOSITES = (("more", "less"), ("many", "few"), ("fast", "slow"), ("faster", "slower"), ("high", "low"),
@@ -114,6 +121,21 @@ def _spans(answer: Answer, wanted: Phrase, loose: bool = True) -> Iterator[list[
         first, last = answer.words[span[0]], answer.words[span[-1]]
         if first.clause == last.clause and (not strict or first.item == last.item):
             yield span
+        elif loose and _punctuated(answer, span, len(wanted.words)) and (not answer.bare_list or (
+                len(span) == len(answer.words) >= LISTED_STEPS)):
+            yield span
+
+
+def _punctuated(answer: Answer, span: list[int], size: int) -> bool:
+    """Whether a span across clause breaks is the phrase said word for word with only punctuation between ("first
+    in, first out", "left,root,right", one step a sentence), a whole clause at one end at least ("It splits. The
+    model trains." does not say "splits the model")."""
+    if span != list(range(span[0], span[0] + size)):
+        return False
+    words = answer.words
+    starts = span[0] == 0 or words[span[0] - 1].clause != words[span[0]].clause
+    ends = span[-1] == len(words) - 1 or words[span[-1] + 1].clause != words[span[-1]].clause
+    return starts or ends
 
 
 def _candidates(answer: Answer, wanted: Phrase, lists: list[list[int]], strict: bool, loose: bool
@@ -206,6 +228,7 @@ class Grade(Coverage):
 
     correct: bool = False
     score: float = field(default=0.0, kw_only=True)
+    partly: tuple[str, tuple[str, ...]] | None = field(default=None, kw_only=True)  # a point half said, and its words
 
 
 NEAR_CREDIT = 0.7  # the credit of a point whose phrasing's words are all stated, but not as the phrase
@@ -270,13 +293,18 @@ def _counted_asides(point: KeyPoint, answer: Answer, table: Synonyms) -> frozens
     return answer.asides_about(named) | answer.open_asides
 
 
-def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms) -> tuple[Coverage, frozenset[str]]:
-    """The coverage, and the missed points half stated (_half_stated). A word that states a matched point or a
-    misconception earns no partial credit for another."""
+def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms, asked: frozenset[str] = frozenset()
+           ) -> tuple[Coverage, dict[str, tuple[str, ...]]]:
+    """The coverage, and the missed points half stated, each with the words of the answer that state it
+    (_half_stated; `asked`: the lemmas of the prompt). A word that states a matched point or a misconception earns no
+    partial credit for another."""
     points = tuple(points)
     matched, voided, denied, taken = [], [], set(), set()
     for point in points:
         wrong = _misconception_said(point, answer, table)
+        if wrong is not None and _misconception_said(point, answer.exact(), table) is None \
+                and _find_point(point, answer.exact(), table)[0] == STATED:
+            wrong = None  # a typo of a misconception ("FILO") never outweighs an accepted phrasing said ("FIFO")
         if wrong is not None:
             voided.append(point.id)
             taken |= _stating(answer, wrong, loose=False, asides=frozenset())
@@ -291,7 +319,7 @@ def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms) -> tuple
                    else max((_partial(answer, phrase(a, table), taken) for a in p.accept), default=0.0)
                    for p in points)
     missed = tuple(p.id for p in points if p.id not in matched)
-    halves = _half_stated(points, credit, answer, table, taken | answer.denied, denied)
+    halves = _half_stated(points, credit, answer, table, taken | answer.denied, denied, asked)
     return Coverage(tuple(matched), missed, tuple(voided), credit=credit), halves
 
 
@@ -320,12 +348,36 @@ def _opposite_said(point: KeyPoint, answer: Answer, table: Synonyms) -> bool:
 
 
 def _half_stated(points: tuple[KeyPoint, ...], credit: tuple[float, ...], answer: Answer, table: Synonyms,
-                 unsaid: set[int], denied: set[str]) -> frozenset[str]:
-    """The points with credit NEAR_POINT or more (not 1) that are not denied and earn NEAR_POINT or more from words
-    outside asides and not `unsaid` (stating another point, or what a clause denies something of)."""
+                 unsaid: set[int], denied: set[str], asked: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """The points with credit NEAR_POINT or more (not 1), not denied, half of one of whose phrasings of two content
+    words or more is said by words outside asides and not `unsaid` (stating another point, or what a clause denies
+    something of), one of them at least the point's own (_own_words); each with those own words as written."""
     unsaid = unsaid | {n for n, w in enumerate(answer.words) if w.aside_of >= 0}
-    return frozenset(p.id for p, c in zip(points, credit, strict=True) if NEAR_POINT <= c < 1 and p.id not in denied
-                     and max(_partial(answer, phrase(a, table), unsaid) for a in p.accept) >= NEAR_POINT)
+    halves: dict[str, tuple[str, ...]] = {}
+    for p, c in zip(points, credit, strict=True):
+        if not NEAR_POINT <= c < 1 or p.id in denied:
+            continue
+        own = _own_words(p, points, table, asked)
+        for accepted in (phrase(a, table) for a in p.accept):
+            content = [w for w in accepted.words if is_content(w[0])]
+            said = [next((n for n in answer.positions(*w) if n not in unsaid and answer.words[n].negated_by < 0), -1)
+                    for w in content]
+            if len(content) < 2 or NEAR_CREDIT * (sum(n >= 0 for n in said) / len(content)) ** 2 < NEAR_POINT:
+                continue
+            mine = [answer.words[n].text for n, w in zip(said, content, strict=True) if n >= 0 and w[1] in own]
+            if mine:
+                halves[p.id] = tuple(dict.fromkeys(mine))
+                break
+    return halves
+
+
+@lru_cache(maxsize=4_096)
+def _own_words(point: KeyPoint, points: tuple[KeyPoint, ...], table: Synonyms, asked: frozenset[str]) -> frozenset[str]:
+    """The lemmas of the point's content words that are its alone: in no other point and not in the prompt."""
+    def lemmas(p: KeyPoint) -> set[str]:
+        return {lemma(w) for text in (p.point, *p.accept) for w in content_words(text, table)}
+    others = set().union(*(lemmas(p) for p in points if p.id != point.id))
+    return frozenset(lemmas(point) - others - asked)
 
 
 def score(needed: int, credit: Iterable[float]) -> float:
@@ -337,15 +389,17 @@ def score(needed: int, credit: Iterable[float]) -> float:
     return NEEDED_WEIGHT * best + (1 - NEEDED_WEIGHT) * sum(ranked) / len(ranked)
 
 
-def grade(rubric: Rubric, text: str, *, synonyms: Synonyms | None = None) -> Grade:
+def grade(rubric: Rubric, text: str, *, synonyms: Synonyms | None = None, prompt: str = "") -> Grade:
     """Correct when at least `rubric.needed` key points are stated (voided ones do not count); a `half_point`
-    rubric that needs two or more is also met by one fewer and a further point half stated (credit NEAR_POINT
-    or more)."""
+    rubric that needs two or more is also met by one fewer and half of a further point, said by a word of that
+    point alone (not in another point, nor in the `prompt`): `partly` names it, with the words that said it."""
     table = synonyms or NO_SYNONYMS
     answer = read(text, table)
-    found, halves = _cover(rubric.points, answer, table)
+    asked = frozenset(lemma(w) for w in content_words(prompt, table))
+    found, halves = _cover(rubric.points, answer, table, asked)
     short = rubric.needed - len(found.matched)
-    correct = short <= 0 or (short == 1 and bool(halves) and rubric.half_point and rubric.needed >= 2
-                             and not answer.bare_list and not found.voided)
-    return Grade(found.matched, found.missed, found.voided, correct, credit=found.credit,
-                 score=score(rubric.needed, found.credit))
+    half = short == 1 and bool(halves) and rubric.half_point and rubric.needed >= 2 and not answer.bare_list \
+        and not found.voided
+    partly = next(((k, v) for k, v in halves.items()), None) if half else None
+    return Grade(found.matched, found.missed, found.voided, short <= 0 or half, credit=found.credit,
+                 score=score(rubric.needed, found.credit), partly=partly)

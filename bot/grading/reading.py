@@ -8,9 +8,10 @@ can tell what it states; `phrase` reads a rubric's phrasing the same way.
   and a possessive 's goes ("TP's" is "TP").
 - Numbers are normalised: "184,320" is "184320", "16k" and "16 thousand" are "16000", "3.3M" is "3300000", "one"
   to "twelve" are digits; decimals are kept ("3.5"); "n^2" is "n2". Symbols read as words ("&" and, "+" plus,
-  "<=" less than or equal to, "->" to, "w/o" without), "non-" and "non " join the next word ("nonconstant"; a
-  "non" left alone before a function word is "none"), and an identifier splits into its words ("arrayName" is
-  "array name"; "LoRA" is one word).
+  "<=" less than or equal to, "->" and "→" to, "w/o" without; HTML entities are decoded, "-&gt;" is "->"), "into"
+  and "onto" are "in to" and "on to" (so "put into" states "put in" with one word more), "non-" and "non " join
+  the next word ("nonconstant"; a "non" left alone before a function word is "none"), and an identifier splits
+  into its words ("arrayName" is "array name"; "LoRA" is one word).
 - Negation and contrast scopes: the rows of bot.grading.rules.SCOPE_RULES, applied by bot.grading.scopes. The
   content word a negator closely follows in its clause is what the clause denies something of ("latency is not
   important").
@@ -18,12 +19,14 @@ can tell what it states; `phrase` reads a rubric's phrasing the same way.
   they are read.
 - Bare lists: an answer without a single relation word, and without an article after the first word of an item,
   relates nothing to anything. Its items are the pieces between clause breaks and "and"/"or" (or each word, when
-  it has four or more words and no separator at all). A terse sentence with no function word at all ("FSDP
-  shards model parameters") cannot be told from such a list.
+  it has four or more words and no separator at all). Without separators, a verb's particle or an irregular verb
+  form relates too ("nodes take up more memory", "Llama 2 took 184,320 GPU hours"); a terse sentence with neither
+  ("FSDP shards model parameters") cannot be told from such a list.
 """
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
@@ -50,11 +53,12 @@ _CONTRACTIONS = {
     "wont": "will not", "wouldnt": "would not", "shouldnt": "should not", "couldnt": "could not",
     "cant": "can not", "cannot": "can not", "mustnt": "must not", "neednt": "need not", "aint": "is not",
     "thats": "that is", "theres": "there is",
+    "into": "in to", "onto": "on to",  # "put into" is "put in" with a "to": a phrasing allows a function word more
     "non": "none",  # "non" alone is what is left of a "none" typo: see _joined_non
 }
 _SYMBOLS = (
     ("<=", " less than or equal to "), (">=", " greater than or equal to "), ("!=", " not equal to "),
-    ("->", " to "), ("=>", " to "), ("==", " equals "), ("<", " less than "), (">", " greater than "),
+    ("->", " to "), ("=>", " to "), ("→", " to "), ("==", " equals "), ("<", " less than "), (">", " greater than "),
     ("=", " equals "), ("&", " and "), ("+", " plus "),
 )
 _WITHOUT, _WITH = re.compile(r"\bw/o\b"), re.compile(r"\bw/")
@@ -141,7 +145,7 @@ def _joined_non(match: re.Match[str]) -> str:
 
 def _raw_tokens(text: str) -> list[str]:
     """Lower-case words and numbers, with BREAK for each clause break; contractions spelled out."""
-    text = _CAMEL.sub(" ", unicodedata.normalize("NFKC", text)).translate(_QUOTES).lower()
+    text = _CAMEL.sub(" ", unicodedata.normalize("NFKC", html.unescape(text))).translate(_QUOTES).lower()
     for symbol, words in _SYMBOLS:
         text = text.replace(symbol, words)
     text = _WITHOUT.sub(" without ", text)
@@ -192,12 +196,12 @@ class Answer:
     """An answer read once for matching (by `read`): its words, negation scopes and asides, and whether it is a
     bare list."""
 
-    __slots__ = ("words", "bare_list", "open_asides", "contrasted", "denied", "_by_text", "_by_lemma", "_by_letter",
-                 "_memo")
+    __slots__ = ("words", "bare_list", "open_asides", "typos", "contrasted", "denied", "_by_text", "_by_lemma",
+                 "_by_letter", "_memo")
 
-    def __init__(self, words: Iterable[Word], bare_list: bool = False, open_asides: frozenset[int] = frozenset()
-                 ) -> None:
-        self.words, self.bare_list, self.open_asides = tuple(words), bare_list, open_asides
+    def __init__(self, words: Iterable[Word], bare_list: bool = False, open_asides: frozenset[int] = frozenset(),
+                 typos: bool = True) -> None:
+        self.words, self.bare_list, self.open_asides, self.typos = tuple(words), bare_list, open_asides, typos
         self.contrasted = _contrasted(self.words)
         self.denied = frozenset(_subjects_of_negation(self.words))
         self._by_text: dict[tuple[str, str], list[int]] = {}
@@ -216,11 +220,15 @@ class Answer:
         found = self._memo.get(key)
         if found is None:
             hits = set(self._by_lemma.get(lemma_, ()))
-            for said in self._by_letter.get(text[0], ()):
+            for said in self._by_letter.get(text[0], ()) if self.typos else ():
                 if similar(*said, text, lemma_):
                     hits.update(self._by_text[said])
             found = self._memo[key] = sorted(hits)
         return found
+
+    def exact(self) -> Answer:
+        """The same answer, whose words state a phrase word only by its lemma or form (no typo)."""
+        return Answer(self.words, self.bare_list, self.open_asides, typos=False)
 
     def in_aside(self, span: list[int], counted: frozenset[int] = frozenset()) -> bool:
         """Whether a word of the span is in an aside about a thing contrasted (other than those `counted`)."""

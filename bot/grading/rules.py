@@ -44,6 +44,9 @@ RELATING = frozenset({
     "if", "unless", "whether", "then", "only", "also", "just", "even", "still", "always",
     "plus", "minus", "times", "equals", "less", "greater",
 })
+# In a short answer without separators or connectives, content words that relate too: a verb's particle ("nodes take
+# up more memory" is a sentence), and an irregular verb form ("took", "kept": bot.grading.words.irregular_form).
+RELATING_CONTENT = frozenset({"up", "down", "off"})
 
 
 # ---------------------------------------------------------------- scope rules
@@ -82,6 +85,7 @@ class ScopeRule:
     followed_by: str = ""  # the word that must follow the trigger ("instead" "of")
     preceded_by: str = ""  # the word that must precede it ("or" "not")
     in_negation: bool = False  # only inside a negation scope (not a contrast's)
+    in_contrast: bool = False  # only inside a contrast scope
     within: int = 0  # only this many words after that scope's negator at most, with no "and" or "or" between
     when: When | None = None  # only where this holds
     new_clause: bool = False  # what follows is a new clause (a phrase never runs across it)
@@ -132,6 +136,9 @@ SCOPE_RULES = (
               does_not_state="it is not true that the base case is missing"),
     ScopeRule("contrast words", Does.END, frozenset({"unlike", "vs", "versus", "instead", "rather"}),
               phrase="fast", states="it is not cheap rather fast", does_not_state="it is not cheap or fast"),
+    ScopeRule("a verb after the thing contrasted", Does.END, AUXILIARIES, in_contrast=True, phrase="using an array",
+              states="instead of pointers the other way is by using an array",
+              does_not_state="it is done instead of pointers by using an array"),
     ScopeRule("where", Does.END, frozenset({"where"}), when=When.NOT_AFTER_BREAK, phrase="each gpu holds a shard",
               states="nothing is replicated where each GPU holds a shard",
               does_not_state="nothing is replicated and each GPU holds a shard"),
@@ -143,6 +150,10 @@ SCOPE_RULES = (
 NEGATORS = frozenset().union(*(r.words for r in SCOPE_RULES if r.does is Does.NEGATE))
 CONTRASTS = frozenset().union(*(r.words for r in SCOPE_RULES if r.does is Does.CONTRAST and not r.followed_by))
 # The words that end a scope wherever they stand.
-CLAUSE_WORDS = frozenset().union(*(r.words for r in SCOPE_RULES if r.does is Does.END and r.when is None))
+CLAUSE_WORDS = frozenset().union(*(r.words for r in SCOPE_RULES if r.does is Does.END and r.when is None
+                                   and not r.in_contrast))
 RELATION_WORDS = NEGATORS | CLAUSE_WORDS | RELATIVES | RELATING
+# Words that join clauses but relate no two terms by themselves: a list of terms strung with them ("sharding so
+# communication because memory") is still a bare list.
+CONNECTIVES = CLAUSE_WORDS | {"then", "also", "plus"}
 FUNCTION_WORDS = RELATION_WORDS | DETERMINERS | FILLERS | LIST_JOINERS

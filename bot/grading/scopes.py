@@ -14,10 +14,12 @@ from dataclasses import dataclass, replace
 from bot.grading.rules import (
     AUXILIARIES,
     BREAK,
+    CONNECTIVES,
     DETERMINERS,
     FILLERS,
     LIST_JOINERS,
     PLURAL_BE,
+    RELATING_CONTENT,
     RELATION_WORDS,
     RELATIVES,
     SCOPE_RULES,
@@ -26,7 +28,7 @@ from bot.grading.rules import (
     ScopeRule,
     When,
 )
-from bot.grading.words import is_content, lemma
+from bot.grading.words import irregular_form, is_content, lemma
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,17 +124,25 @@ def _numbers(tokens: list[str]) -> tuple[list[int], list[int]]:
     return clauses, items
 
 
+SHORT_SENTENCE = 8  # words at most of an answer that a particle or an irregular verb form makes a sentence
+
+
 def _relates(tokens: list[str], items: list[int]) -> bool:
-    """Whether the tokens relate words: a relation word, or a determiner after the first word of a list item."""
+    """Whether the tokens relate words: a relation word (not a mere connective: "so", "because"), or a determiner
+    after the first word of a list item; in a short answer with no separator and no connective, also a particle or an
+    irregular verb form (RELATING_CONTENT)."""
     last_item = -1  # the item of the last word
     for i, token in enumerate(tokens):
         if token in DETERMINERS and items[i] == last_item:
             return True
         if not _skipped(token):
-            if token in RELATION_WORDS or lemma(token) in RELATION_WORDS:
+            if token not in CONNECTIVES and (token in RELATION_WORDS or lemma(token) in RELATION_WORDS):
                 return True
             last_item = items[i]
-    return False
+    words = [t for t in tokens if not _skipped(t)]
+    if len(words) > SHORT_SENTENCE or any(t in LIST_JOINERS or t in CONNECTIVES for t in tokens) or BREAK in tokens:
+        return False
+    return any(t in RELATING_CONTENT or irregular_form(t) for t in words)
 
 
 # ---------------------------------------------------------------- scopes
@@ -165,6 +175,8 @@ class _State:
 
 def _applies(row: ScopeRule, tokens: list[str], i: int, n: int, state: _State) -> bool:
     """Whether the row applies to the word tokens[i] (word number n) in the state before it."""
+    if row.in_contrast and (state.scope is None or state.scope.row.does is not Does.CONTRAST):
+        return False
     if row.in_negation:
         scope = state.scope
         if scope is None or not scope.negation:

@@ -1,6 +1,7 @@
-"""Rubric self-checks: a pure function that lists where a question's rubric disagrees with its examples,
-and warns where it would credit an answer that says nothing (the prompt echoed, an empty answer, a bare
-list of the accepted words) or where an accepted word is a typo away from a word of the prompt."""
+"""Rubric self-checks: a pure function that lists where a question's rubric disagrees with its examples or credits
+a bare list of its accepted words (by commas or by connectives: keyword lists never pass), and warns where it would
+credit an answer that says nothing (the prompt echoed, an empty answer) or where an accepted word is a typo away from
+a word of the prompt."""
 
 from __future__ import annotations
 
@@ -41,38 +42,51 @@ def _found(result: Grade) -> str:
     return f"matched: {_ids(result.matched)}; missed: {_ids(result.missed)}{voided}"
 
 
-def _examples(rubric: Rubric, correct: Sequence[str], wrong: Sequence[str],
+def _examples(rubric: Rubric, prompt: str, correct: Sequence[str], wrong: Sequence[str],
               synonyms: Synonyms | None) -> list[RubricIssue]:
     issues = []
     for n, example in enumerate(correct):
-        result = grade(rubric, example, synonyms=synonyms)
+        result = grade(rubric, example, synonyms=synonyms, prompt=prompt)
         if not result.correct:
             issues.append(RubricIssue(("examples", "correct", n),
                                       f"graded wrong but listed as correct: {_quote(example)} ({_found(result)})"))
     for n, example in enumerate(wrong):
-        result = grade(rubric, example, synonyms=synonyms)
+        result = grade(rubric, example, synonyms=synonyms, prompt=prompt)
         if result.correct:
             issues.append(RubricIssue(("examples", "wrong", n), f"graded correct but listed as wrong: "
                                       f"{_quote(example)} (matched: {_ids(result.matched)})"))
     return issues
 
 
-def bare_list(rubric: Rubric, synonyms: Synonyms | None = None) -> str:
-    """Every content word of the accepted phrasings once, as a comma-separated list."""
+def bare_list(rubric: Rubric, synonyms: Synonyms | None = None, joiner: str = ", ") -> str:
+    """Every content word of the accepted phrasings once, joined as a list (by commas, or by a connective such as
+    " so ")."""
     words = dict.fromkeys(w for point in rubric.points for a in point.accept for w in content_words(a, synonyms))
-    return ", ".join(words)
+    return joiner.join(words)
+
+
+KEYWORD_LISTS = (", ", " so ")  # the accepted words as a list, by commas and by a connective
 
 
 def _empty_answers(rubric: Rubric, prompt: str, synonyms: Synonyms | None) -> list[RubricIssue]:
+    """Warnings for the prompt or an empty answer graded correct; an error for a keyword list graded correct (the
+    accepted words listed, relating nothing: it states no key point whose phrasing is a relation)."""
     issues = []
     for where, label, text in ((("prompt",), "the question's own prompt", prompt),
-                               (("rubric",), "an empty answer", ""),
-                               (("rubric",), "a bare list of the accepted words", bare_list(rubric, synonyms))):
-        result = grade(rubric, text, synonyms=synonyms)
+                               (("rubric",), "an empty answer", "")):
+        result = grade(rubric, text, synonyms=synonyms, prompt=prompt)
         if result.correct:
             said = f": {_quote(text)}" if where == ("rubric",) and text else ""
             issues.append(RubricIssue(where, f"{label} is graded correct{said} (matched: {_ids(result.matched)})",
                                       warning=True))
+    for joiner in KEYWORD_LISTS:
+        text = bare_list(rubric, synonyms, joiner)
+        result = grade(rubric, text, synonyms=synonyms, prompt=prompt)
+        if text and result.correct:
+            issues.append(RubricIssue(("rubric",), f"a bare list of the accepted words is graded correct: "
+                                      f"{_quote(text)} (matched: {_ids(result.matched)}); give those key points "
+                                      "phrasings that relate two words or more"))
+            break
     return issues
 
 
@@ -101,6 +115,8 @@ def _typos_of_the_prompt(rubric: Rubric, prompt: str, synonyms: Synonyms | None)
 
 def audit_rubric(rubric: Rubric, prompt: str, correct_examples: Sequence[str] = (),
                  wrong_examples: Sequence[str] = (), synonyms: Synonyms | None = None) -> list[RubricIssue]:
-    """Every listed example graded otherwise than listed (errors), then the warnings."""
-    return (_examples(rubric, correct_examples, wrong_examples, synonyms)
-            + _empty_answers(rubric, prompt, synonyms) + _typos_of_the_prompt(rubric, prompt, synonyms))
+    """The errors (every listed example graded otherwise than listed, a keyword list graded correct), then the
+    warnings."""
+    issues = (_examples(rubric, prompt, correct_examples, wrong_examples, synonyms)
+              + _empty_answers(rubric, prompt, synonyms) + _typos_of_the_prompt(rubric, prompt, synonyms))
+    return sorted(issues, key=lambda issue: issue.warning)

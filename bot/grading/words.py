@@ -4,7 +4,8 @@ A word longer than three letters may carry a typo: one edit (a letter added, dro
 edits from eight letters on, Damerau-Levenshtein) with the same first letter, so "nonconstant" is no typo of
 "constant". Two real words are never typos of each other when short ("case", "cause") and at most one edit apart
 otherwise ("section" is not "selection"), and a word is no typo of its derivative ("insert", "insertion"). Words of
-three letters or fewer must be exact.
+three letters or fewer must be exact, and so must a short abbreviation (four letters or fewer, no dictionary word:
+"FIFO" is no typo of "FILO").
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ def similar(said: str, said_lemma: str, wanted: str, wanted_lemma: str) -> bool:
         return True
     if len(wanted) <= 3 or said[0] != wanted[0] or said[0].isdigit() or wanted[0].isdigit():
         return False
+    if _abbreviation(wanted):
+        return False
     short, long = sorted((said_lemma, wanted_lemma), key=len)
     if len(long) - len(short) >= 2 and long.startswith(short) and simplemma.is_known(short, lang="en"):
         return False  # a word and its derivative (insert, insertion; point, pointer) are not typos of each other
@@ -49,10 +52,25 @@ def similar(said: str, said_lemma: str, wanted: str, wanted_lemma: str) -> bool:
     return _typo(said_lemma, wanted_lemma) or _typo(said, wanted)
 
 
+ABBREVIATION = 4  # letters at most: a shorter word that no dictionary knows (FIFO, LIFO, FSDP) must be exact
+
+
+def _abbreviation(word: str) -> bool:
+    return len(word) <= ABBREVIATION and not simplemma.is_known(word, lang="en")
+
+
 def _typo(said: str, wanted: str, allowed: int = 0) -> bool:
     """At most one edit (two for words of eight letters or more): a letter added, dropped, changed or swapped."""
     allowed = allowed or (1 if len(wanted) < 8 else 2)
     return DamerauLevenshtein.distance(said, wanted, score_cutoff=allowed) <= allowed
+
+
+def irregular_form(word: str) -> bool:
+    """Whether a word is an irregular inflection, not a plural ("took" of "take", "kept" of "keep"): a verb in a
+    sentence, never a listed term."""
+    found = lemma(word)
+    return (found != word and word.isalpha() and not word.endswith("s") and len(found) > 1
+            and not word.startswith(found[:-1]))
 
 
 def same_word(said: str, wanted: str) -> bool:

@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from bot.core.errors import StudyError
 from bot.core.yamlcheck import Checker, FieldPath
+from bot.grading.honor import TOO_SHORT, too_short
 from bot.grading.matching import grade
 from bot.grading.reading import Synonyms
 from bot.grading.rubric import Examples, Rubric
@@ -48,11 +50,14 @@ class ShortAnswer(TextAnswered):
         return audit_rubric(self.rubric, self.prompt, self.examples.correct, self.examples.wrong, synonyms)
 
     def grade_text(self, text: str, arrangement: Arrangement, synonyms: Synonyms | None) -> Verdict:
-        result = grade(self.rubric, text, synonyms=synonyms)
+        result = grade(self.rubric, text, synonyms=synonyms, prompt=self.prompt)
+        if too_short(text, result.matched + result.voided, synonyms):
+            raise StudyError(TOO_SHORT)
         points = self.key_points()
         found, total, needed = len(result.matched), len(points), self.rubric.needed
+        partly = result.partly
         if result.correct:
-            part = ", and part of another" if found < needed else ""
+            part = f', and part of "{points[partly[0]]}" (you wrote {_quoted(partly[1])})' if partly else ""
             lines = [f"✅ Graded correct: {found} of {total} key points{part}."]
         elif found:
             lines = [f"◑ Partly right: {found} of {total} key points ({needed} make it correct)."]
@@ -60,9 +65,11 @@ class ShortAnswer(TextAnswered):
             lines = [f"❌ Not yet: 0 of {total} key points ({needed} make it correct)."]
         if result.matched:
             lines += ["You covered:", *(f"✓ {points[k]}" for k in result.matched)]
-        if result.missed:
-            lines += ["You missed:", *(f"✗ {points[k]}" + (" (you stated it as a misconception)"
-                                                          if k in result.voided else "") for k in result.missed)]
+        rest = [k for k in result.missed if not (partly and k == partly[0])]
+        if rest:  # a correct answer needed none of them: they are not called missed
+            lines += ["Also worth knowing:" if result.correct else "You missed:",
+                      *(f"✗ {points[k]}" + (" (you stated it as a misconception)" if k in result.voided else "")
+                        for k in rest)]
         lines.append(f"Model answer: {self.model_answer}")
         return Verdict(result.correct, tuple(lines), self_gradable=True, matched=result.matched,
                        missed=result.missed)
@@ -77,6 +84,10 @@ class ShortAnswer(TextAnswered):
         return [f"**Model answer:** {self.model_answer}", "",
                 f"Key points (correct with {self.rubric.needed} of {len(self.rubric.points)}):",
                 *(f"- {p.point}" for p in self.rubric.points)]
+
+
+def _quoted(words: tuple[str, ...]) -> str:
+    return ", ".join(f"'{w}'" for w in words)
 
 
 TYPE = ShortAnswer

@@ -58,6 +58,7 @@ from bot.store import Store
 from bot.store.model import Prompt, PromptKind
 
 log = logging.getLogger("studybot")
+STARTUP = "start-up"  # the lock under which a starting process arms schedules and repairs rounds
 RELOAD_LOG = "studybot.reload"  # what a reload found and did (the console shows it, below its WARNING level)
 reload_log = logging.getLogger(RELOAD_LOG)
 _K = TypeVar("_K")
@@ -148,11 +149,12 @@ class StudyBot:
         store = await Store.open(settings.database, clock or SystemClock())
         bot = cls(Context(store, report.library, settings, store.clock), features)
         try:
-            async with store.engine.alone():  # processes starting together do this in turn, never at once
+            async with store.engine.locked(STARTUP):  # processes starting together do this in turn
                 await bot.arm_schedules()
                 for feature in bot.features:
                     if feature.on_start is not None:
                         await feature.on_start(bot.ctx)
+                await bot.purge_uninstalled()
         except BaseException:
             await store.close()
             raise
@@ -160,6 +162,14 @@ class StudyBot:
 
     async def close(self) -> None:
         await self.ctx.store.close()
+
+    async def purge_uninstalled(self) -> None:
+        """Delete the scores of workspaces uninstalled longer ago than STUDYBOT_UNINSTALLED_RETENTION_DAYS."""
+        days = self.settings.uninstalled_retention_days
+        if days is None:
+            return
+        for cohort in await self.store.purge_uninstalled(timedelta(days=days)):
+            log.info("%s was uninstalled over %d day(s) ago: its learners and scores were deleted", cohort, days)
 
     @property
     def store(self) -> Store:

@@ -5,6 +5,8 @@ the router (`bot.runtime.app`), and the router depends on them, never the other 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
@@ -20,6 +22,8 @@ from bot.core.messages import Actor, Cohort
 from bot.grading.reading import NO_SYNONYMS, Synonyms
 from bot.questions.base import Question
 from bot.store import Store
+
+RESULTS_FILES = "results files"  # the lock held while a cohort's results files change
 
 
 @dataclass
@@ -40,9 +44,14 @@ class Context:
         self.library = library
         self.glossary = Glossary(library.terms)
 
-    def files_lock(self, cohort: Cohort) -> asyncio.Lock:
-        """Held while a cohort's results files are written or deleted, so the two never cross."""
-        return self._file_locks.setdefault(cohort, asyncio.Lock())
+    @asynccontextmanager
+    async def files_lock(self, cohort: Cohort) -> AsyncIterator[None]:
+        """Held while a cohort's results files are written or deleted, so the two never cross: by one
+        event of this process at a time, and by one process at a time (on PostgreSQL, the files
+        being on storage the processes share)."""
+        async with self._file_locks.setdefault(cohort, asyncio.Lock()):
+            async with self.store.engine.locked(RESULTS_FILES, f"{cohort.platform}:{cohort.id}"):
+                yield
 
     def lesson(self, name: str | None) -> Lesson:
         """A lesson by id or unique prefix (the first one when no name is given)."""

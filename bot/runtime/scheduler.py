@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("studybot.scheduler")
 
 DELIVERY_TIMEOUT = 30.0  # seconds one timer's deliveries may take before they count as failed
+PURGE_EVERY = 3600.0  # seconds between looks for uninstalled workspaces past their retention
 
 
 class Scheduler:
@@ -114,8 +115,15 @@ async def fire_due(bot: StudyBot, outboxes: Mapping[str, Outbox]) -> int:
 async def run_scheduler(bot: StudyBot, outboxes: Mapping[str, Outbox], interval: float = 1.0) -> None:
     """Fire due timers every `interval` seconds until cancelled; the heartbeat says it is alive."""
     scheduler = Scheduler(bot, outboxes)
+    purged = asyncio.get_running_loop().time()  # StudyBot.start purged
     try:
         while True:
+            if asyncio.get_running_loop().time() - purged >= PURGE_EVERY:
+                purged = asyncio.get_running_loop().time()
+                try:
+                    await bot.purge_uninstalled()
+                except Exception:
+                    log.exception("cannot delete the scores of long-uninstalled workspaces; will try again")
             try:
                 await scheduler.tick()
             except Exception:

@@ -1,20 +1,22 @@
 """The database, behind one façade: `Store` gives the features an area each (learners, prompts,
-answers, cards, teach-backs, boards, rounds, timers, messages, insights, processes) on one engine
-(`engine.py`: group commit; `sqlite_engine.py`, the embedded default, or `postgres_engine.py` for
+answers, cards, teach-backs, boards, rounds, timers, messages, insights, processes, installs) on
+one engine (`engine.py`: group commit; `sqlite_engine.py`, the embedded default, or `postgres_engine.py` for
 many processes; `schema.py` orders each area's schema steps). Rows come back as the dataclasses of
 `model.py`; no user-facing text lives below the features."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 from bot.core.clock import Clock
-from bot.core.messages import Actor
+from bot.core.messages import Actor, Cohort
 from bot.store.answers import Answers
 from bot.store.boards import Boards
 from bot.store.cards import Cards
 from bot.store.cohort_stats import Insights
 from bot.store.engine import Engine, is_postgres_url
+from bot.store.installs import Installs
 from bot.store.learners import Learners
 from bot.store.postgres_engine import PostgresEngine
 from bot.store.processes import Processes
@@ -42,6 +44,7 @@ class Store:
         self.messages = Messages(engine)
         self.insights = Insights(engine)
         self.processes = Processes(engine)
+        self.installs = Installs(engine)
 
     @classmethod
     async def open(cls, where: Path | str, clock: Clock) -> Store:
@@ -59,6 +62,13 @@ class Store:
         """Delete a learner and everything of theirs; False if there was nothing."""
         self.prompts.forget_cached()  # some of them were the learner's
         return await self.learners.forget(actor)
+
+    async def purge_uninstalled(self, kept: timedelta) -> list[Cohort]:
+        """Delete the cohorts uninstalled longer than `kept` ago, scores and all."""
+        gone = await self.installs.purge_uninstalled(kept)
+        if gone:
+            self.prompts.forget_cached()
+        return gone
 
     async def backup(self, target: Path | str) -> None:
         """A consistent copy of the whole database, taken while it is in use."""

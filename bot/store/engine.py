@@ -27,6 +27,7 @@ from bot.core.errors import StoreBusy, StoreUnavailable
 T = TypeVar("T")
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+LOCK_POLL_FIRST, LOCK_POLL_MOST = 0.01, 0.2  # seconds between tries of a lock another process holds
 
 
 class Row(Protocol):
@@ -89,6 +90,7 @@ class Engine(ABC):
         self.failed = asyncio.Event()
         self._pending: list[tuple[Callable[..., Any], tuple, asyncio.Future]] = []
         self._flushing: asyncio.Task | None = None
+        self._held: dict[str, asyncio.Lock] = {}
 
     @property
     @abstractmethod
@@ -115,11 +117,52 @@ class Engine(ABC):
     async def backup(self, target: Path | str) -> None:
         """A consistent copy of the whole database; SetupError says why it cannot be taken."""
 
+    async def try_lock(self, name: str, key: str = "") -> bool:
+        """Take the lock `name` (for `key`) that every process on this database shares, if no process
+        holds it; SQLite's file is one process's at a time, so there it is always free."""
+        return True
+
+    async def unlock(self, name: str, key: str = "") -> None:
+        """Release a lock taken with `try_lock`."""
+        return None
+
     @asynccontextmanager
-    async def alone(self) -> AsyncIterator[None]:
-        """Work that one process at a time does (start-up sweeps and repairs); SQLite's file is one
-        process's at a time already."""
+    async def locked(self, name: str, key: str = "") -> AsyncIterator[None]:
+        """Inside, no other process holds the lock `name` for `key` (it is waited for, never busily:
+        the connection stays free for this process's other work meanwhile)."""
+        wait = LOCK_POLL_FIRST
+        while not await self.try_lock(name, key):
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, LOCK_POLL_MOST)
+        try:
+            yield
+        finally:
+            await self.unlock(name, key)
+
+    @asynccontextmanager
+    async def first(self, name: str) -> AsyncIterator[bool]:
+        """Work that one process does for all while it runs (True inside when it is this one; the
+        others skip it)."""
+        mine = await self.try_lock(name)
+        try:
+            yield mine
+        finally:
+            if mine:
+                await self.unlock(name)
+
+    async def notices(self, channel: str) -> AsyncIterator[str]:
+        """What other processes announce on `channel` (their payloads), for as long as this process
+        runs; on SQLite nothing is announced (one process per file), so this never yields."""
+        return
         yield
+
+    @asynccontextmanager
+    async def exclusive(self, name: str) -> AsyncIterator[None]:
+        """Hold `name` alone among every task of every process on this database (a token refresh, an
+        identify): this process's lock, then the lock all processes share. No transaction stays open
+        meanwhile."""
+        async with self._held.setdefault(name, asyncio.Lock()), self.locked(name):
+            yield
 
     def size(self) -> int:
         """Bytes on disk (0 when not known to this process)."""

@@ -16,13 +16,13 @@ import shutil
 import subprocess
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import asynccontextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
 from bot.core.clock import Clock
@@ -35,8 +35,9 @@ log = logging.getLogger("studybot.store")
 T = TypeVar("T")
 
 MIGRATE_LOCK = 7_226_001  # pg_advisory_lock key: one process applies the schema steps at a time
-STARTUP_LOCK = 7_226_002  # one process does the start-up work (sweeps, arming, repairs) at a time
+LOCKS = 7_226_002  # the first key of the named advisory locks (Engine.locked, Engine.first)
 CONNECT_TIMEOUT = 5  # seconds
+LISTEN_RETRY_FIRST, LISTEN_RETRY_MOST = 1.0, 30.0  # seconds before listening again after a lost connection
 # SQLite's json_each over a JSON array of text, so that the store's SQL reads the same on both databases.
 FUNCTIONS = ("CREATE OR REPLACE FUNCTION json_each(text) RETURNS TABLE (value text) LANGUAGE sql IMMUTABLE"
              " AS $$ SELECT jsonb_array_elements_text($1::jsonb) $$")
@@ -217,14 +218,31 @@ class PostgresEngine(Engine):
             raise StoreUnavailable(explain(url, exc)) from exc
         return engine
 
-    @asynccontextmanager
-    async def alone(self) -> AsyncIterator[None]:
-        """Under a session advisory lock: processes that start together do their start-up work in turn."""
-        await self.run(lambda c: c.execute("SELECT pg_advisory_lock(?)", (STARTUP_LOCK,)))
-        try:
-            yield
-        finally:
-            await self.run(lambda c: c.execute("SELECT pg_advisory_unlock(?)", (STARTUP_LOCK,)))
+    async def try_lock(self, name: str, key: str = "") -> bool:
+        """A session advisory lock on this process's connection (a process that dies lets go of it)."""
+        return bool(await self.run(lambda c: c.execute("SELECT pg_try_advisory_lock(?, hashtext(?))",
+                                                       (LOCKS, f"{name}:{key}")).fetchone()[0]))
+
+    async def unlock(self, name: str, key: str = "") -> None:
+        await self.run(lambda c: c.execute("SELECT pg_advisory_unlock(?, hashtext(?))", (LOCKS, f"{name}:{key}")))
+
+    async def notices(self, channel: str) -> AsyncIterator[str]:
+        """LISTEN on a connection of its own (NOTIFY's payloads), connecting again with a backoff
+        when it is lost; what was announced while it was away is missed, and the log says so."""
+        delay = LISTEN_RETRY_FIRST
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(self.url, autocommit=True,
+                                                                 connect_timeout=CONNECT_TIMEOUT) as conn:
+                    await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+                    delay = LISTEN_RETRY_FIRST
+                    async for notice in conn.notifies():
+                        yield notice.payload
+            except psycopg.Error as exc:
+                log.warning("not listening for %s (%s); trying again in %g s (announcements meanwhile are missed)",
+                            channel, " ".join(str(exc).split())[:120], delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, LISTEN_RETRY_MOST)
 
     def _connection(self) -> PgConn:
         """The live connection, connecting (again) when there is none or it broke."""
@@ -274,6 +292,15 @@ class PostgresEngine(Engine):
             raise SetupError(f"pg_dump could not back up {self.where}: {detail}")
 
 
+def notify(url: str, channel: str, payload: str = "") -> None:
+    """Announce on `channel` to every process LISTENing on this database; StoreUnavailable says why not."""
+    try:
+        with connect(url) as raw:
+            raw.execute("SELECT pg_notify(%s, %s)", (channel, payload))
+    except psycopg.Error as exc:
+        raise StoreUnavailable(explain(url, exc)) from exc
+
+
 def examine(url: str) -> str:
     """What `studybot check` reports of a PostgreSQL database, read without changing it;
     StoreUnavailable says what stops studybot from using it."""
@@ -290,6 +317,22 @@ def examine(url: str) -> str:
                                f"{SCHEMA_VERSION}; run the newer studybot, or restore a backup made by this one")
     upgrade = f", upgraded to {SCHEMA_VERSION} at start" if version < SCHEMA_VERSION else ""
     return f"{where} (PostgreSQL {server}, schema {version}{upgrade})"
+
+
+def peek(url: str, fn: Callable[[PgConn], T]) -> T | None:
+    """fn run in a read-only transaction; None when fn's tables do not exist yet."""
+    try:
+        with connect(url) as raw:
+            c = PgConn(raw)
+            c.execute("BEGIN READ ONLY")
+            try:
+                return fn(c)
+            except pg_errors.UndefinedTable:
+                return None
+            finally:
+                c.execute("ROLLBACK")
+    except psycopg.Error as exc:
+        raise StoreUnavailable(explain(url, exc)) from exc
 
 
 def restore(backup: Path, url: str) -> None:

@@ -1,7 +1,9 @@
 """Prompts: the tokens behind buttons and forms, each spent at most once per learner.
 
 Tokens resolve on every click, so prompts this process made or read stay in memory; a
-prompt never changes but for being closed, which is mirrored in memory.
+prompt never changes but for being closed, which is mirrored in memory. Another process may close
+it meanwhile: where that matters, `is_closed` reads the database (an answer's own transaction
+checks it too).
 """
 
 from __future__ import annotations
@@ -110,6 +112,16 @@ class Prompts:
             return None
         self.remember(prompt := _prompt(row))
         return prompt
+
+    async def is_closed(self, prompt_id: str) -> bool:
+        """Whether a prompt is closed now, read from the database: another process may have closed
+        it since this one held it in memory."""
+        row = await self._engine.write(lambda c: c.execute(  # rides the group transaction, as `get` does
+            "SELECT closed_at FROM prompts WHERE id = ?", (prompt_id,)).fetchone())
+        if row is None or row[0] is not None:
+            self.closed(prompt_id)
+            return True
+        return False
 
     async def daily(self, cohort: Cohort) -> list[Prompt]:
         """A cohort's questions of the day, oldest first."""

@@ -5,10 +5,22 @@ are the dialect's (`Dialect.ddl`)."""
 
 from __future__ import annotations
 
-from bot.store import answers, boards, cards, cohort_stats, learners, processes, prompts, round_rows, teachbacks, timers
+from bot.store import (
+    answers,
+    boards,
+    cards,
+    cohort_stats,
+    installs,
+    learners,
+    processes,
+    prompts,
+    round_rows,
+    teachbacks,
+    timers,
+)
 from bot.store.engine import Dialect
 
-AREAS = (learners, round_rows, prompts, answers, boards, teachbacks, cards, timers, cohort_stats, processes)
+AREAS = (learners, round_rows, prompts, answers, boards, teachbacks, cards, timers, cohort_stats, processes, installs)
 SCHEMA_VERSION = max(version for area in AREAS for version in area.SCHEMA)
 
 

@@ -230,7 +230,7 @@ def restore(backup: Path, target: Path) -> None:
     if not backup.is_file():
         raise SetupError(f"cannot restore {backup}: no such file; give the path of a backup made by studybot backup")
     try:
-        with closing(_read_only(backup, immutable=True)) as source:
+        with closing(read_only(backup, immutable=True)) as source:
             detail = _quick_check(source)
             version = source.execute("PRAGMA user_version").fetchone()[0]
             tables = {r[0] for r in source.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -245,12 +245,12 @@ def restore(backup: Path, target: Path) -> None:
                          f"(schema {version}, this studybot reads up to {SCHEMA_VERSION})")
     if problem := _unwritable(target):
         raise SetupError(f"cannot restore to {target}: it {problem}; set STUDYBOT_DB to the database to replace")
-    if target.exists() and _in_use(target):
+    if target.exists() and in_use(target):
         raise SetupError(f"cannot restore to {target}: a running studybot has it open; stop it first, then restore")
     staged = _sidecar(target, ".restoring")
     staged.unlink(missing_ok=True)
     try:
-        with closing(_read_only(backup, immutable=True)) as source, closing(sqlite3.connect(staged)) as copy:
+        with closing(read_only(backup, immutable=True)) as source, closing(sqlite3.connect(staged)) as copy:
             source.backup(copy)
             copy.execute("PRAGMA journal_mode = DELETE")  # a self-contained file, no -wal of its own
         with staged.open("rb+") as file:
@@ -268,10 +268,24 @@ def restore(backup: Path, target: Path) -> None:
         os.close(folder)
 
 
-def _read_only(path: Path, immutable: bool = False) -> sqlite3.Connection:
+def read_only(path: Path, immutable: bool = False) -> sqlite3.Connection:
     """A connection that writes nothing; `immutable` for a file nobody else writes (a backup):
     it leaves no -wal or -shm beside it."""
     return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro{'&immutable=1' if immutable else ''}", uri=True)
+
+
+def peek(path: Path, fn: Callable[[sqlite3.Connection], T]) -> T | None:
+    """fn run on a read-only connection; None when the file or fn's tables do not exist yet."""
+    if not path.exists():
+        return None
+    try:
+        with closing(read_only(path)) as c:
+            c.row_factory = sqlite3.Row
+            return fn(c)
+    except sqlite3.Error as exc:
+        if "no such table" in str(exc):
+            return None
+        raise StoreUnavailable(f"cannot read the database {path} ({exc})") from exc
 
 
 def examine(path: Path) -> str:
@@ -286,7 +300,7 @@ def examine(path: Path) -> str:
         return f"{path} does not exist yet and will be created at start"
     _check_wal_owner(path)
     try:
-        with closing(_read_only(path)) as c:
+        with closing(read_only(path)) as c:
             detail = _quick_check(c)
             version = c.execute("PRAGMA user_version").fetchone()[0]
     except sqlite3.Error as exc:
@@ -303,7 +317,7 @@ def examine(path: Path) -> str:
     return f"{path} (schema {version}{upgrade}, {path.stat().st_size:,} bytes)"
 
 
-def _in_use(path: Path) -> bool:
+def in_use(path: Path) -> bool:
     """Whether another process has the database open: in WAL mode every open connection holds
     a lock that an exclusive-mode connection cannot get past."""
     try:

@@ -416,7 +416,8 @@ async def test_an_order_question_is_a_modal_with_partial_credit(running, discord
         if result.type == 9 and "Put in order" in result.data["title"]:
             break
         if result.type == 9:  # a short answer's modal
-            feedback = await fake.interact(fake.modal_submit(result.data["custom_id"], {"answer": "Not sure."}))
+            attempt = {"answer": "I think it depends on the team."}
+            feedback = await fake.interact(fake.modal_submit(result.data["custom_id"], attempt))
         else:
             feedback = await fake.interact(fake.component(buttons(result.message)[0]["custom_id"], result.message))
         result = await fake.interact(fake.component(button(feedback.message, "Next question"), feedback.message))
@@ -555,7 +556,8 @@ async def test_teachback_by_id_and_try_this_one_again(running, discord_fake: Dis
     prompt = "Explain what MFU tells you about a training run."
     modal = await fake.interact(fake.slash("teachback", {"prompt": "core-tb2"}))
     assert modal.type == 9 and prompt in modal_text(modal.data)
-    missed = await fake.interact(fake.modal_submit(modal.data["custom_id"], {"answer": "It is about GPUs, I think."}))
+    wrong = {"answer": "It is about buying more GPUs for the team, I think."}
+    missed = await fake.interact(fake.modal_submit(modal.data["custom_id"], wrong))
     assert missed.data["flags"] == 64 and missed.data["content"].startswith("You covered 0 of 1 key points")
     again = await fake.interact(fake.component(button(missed.message, "Try this one again"), missed.message))
     assert again.type == 9 and prompt in modal_text(again.data)

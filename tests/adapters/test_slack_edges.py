@@ -11,6 +11,7 @@ from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
+import aiohttp
 import pytest
 from support import CORE_PACK
 from test_slack_crash import free_port
@@ -47,7 +48,8 @@ async def bot(tmp_path: Path) -> AsyncIterator[StudyBot]:
 
 @pytest.fixture
 async def adapter(bot: StudyBot, slack: SlackSettings) -> AsyncIterator[SlackAdapter]:
-    adapter = SlackAdapter(bot, slack, limits=Limits(header_timeout=0.5, body_timeout=0.5, max_connections=4))
+    adapter = SlackAdapter(bot, slack, limits=Limits(header_timeout=0.5, body_timeout=0.5, max_connections=4,
+                                                     queue_wait=0.2))
     await adapter.start()
     yield adapter
     await adapter.close()
@@ -141,14 +143,15 @@ async def test_an_envelope_no_listener_takes_is_acknowledged(fake: SlackStandIn,
 
 async def test_slow_clients_are_cut_off_and_real_requests_get_through(adapter: SlackAdapter) -> None:
     """Clients trickling their headers hold connections only until the header timeout; past the
-    connection cap a client gets a 503 at once; one trickling its body gets a 408."""
+    connection cap a client waits for a place, and gets a 503 when none frees up in time; one
+    trickling its body gets a 408."""
     port = adapter.port
     tricklers = [await asyncio.open_connection("127.0.0.1", port) for _ in range(4)]
     for _, writer in tricklers:
         writer.write(b"POST /slack/events HTTP/1.1\r\nHost: x\r\n")
         await writer.drain()
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    assert (await asyncio.wait_for(reader.read(), 5)).startswith(b"HTTP/1.1 503")  # over the cap
+    assert (await asyncio.wait_for(reader.read(), 5)).startswith(b"HTTP/1.1 503")  # over the cap, waited 0.2 s
     writer.close()
     for reader, writer in tricklers:
         writer.write(b"X-Slow: 1\r\n")
@@ -163,6 +166,47 @@ async def test_slow_clients_are_cut_off_and_real_requests_get_through(adapter: S
     writer.close()
     status, text = await post_signed(url(adapter), *slash_command("/glossary", "mfu"))
     assert status == 200 and "MFU" in text
+
+
+async def burst(port: int, requests: int, source: str = "127.0.0.1") -> list[int]:
+    """`requests` signed /glossary posts at once, each on a connection of its own from `source`."""
+    connector = aiohttp.TCPConnector(limit=0, force_close=True, local_addr=(source, 0))
+    async with aiohttp.ClientSession(connector=connector) as session:
+        async def one() -> int:
+            status, _ = await post_signed(session, *slash_command("/glossary", "mfu"),
+                                          url=f"http://127.0.0.1:{port}/slack/events")
+            return status
+        return await asyncio.gather(*(one() for _ in range(requests)))
+
+
+async def test_a_burst_past_the_connection_cap_waits_and_is_all_answered(bot: StudyBot, slack: SlackSettings) -> None:
+    adapter = SlackAdapter(bot, slack, limits=Limits(max_connections=8, queue_wait=10.0))
+    await adapter.start()
+    try:
+        assert await burst(adapter.port, 120) == [200] * 120  # 15 times the cap, none refused
+    finally:
+        await adapter.close()
+
+
+async def test_a_flooding_client_is_cut_off_while_others_get_through(bot: StudyBot, slack: SlackSettings) -> None:
+    """One address may keep only so many connections waiting: the rest are refused at once; those
+    that get a place but send nothing are cut off at the header timeout, as before."""
+    limits = Limits(header_timeout=0.3, max_connections=4, queue_wait=5.0, max_waiting_per_client=6)
+    adapter = SlackAdapter(bot, slack, limits=limits)
+    await adapter.start()
+    try:
+        flood = [await asyncio.open_connection("127.0.0.1", adapter.port, local_addr=("127.0.0.2", 0))
+                 for _ in range(20)]
+        honest = asyncio.create_task(burst(adapter.port, 3))
+        said = await asyncio.gather(*(asyncio.wait_for(reader.read(), 10) for reader, _ in flood))
+        refused = [s for s in said if s.startswith(b"HTTP/1.1 503")]
+        assert len(refused) == 20 - 4 - 6  # past the places and the address's share of the queue
+        assert said.count(b"") == 10  # served or queued, then cut off: the headers never came
+        assert await honest == [200] * 3
+        for _, writer in flood:
+            writer.close()
+    finally:
+        await adapter.close()
 
 
 async def test_an_oversized_body_is_refused(adapter: SlackAdapter) -> None:

@@ -116,7 +116,6 @@ READER_PUNCTUATION = ("needs the reader to read punctuation inside a phrase (com
                       "lesson.yaml's synonyms")
 
 
-@pytest.mark.xfail(strict=True, reason=READER_PUNCTUATION)
 @pytest.mark.parametrize(("item_id", "answer"), [
     ("meta-tb6", "user -> gateway -> fwd pass on 1 GPU. Kept: SQLite. refuse to ship w/o an eval gate"),
     ("meta-tb6", "req -> gw -> forward pass. Kept: mock auth. Must have: eval gate"),

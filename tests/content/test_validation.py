@@ -276,15 +276,12 @@ def test_examples_that_agree_with_the_rubric_pass(tmp_path: Path) -> None:
     (('    prompt: "Say why"', '    prompt: "Why do we say it shards?"'),
      "content/l1/quiz.yaml:16: questions[1].prompt: warning: the question's own prompt is graded correct "
      "(matched: p1)"),
-    (('          accept: ["it shards"]', '          accept: ["shards"]'),
-     "content/l1/quiz.yaml:18: questions[1].rubric: warning: a bare list of the accepted words is graded "
-     'correct: "shards" (matched: p1)'),
     (('    prompt: "Say why"', '    prompt: "Say why a model shards"'),
      None),  # a prompt word that is an accepted word is no typo of it
     (('          accept: ["it shards"]', '          accept: ["it shards", "splits the modle weights"]'),
      'content/l1/quiz.yaml:23: questions[1].rubric.points[0].accept[1]: warning: accepted word "modle" is '
      'one typo away from "model" in the prompt'),
-], ids=["prompt", "bare list", "no warning", "typo of the prompt"])
+], ids=["prompt", "no warning", "typo of the prompt"])
 def test_a_rubric_that_leaks_is_warned_about_with_its_line(tmp_path: Path, change, expected) -> None:
     short = SHORT.replace(*change)
     if "modle" in short:
@@ -294,14 +291,22 @@ def test_a_rubric_that_leaks_is_warned_about_with_its_line(tmp_path: Path, chang
     assert warnings(root) == ([expected] if expected else [])
 
 
+def test_a_rubric_that_a_bare_list_passes_is_a_problem_with_its_line(tmp_path: Path) -> None:
+    # a warning before issue 26; keyword lists never pass, so it is a problem now
+    root = pack(tmp_path, quiz=QUIZ + SHORT.replace('          accept: ["it shards"]', '          accept: ["shards"]'))
+    assert problems(root) == [
+        'content/l1/quiz.yaml:18: questions[1].rubric: a bare list of the accepted words is graded correct: "shards" '
+        "(matched: p1); give those key points phrasings that relate two words or more"]
+
+
 def test_an_empty_answer_graded_correct_is_warned_about(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No rubric of today's matcher credits an empty answer; should a matcher ever do so, validate says."""
     import bot.grading.selfcheck as audit
     from bot.grading.matching import Grade
     from bot.grading.matching import grade as real_grade
 
-    def lenient(rubric, text, *, synonyms=None):
-        found = real_grade(rubric, text, synonyms=synonyms)
+    def lenient(rubric, text, *, synonyms=None, prompt=""):
+        found = real_grade(rubric, text, synonyms=synonyms, prompt=prompt)
         return found if text else Grade((rubric.points[0].id,), (), (), True)  # credits an empty answer
 
     monkeypatch.setattr(audit, "grade", lenient)

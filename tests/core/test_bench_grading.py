@@ -144,3 +144,25 @@ def test_the_halves_and_the_categories_are_reported_on_request(tmp_path: Path) -
     assert sum(line.startswith("    assignments 4-6 (0 questions)") for line in lines) == 2
     assert lines.count("    errors by category, assignments 1-6:") == 2
     assert not any("assignments" in line for line in bench.report(write_dataset(tmp_path), two_sets(tmp_path)))
+
+
+def test_each_single_grader_is_read_and_compared(tmp_path: Path) -> None:
+    root = write_dataset(tmp_path)
+    for qid, other, me in (("1.1", "5\n0\n4\n", "5\n1\n5\n"), ("1.2", "4\n2\n", "5\n0\n")):
+        (root / "scores" / qid / "other").write_text(other)
+        (root / "scores" / qid / "me").write_text(me)
+    questions = bench.load_dataset(root)
+    assert questions[0].graders == ((5.0, 5.0), (0.0, 1.0), (4.0, 5.0))
+    rubrics, synonyms = bench.load_rubrics(root / "rubrics.yaml")
+    scored = bench.grade_all(questions, rubrics, synonyms)
+    assert [s.points for s in scored] == [1, 0, 1, 1, 0]  # what the product gives a first answer
+    lines = bench._agreement_lines(scored)
+    assert len(lines) == 2 and "studybot kappa 1.000" in lines[0]
+
+
+def test_kappa_and_agreement_against_one_grader() -> None:
+    assert bench.kappa([True, False, True, False], [True, False, True, False]) == 1
+    assert bench.kappa([True, False], [False, True]) == -1
+    assert bench.kappa([True, True, False, False], [True, False, True, False]) == 0  # chance agreement
+    found = bench.agreement([True, True, False, False], [1.0, 5.0, 4.0, 0.0])
+    assert (found.false_accepts, found.clearly_wrong, found.false_rejects, found.clearly_right) == (1, 2, 1, 2)

@@ -319,7 +319,9 @@ def test_a_word_that_states_one_point_is_no_half_of_another() -> None:
     rubric = Rubric(2, (KeyPoint("cost", "costly", ("millions of gpu hours",), ()),
                         KeyPoint("small", "fits small", ("on one gpu",), ())))
     assert not grade(rubric, "pretraining costs millions of GPU hours").correct
-    assert grade(rubric, "pretraining costs millions of GPU hours, we fine tune on a GPU").correct
+    # "GPU" is a word of both points: no half of "on one gpu" (issue 26: a half point needs a word of its own)
+    assert not grade(rubric, "pretraining costs millions of GPU hours, we fine tune on a GPU").correct
+    assert grade(rubric, "pretraining costs millions of GPU hours, we fine tune on one machine").correct
 
 
 def test_no_half_point_for_an_answer_with_a_misconception() -> None:
@@ -474,3 +476,14 @@ def test_a_misconception_about_the_thing_contrasted_said_in_its_aside_voids() ->
                                  ("fits on a single gpu",), ("training fits on a single gpu",)),))
     assert not grade(rubric, "serving is judged on latency, vs training, which fits on a single GPU").correct
     assert grade(rubric, "unlike training, which needs many GPUs, the small model fits on a single GPU").correct
+
+
+def test_a_half_point_needs_a_word_of_that_point_alone_and_names_it() -> None:
+    rubric = Rubric(2, (KeyPoint("shard", "splits the model", ("splits the model",), ()),
+                        KeyPoint("comm", "costs communication", ("communication traffic", "the model syncs"), ())))
+    found = grade(rubric, "It splits the model, with traffic.")
+    assert found.correct and found.partly == ("comm", ("traffic",))
+    # "model" is in the other point too, "communication" is in the prompt: neither is a half of its own
+    assert not grade(rubric, "It splits the model, and a model.").correct
+    assert not grade(rubric, "It splits the model; communication.", prompt="What costs communication?").correct
+    assert grade(rubric, "It splits the model; communication.").partly == ("comm", ("communication",))

@@ -174,7 +174,10 @@ async def test_one_point_short_and_half_of_another_is_correct_and_says_so(bot) -
     assert q.rubric.needed == 2
     [near] = await bot.handle(TextSubmitted(prompt_id, "It shards the parameters; the price is communication.",
                                             who, channel()))
-    assert "Graded correct: 1 of 2 key points, and part of another." in near.text
+    # the half point is named, with the learner's own word, and is not listed as missed (issue 26)
+    assert ("Graded correct: 1 of 2 key points, and part of \"It pays with extra communication\" (you wrote "
+            "'communication').") in near.text
+    assert "missed" not in near.text
     q, prompt_id = await short_question(bot, who)
     [short] = await bot.handle(TextSubmitted(prompt_id, "It shards the parameters.", who, channel()))
     assert "Partly right: 1 of 2 key points (2 make it correct)" in short.text
@@ -256,3 +259,22 @@ async def test_quiz_says_which_question_of_how_many(bot) -> None:
         [feedback] = await bot.handle(answer(q, reply, who, channel()))
         [reply] = await bot.handle(ChoiceMade(feedback.choices[-1].token, who, channel()))
     assert "every question answered" in reply.text
+
+
+@pytest.mark.parametrize("slip", ["x", "ok", "42", "-- !!", "it is"])
+async def test_an_answer_too_short_to_grade_is_not_recorded_and_the_question_stays_open(bot, slip) -> None:
+    who = learner()
+    q, prompt_id = await short_question(bot, who)
+    [refused] = await bot.handle(TextSubmitted(prompt_id, slip, who, channel()))
+    assert "too short to grade" in refused.text and "I don't know" in refused.text
+    assert await bot.store.count("answers") == 0
+    [graded] = await bot.handle(TextSubmitted(prompt_id, q.model_answer, who, channel()))
+    assert "Graded correct" in graded.text  # the same question, still open, scores its first real answer
+    assert [r.correct for r in await bot.store.answers.scored(who)] == [True]
+
+
+async def test_a_short_answer_that_states_a_key_point_is_graded(bot) -> None:
+    who = learner()
+    q, prompt_id = await short_question(bot, who)
+    [graded] = await bot.handle(TextSubmitted(prompt_id, q.rubric.points[0].accept[0], who, channel()))
+    assert "too short" not in graded.text and await bot.store.count("answers") == 1

@@ -1,3 +1,4 @@
+from bot.grading.matching import grade
 from bot.grading.reading import Synonyms
 from bot.grading.rubric import KeyPoint, Rubric
 from bot.grading.selfcheck import RubricIssue, audit_rubric, bare_list
@@ -54,14 +55,24 @@ def test_warns_when_an_empty_answer_is_graded_correct() -> None:
     assert not any("empty answer" in i.message for i in audit_rubric(RUBRIC, PROMPT))
 
 
-def test_warns_when_a_bare_list_of_the_accepted_words_is_graded_correct() -> None:
+def test_a_bare_list_of_the_accepted_words_graded_correct_is_an_error() -> None:
+    # an error since issue 26 (keyword lists never pass), a warning before
     words = Rubric(2, (KeyPoint("a", "a", ("sharding",), ()),
                        KeyPoint("b", "b", ("communication", "more traffic"), ())))
     assert bare_list(words) == "sharding, communication, more, traffic"
     issues = audit_rubric(words, PROMPT)
     assert RubricIssue(("rubric",), 'a bare list of the accepted words is graded correct: '
-                       '"sharding, communication, more, traffic" (matched: a, b)', True) in issues
+                       '"sharding, communication, more, traffic" (matched: a, b); give those key points phrasings '
+                       'that relate two words or more', False) in issues
     assert not any("bare list" in i.message for i in audit_rubric(RUBRIC, PROMPT))
+
+
+def test_a_keyword_list_strung_with_connectives_is_still_a_bare_list() -> None:
+    relation = Rubric(1, (KeyPoint("a", "a", ("shards the parameters",), ()),))
+    assert bare_list(relation, joiner=" so ") == "shards so parameters"
+    assert not grade(relation, "shards so parameters because communication").correct
+    assert not any("bare list" in i.message for i in audit_rubric(relation, PROMPT))
+    assert grade(relation, "it shards the parameters, so it needs communication").correct
 
 
 def test_the_bare_list_reads_synonyms() -> None:
@@ -83,7 +94,8 @@ def test_warns_when_an_accepted_word_is_one_typo_from_a_prompt_word() -> None:
 
 def test_errors_come_before_warnings() -> None:
     issues = audit_rubric(Rubric(0, RUBRIC.points), PROMPT, ["nothing here"], ["x", "It shards the parameters."])
-    assert [i.warning for i in issues] == [False, False, True, True, True] and len(errors(issues)) == 2
+    # the bare list graded correct is an error since issue 26 (keyword lists never pass)
+    assert [i.warning for i in issues] == [False, False, False, True, True] and len(errors(issues)) == 3
 
 
 def test_a_plural_of_a_prompt_word_is_no_typo_of_it() -> None:

@@ -98,3 +98,28 @@ async def test_an_unknown_prompt_id_gets_a_short_answer_with_a_did_you_mean(bot)
     assert len(reply.text) < 200 and reply.form is None
     [lesson_typo] = await bot.handle(Command("teachback", "core-basis", learner(), channel()))
     assert "did you mean 'core-basics'?" in lesson_typo.text
+
+
+async def test_an_explanation_too_short_to_grade_is_not_stored_and_the_prompt_stays_open(bot) -> None:
+    who = learner()
+    [reply] = await bot.handle(Command("teachback", "", who, channel()))
+    prompt = next(p for p in bot.library.prompts.values() if p.prompt in reply.text)
+    [refused] = await bot.handle(TextSubmitted(reply.form.token, "x", who, channel()))
+    assert "too short" in refused.text and await bot.store.count("teachbacks") == 0
+    good = ". ".join(k.accept[0] for k in prompt.key_points)
+    [feedback] = await bot.handle(TextSubmitted(reply.form.token, good, who, channel()))
+    assert "earns 1 point" in feedback.text
+
+
+async def test_a_keyword_list_earns_no_teachback_point(bot) -> None:
+    from bot.grading.selfcheck import bare_list
+
+    who = learner()
+    [reply] = await bot.handle(Command("teachback", "", who, channel()))
+    prompt = next(p for p in bot.library.prompts.values() if p.prompt in reply.text)
+    for joiner in (", ", " so "):
+        keywords = bare_list(prompt.rubric, bot.ctx.synonyms(prompt.lesson_id), joiner)
+        [feedback] = await bot.handle(TextSubmitted(reply.form.token, keywords, who, channel()))
+        assert "earns 1 point" not in feedback.text, keywords
+        again = next(c for c in feedback.choices if c.label == "Try this one again")
+        [reply] = await bot.handle(ChoiceMade(again.token, who, channel()))

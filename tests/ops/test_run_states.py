@@ -123,6 +123,32 @@ def test_a_port_in_use_or_shared_is_named_before_anything_starts() -> None:
             check_ports({}, port, "0.0.0.0")
 
 
+def test_a_shared_port_may_be_held_by_processes_that_share_it_but_by_no_other_program() -> None:
+    with socket.socket() as sharing:  # another studybot with STUDYBOT_REUSE_PORT=1
+        sharing.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sharing.bind(("127.0.0.1", 0))
+        sharing.listen()
+        port = sharing.getsockname()[1]
+        slack = SlackSettings(bot_token=Secret("xoxb-1"), signing_secret=Secret("s"), http_host="127.0.0.1",
+                              http_port=port, reuse_port=True)
+        check_ports({SLACK: slack}, None)  # no error: the port is shared
+        with pytest.raises(SetupError, match=f"port {port} on 127.0.0.1 is in use"):
+            check_ports({SLACK: replace(slack, reuse_port=False)}, None)
+    with socket.socket() as taken:  # a program that does not share its port
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        slack = replace(slack, http_port=taken.getsockname()[1])
+        with pytest.raises(SetupError, match="is in use"):
+            check_ports({SLACK: slack}, None)
+
+
+def test_reuse_port_is_read_as_on_or_off() -> None:
+    assert SlackSettings.from_env({"STUDYBOT_REUSE_PORT": "1"}).reuse_port
+    assert not SlackSettings.from_env({}).reuse_port
+    with pytest.raises(SetupError, match="STUDYBOT_REUSE_PORT: 'maybe' is neither on nor off"):
+        SlackSettings.from_env({"STUDYBOT_REUSE_PORT": "maybe"})
+
+
 async def test_a_configured_channel_studybot_cannot_post_in_is_reported_once_serving(
         settings: Settings, clock, caplog) -> None:
     caplog.set_level(logging.WARNING, "studybot.runner")

@@ -1,0 +1,137 @@
+"""`studybot migrate-db --to URL`: a SQLite store populated through the core (a simulated cohort)
+moves into PostgreSQL in one transaction; afterwards the leaderboards, the results files and
+/insights read the same from both engines, new answers get new ids, and every refusal is one line."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import psycopg
+import pytest
+from simulated_cohort import simulate, start
+from support import CORE_PACK, choice_for
+
+from adapters import cli
+from bot.core.messages import Actor, ChoiceMade, Command, Place
+from bot.runtime.app import StudyBot
+from bot.store.schema import SCHEMA_VERSION
+
+CHART_ID = re.compile(r"chart-[0-9a-f]{8}-[0-9a-f-]{27}")
+TEACHER = Actor("slack", "T1", "UTEACH", "Teacher", True)
+LEARNER = Actor("slack", "T1", "U03", "Learner U03")
+PLACE = Place("slack", "T1", "C1")
+VIEWS = [(TEACHER, "leaderboard", ""), (TEACHER, "leaderboard", "all"), (LEARNER, "leaderboard", "week"),
+         (TEACHER, "results", "cohort"), (LEARNER, "results", ""), (LEARNER, "progress", ""),
+         (TEACHER, "insights", ""), (TEACHER, "insights", "core-basics all"), (TEACHER, "insights", "export")]
+
+
+def shown(replies) -> list[tuple[str, str | None]]:
+    """What the replies say, with any file's contents (the report's charts get random ids)."""
+    return [(r.text, CHART_ID.sub("chart", r.file.content.decode()) if r.file else None) for r in replies]
+
+
+async def views(bot: StudyBot) -> list:
+    return [shown(await bot.handle(Command(name, args, who, PLACE))) for who, name, args in VIEWS]
+
+
+@pytest.fixture
+def studybot(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    """`studybot ARGS` in this process, on the tmp_path SQLite file."""
+    monkeypatch.chdir(tmp_path)
+    for name in list(os.environ):
+        if name.startswith(("SLACK_", "DISCORD_", "STUDYBOT_")):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("STUDYBOT_CONTENT", str(CORE_PACK))
+    monkeypatch.setenv("STUDYBOT_DB", str(tmp_path / "studybot.db"))
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        with pytest.raises(SystemExit) as done:
+            cli.main(list(argv))
+        out = capsys.readouterr()
+        return int(done.value.code or 0), out.out, out.err
+
+    yield run
+    root.handlers[:], _ = saved
+    root.setLevel(saved[1])
+
+
+def one_line(result: tuple[int, str, str]) -> str:
+    code, _, err = result
+    assert code == 2 and "Traceback" not in err, err
+    [line] = err.splitlines()
+    assert line.startswith("studybot: ")
+    return line
+
+
+def counts(path: Path) -> dict[str, int]:
+    with closing(sqlite3.connect(path)) as c:
+        tables = [r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {t: c.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in tables}
+
+
+async def test_a_simulated_cohort_reads_the_same_after_moving_to_postgresql(tmp_path, pg_server, studybot) -> None:
+    bot, clock = await start(tmp_path)
+    await simulate(bot, clock)
+    before = await views(bot)
+    await bot.close()
+    in_file = counts(tmp_path / "studybot.db")
+    url = pg_server.empty_database()
+    try:
+        code, out, err = await asyncio.to_thread(studybot, "migrate-db", "--to", url)
+        assert code == 0, err
+        assert f"answers: {in_file['answers']} row(s)" in out and "every count checked" in out
+        assert in_file["answers"] > 50 and in_file["glossary_lookups"] > 0
+
+        (tmp_path / "pg").mkdir()  # its own results folder: the files are written again from PostgreSQL
+        moved, _ = await start(tmp_path / "pg", url)
+        try:
+            assert await views(moved) == before
+            with psycopg.connect(url) as c:
+                for table, n in in_file.items():
+                    if table != "sqlite_sequence":
+                        assert c.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == n, table
+            # the identities continue after the copied ids: a new learner's answers are recorded
+            newcomer = Actor("slack", "T1", "UNEW", "Newcomer")
+            [asked] = await moved.handle(Command("quiz", "", newcomer, PLACE))
+            await moved.handle(ChoiceMade(choice_for(asked, 0).token, newcomer, PLACE))
+            assert await moved.store.count("answers") == in_file["answers"] + 1
+            assert await moved.store.count("learners") == in_file["learners"] + 1
+        finally:
+            await moved.close()
+
+        refused = one_line(await asyncio.to_thread(studybot, "migrate-db", "--to", url))  # it now holds studybot rows
+        assert "already holds studybot data" in refused and "empty database" in refused
+    finally:
+        pg_server.drop(url)
+
+
+async def test_a_freshly_migrated_database_is_accepted_and_an_emptied_file_copies_nothing(tmp_path, pg_server,
+                                                                                          studybot) -> None:
+    bot, _ = await start(tmp_path)
+    await bot.close()
+    url = pg_server.new_database()  # schema applied, no rows
+    try:
+        code, out, err = await asyncio.to_thread(studybot, "migrate-db", "--to", url)
+        assert code == 0, err
+        assert "copied 0 row(s)" in out
+        with psycopg.connect(url) as c:
+            assert c.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] == SCHEMA_VERSION
+    finally:
+        pg_server.drop(url)
+
+
+def test_cli_failures_are_one_line(tmp_path, studybot) -> None:
+    assert "not a PostgreSQL URL" in one_line(studybot("migrate-db", "--to", "mysql://x@127.0.0.1/db"))
+    assert "does not exist" in one_line(studybot("migrate-db", "--to", "postgresql://x@127.0.0.1:1/db"))
+    sqlite3.connect(tmp_path / "studybot.db").close()
+    line = one_line(studybot("migrate-db", "--to", "postgresql://studybot@127.0.0.1:1/db"))
+    assert "cannot reach PostgreSQL at postgresql://studybot@127.0.0.1:1/db" in line
+    assert "--to" in one_line(studybot("migrate-db"))  # the URL is required

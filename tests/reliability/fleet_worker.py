@@ -1,0 +1,83 @@
+"""One process of a fleet on one PostgreSQL database, for test_fleet.py.
+
+    python fleet_worker.py run      # `studybot run` as it is (settings from the environment)
+    python fleet_worker.py answer   # the core alone: lines `<n> <user> <token>` on stdin are button
+                                    # clicks; each reply's first line comes back as `<n> <line>`
+
+In `run`, two things a test needs from outside: the process counts the timer deliveries it made and
+prints `DELIVERED <n>` when it stops; and while the file FLEET_STALL names exists, a timer delivery
+waits (its claim held, nothing posted) after printing `STALLED <pid> <tag>`, so that the test can
+SIGKILL the process at the point where it owns a timer and has told nobody.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import bot.runtime.scheduler as scheduler
+from adapters import cli
+from adapters.platforms import settings_from_env
+from bot.core.messages import Actor, ChoiceMade, Place, Reply
+from bot.runtime.app import StudyBot
+
+PLACE = Place("slack", "T0001", "C0001")
+
+
+def counting_deliveries() -> list[int]:
+    """Wrap the scheduler's delivery: count it, and hold it while the stall file exists."""
+    delivered = [0]
+    real = scheduler.deliver
+    stall = os.environ.get("FLEET_STALL")
+
+    async def deliver(bot: StudyBot, outbox: Any, reply: Reply) -> Any:
+        if stall and Path(stall).exists():
+            print("STALLED", os.getpid(), reply.tag or reply.text.split("\n", 1)[0], flush=True)
+            await asyncio.Event().wait()  # until SIGKILL
+        result = await real(bot, outbox, reply)
+        delivered[0] += 1
+        return result
+
+    scheduler.deliver = deliver  # type: ignore[assignment]
+    return delivered
+
+
+def run() -> None:
+    delivered = counting_deliveries()
+    try:
+        cli.main(["run"])
+    finally:
+        print("DELIVERED", delivered[0], flush=True)
+
+
+async def answer() -> None:
+    bot = await StudyBot.start(settings_from_env(os.environ))
+    reader = asyncio.StreamReader()
+    loop = asyncio.get_running_loop()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    tasks: set[asyncio.Task[None]] = set()
+
+    async def click(n: str, user: str, token: str) -> None:
+        [reply] = await bot.handle(ChoiceMade(token, Actor("slack", "T0001", user, user.lower()), PLACE))
+        sys.stdout.write(f"{n} {reply.text.splitlines()[0]}\n")
+        sys.stdout.flush()
+
+    print("READY", flush=True)
+    try:
+        while line := await reader.readline():
+            task = asyncio.create_task(click(*line.decode().split()))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        await asyncio.gather(*tasks)
+    finally:
+        await bot.close()
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "run":
+        run()
+    else:
+        asyncio.run(answer())
