@@ -45,7 +45,7 @@ BANNER = "studybot console. Type /help for the commands, /quit (or Ctrl-D) to le
 PROMPT, ANSWER_PROMPT = "> ", "answer> "
 FORM_HINT = "(type it on the next line; a number typed here is part of your answer, not a choice)"
 QUIT = ("/quit", "/exit")
-TRY_AGAIN = ("Nothing was recorded", "submit again")  # the core's refusals of a form's text that may be retyped
+TRY_AGAIN = ("Nothing was recorded", "submit again", "is still open")  # the core's refusals of a text to retype
 LETTERED = re.compile(r"([A-Z])\. ")  # a choice that shows its own label ("A. 64 GPUs")
 SHOWN_INLINE = ".txt"  # a saved file of another kind (a CSV, an HTML report) is named by its path only
 
