@@ -1,4 +1,5 @@
-"""studybot: run, console, check, validate, render, backup, restore, migrate-db, health.
+"""studybot: run, console, check, validate, render, backup, restore, migrate-db, health,
+disputes export.
 
 `.env` in the working directory is read first; a variable already in the environment wins.
 Every failure is one line on stderr, `studybot: <what>: <what to do>`, with exit status 2
@@ -13,6 +14,7 @@ import asyncio
 import io
 import logging
 import os
+import re
 import signal
 import sys
 from collections.abc import Mapping, MutableMapping
@@ -41,7 +43,9 @@ from bot.core.clock import SystemClock
 from bot.core.config import Settings
 from bot.core.errors import ConfigError, ContentErrors, SetupError, StoreUnavailable
 from bot.core.logs import configure
+from bot.core.suggest import did_you_mean
 from bot.features import results
+from bot.reports.dispute_examples import by_lesson, examples_yaml
 from bot.runtime.app import RELOAD_LOG, StudyBot, settings_problems
 from bot.store import Store, moving, postgres_engine, sqlite_engine
 from bot.store.installs import Install, read_installs
@@ -49,6 +53,7 @@ from bot.store.installs import Install, read_installs
 HEALTHY_WITHIN = timedelta(seconds=90)
 GIVEN_UP_WITHIN = timedelta(days=1)  # health lists the timers given up this recently
 FAILED = 2  # the exit status of every failure
+DISPUTES_FOLDER = "@disputes"  # under STUDYBOT_RESULTS_DIR; '@' is escaped in every cohort's folder name
 ENV_FILE = Path(".env")
 
 
@@ -312,6 +317,40 @@ async def health(settings: Settings) -> int:
     return 0
 
 
+async def export_disputes(settings: Settings, lesson: str | None, out: Path | None) -> int:
+    """Write the settled disputes (of one lesson) as rubric `examples:` entries, a file per lesson."""
+    if not settings.database_url and not settings.db_path.exists():
+        raise StoreUnavailable(f"the database {settings.db_path} does not exist; set STUDYBOT_DB to studybot's "
+                               "database")
+    report = check_library(settings.content_dir)
+    lessons = report.library.lessons if not report.problems else {}
+    if lesson and lessons and lesson not in lessons:
+        raise SetupError(f"no lesson '{lesson[:40]}' in {settings.content_dir}{did_you_mean(lesson, list(lessons))}; "
+                         f"lessons: {', '.join(lessons)}")
+    store = await Store.open(settings.database, SystemClock())
+    try:
+        settled = await store.disputes.settled(lesson)
+    finally:
+        await store.close()
+    if not settled:
+        print(f"no settled disputes{f' of lesson {lesson}' if lesson else ''} yet; nothing written")
+        return 0
+    folder = out or settings.results_dir / DISPUTES_FOLDER
+    prompts = {**{q.id: q.prompt for q in report.library.questions.values()},
+               **{p.id: p.prompt for p in report.library.prompts.values()}}
+    for lesson_id, disputes in by_lesson(settled).items():
+        target = folder / f"{re.sub(r'[^A-Za-z0-9_-]', '_', lesson_id)}.examples.yaml"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            staged = target.with_name(f".{target.name}.new")
+            staged.write_text(examples_yaml(lesson_id, disputes, prompts), encoding="utf-8")
+            os.replace(staged, target)
+        except OSError as exc:
+            raise SetupError(f"cannot write {target}: {exc.strerror or exc}; choose another folder with --out") from exc
+        print(f"wrote {target} ({len(disputes)} settled dispute(s))")
+    return 0
+
+
 def workspaces(installs: list[Install], settings: Settings) -> list[str]:
     """One line per workspace that installed studybot ("Add to Slack"), uninstalled ones with how long
     their scores are kept."""
@@ -358,6 +397,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--to", required=True, metavar="URL", help="postgresql://user:password@host/db")
     sub.add_parser("reload", help="check the lesson packs, then have the running studybot use them (no restart)")
     sub.add_parser("health", help="exit 0 when the database is sound and the scheduler is alive")
+    p = sub.add_parser("disputes", help="the learners' disputes of verdicts")
+    actions = p.add_subparsers(dest="action", required=True)
+    p = actions.add_parser("export", help="write the settled disputes as rubric examples, a file per lesson")
+    p.add_argument("lesson", nargs="?", help="only this lesson's (default: every lesson's)")
+    p.add_argument("--out", type=Path, help=f"the folder to write to (default: STUDYBOT_RESULTS_DIR/{DISPUTES_FOLDER})")
     for each in sub.choices.values():  # `studybot check --debug` as well as `studybot --debug check`
         each.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                           help="show the traceback of a failure")
@@ -394,6 +438,10 @@ def _command(args: argparse.Namespace) -> int:
         return asyncio.run(run(settings, args.or_console))
     if args.command == "backup":
         return asyncio.run(backup(settings, args.path))
+    if args.command == "disputes":
+        return asyncio.run(export_disputes(settings, args.lesson, args.out))
+
+
     if args.command == "migrate-db":
         return asyncio.run(migrate_db(settings, args.to))
     return asyncio.run(health(settings))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from bot.core.messages import Command, Reply
+from bot.features import disputes
 from bot.runtime.commands import Option, command
 from bot.runtime.context import Context
 from bot.runtime.feature import Feature
@@ -37,10 +38,16 @@ def _line(ctx: Context, answer: SelfGradedAnswer) -> str:
             f" (matched: {matched})\n  “{said}”")
 
 
-@command(summary="This week's self-graded answers with the rubric's verdict (instructors)", hint="[learner]",
-         options=(Option("learner", "a learner's name or user id (leave empty for the whole cohort)"),))
+@command(summary="This week's self-graded answers, or the open disputes to settle (instructors)",
+         hint="[learner] | disputes",
+         options=(Option("view", "self-graded answers (default) or the open disputes",
+                         choices={"self-graded": "", "disputes": "disputes"}),
+                  Option("learner", "a learner's name or user id (leave empty for the whole cohort)")))
 async def audit(ctx: Context, cmd: Command) -> list[Reply]:
-    """/audit [learner]: this week's self-graded answers, each with the rubric's verdict (instructors)."""
+    """/audit [learner]: this week's self-graded answers, each with the rubric's verdict (instructors).
+    /audit disputes: the cohort's open disputes, each settled with one press: accept or reject (instructors)."""
+    if cmd.args.strip().lower() == "disputes":
+        return await disputes.listing(ctx, cmd)
     ctx.require_instructor(cmd.actor, "audit self-graded answers")
     cohort = cmd.actor.in_cohort
     week = ctx.week(cohort)

@@ -35,10 +35,12 @@ def parse_period(ctx: Context, cohort: Cohort, words: list[str]) -> str | None:
 
 
 def points_text(standing: Standing, policy: SelfGraded) -> str:
-    """A learner's points as a board shows them: "12 (3 self-graded)" when the cohort marks them."""
-    if policy is SelfGraded.MARK and standing.self_graded:
-        return f"{standing.points} ({standing.self_graded} self-graded)"
-    return str(standing.points)
+    """A learner's points as a board shows them: "12 (3 self-graded)" when the cohort marks them, and
+    always the points instructors gave by accepting disputes: "12 (1 instructor-graded)"."""
+    marks = [f"{standing.self_graded} self-graded"] if policy is SelfGraded.MARK and standing.self_graded else []
+    if standing.instructor_graded:
+        marks.append(f"{standing.instructor_graded} instructor-graded")
+    return f"{standing.points} ({', '.join(marks)})" if marks else str(standing.points)
 
 
 async def board_text(ctx: Context, cohort: Cohort, week: str | None) -> str:

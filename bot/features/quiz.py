@@ -8,14 +8,14 @@ from fsrs import Rating
 from bot.content.model import Lesson
 from bot.core.errors import StoreBusy, StudyError
 from bot.core.messages import Actor, Audience, Choice, ChoiceMade, Command, Place, Reply, TextSubmitted
-from bot.features import review, rounds
+from bot.features import disputes, review, rounds
 from bot.features.asking import arrangement
 from bot.grading.honor import real_attempt
 from bot.questions.base import DONT_KNOW, OPEN_FORM, Question, Verdict, says_dont_know
 from bot.runtime.commands import Option, command
 from bot.runtime.context import Context
 from bot.runtime.feature import Feature
-from bot.store.model import AnswerMode, Outcome, Prompt, PromptKind, Typed
+from bot.store.model import AnswerMode, Disputed, Outcome, Prompt, PromptKind, Typed
 
 SELF_GRADES = {  # choice suffix: (label, rating for the review schedule)
     "1": ("I got it right", Rating.Good),
@@ -125,6 +125,9 @@ async def _answered(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Pro
                                     data={"answer": recorded.answer_id, "card": recorded.card_before})
         if grade_id is not None:
             self_grades = tuple(Choice(label, f"{grade_id}.{key}") for key, (label, _) in SELF_GRADES.items())
+    if typed is not None and question.kind == "short" and not verdict.correct and not verdict.dont_know:
+        self_grades += await disputes.ask_choice(ctx, event, Disputed.ANSWER, recorded.answer_id or 0,
+                                                 question.lesson_id, question.id)
     return [await _feedback(ctx, event, prompt, "\n".join(lines), self_grades)]
 
 
@@ -141,6 +144,8 @@ async def on_self_grade(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix:
     )
     if outcome is Outcome.ALREADY:
         return [Reply("You already graded yourself on this answer.")]
+    if outcome is Outcome.SETTLED:
+        return [Reply("Your instructor graded this answer (your dispute was accepted); their grade stands.")]
     if outcome is not Outcome.RECORDED:
         raise StudyError("That answer is no longer stored.")
     verdict = "correct" if suffix != "0" else "not correct"

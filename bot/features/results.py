@@ -3,7 +3,8 @@
 Format (version 1), UTF-8 text: a header of `key: value` lines, then one block per
 learner and lesson: `learner:`, `name:`, `lesson:`, `title:`, `score: N/M (P%)`,
 `self-graded: K`, then one tab-separated line per question: id, type, result
-(correct, wrong or unanswered) and `self-graded` when the learner graded it.
+(correct, wrong or unanswered), then `self-graded` when the learner graded it, or
+`instructor-graded` when an instructor accepted the learner's dispute of it.
 """
 
 from __future__ import annotations
@@ -110,8 +111,15 @@ def lesson_block(lesson: Lesson, answers: dict[str, ScoredAnswer]) -> list[str]:
     for q in lesson.questions:
         row = answers.get(q.id)
         result = "unanswered" if row is None else ("correct" if row.correct else "wrong")
-        lines.append("\t".join([q.id, q.kind, result] + (["self-graded"] if row and row.self_graded else [])))
+        lines.append("\t".join([q.id, q.kind, result, *_graded_by(row)]))
     return lines
+
+
+def _graded_by(row: ScoredAnswer | None) -> list[str]:
+    """The marker of an answer graded otherwise than by its rubric."""
+    if row is not None and row.instructor_graded:
+        return ["instructor-graded"]
+    return ["self-graded"] if row is not None and row.self_graded else []
 
 
 async def learner_blocks(ctx: Context, learner: Actor) -> list[str]:

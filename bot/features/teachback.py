@@ -7,13 +7,14 @@ from bot.content.model import TeachbackPrompt
 from bot.core.errors import StudyError
 from bot.core.messages import Actor, Choice, ChoiceMade, Command, Form, Place, Reply, TextSubmitted
 from bot.core.suggest import did_you_mean
+from bot.features import disputes
 from bot.grading.honor import too_short
 from bot.grading.matching import grade
 from bot.questions.base import OPEN_FORM
 from bot.runtime.commands import Option, command
 from bot.runtime.context import Context
 from bot.runtime.feature import Feature
-from bot.store.model import Prompt, PromptKind
+from bot.store.model import Disputed, Prompt, PromptKind
 
 
 def suggest_prompts(ctx: Context, typed: str) -> list[str]:
@@ -71,12 +72,13 @@ async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Re
         raise StudyError("That is too short to go on, so it is not recorded and the prompt is still open: explain "
                          "it in a sentence or two.")
     passes = found.correct
-    points = await ctx.store.teachbacks.record(
+    attempt = await ctx.store.teachbacks.record(
         event.actor, form=prompt.id, lesson_id=item.lesson_id, prompt_id=item.id, explanation=event.text,
         covered=found.matched, missed=found.missed, passes=passes, week=ctx.week(event.actor.in_cohort),
     )
-    if points is None:
+    if attempt is None:
         return [Reply("You already sent this explanation; it is stored. Use /teachback for another go.")]
+    points = attempt.points
     texts = {k.id: k.point for k in item.key_points}
     lines = [f"You covered {len(found.matched)} of {len(texts)} key points"
              + ("." if passes else f"; {item.rubric.needed} earn the point.")]
@@ -90,7 +92,8 @@ async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Re
     if not passes:
         again = await ctx.store.prompts.new(PromptKind.TEACHBACK, event.place, event.actor, lesson_id=item.lesson_id,
                                             item_id=item.id)
-        choices = (Choice("Try this one again", f"{again.id}.{OPEN_FORM}"),)
+        choices = (Choice("Try this one again", f"{again.id}.{OPEN_FORM}"),
+                   *await disputes.ask_choice(ctx, event, Disputed.TEACHBACK, attempt.id, item.lesson_id, item.id))
     return [Reply("\n".join(lines), choices=choices)]
 
 

@@ -38,6 +38,7 @@ from bot.core.messages import (
 from bot.features import (
     audit,
     daily,
+    disputes,
     forget,
     glossary,
     insights,
@@ -76,6 +77,7 @@ FEATURES: tuple[Feature, ...] = (  # in the order /help lists their commands
     leaderboard.FEATURE,
     forget.FEATURE,
     audit.FEATURE,
+    disputes.FEATURE,
     insights.FEATURE,
     daily.FEATURE,
 )

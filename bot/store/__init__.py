@@ -1,8 +1,8 @@
 """The database, behind one façade: `Store` gives the features an area each (learners, prompts,
-answers, cards, teach-backs, boards, rounds, timers, messages, insights, processes, installs) on
-one engine (`engine.py`: group commit; `sqlite_engine.py`, the embedded default, or `postgres_engine.py` for
-many processes; `schema.py` orders each area's schema steps). Rows come back as the dataclasses of
-`model.py`; no user-facing text lives below the features."""
+answers, cards, teach-backs, disputes, boards, rounds, timers, messages, insights, processes,
+installs) on one engine (`engine.py`: group commit; `sqlite_engine.py`, the embedded default, or
+`postgres_engine.py` for many processes; `schema.py` orders each area's schema steps). Rows come
+back as the dataclasses of `model.py`; no user-facing text lives below the features."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from bot.store.answers import Answers
 from bot.store.boards import Boards
 from bot.store.cards import Cards
 from bot.store.cohort_stats import Insights
+from bot.store.disputes import Disputes
 from bot.store.engine import Engine, is_postgres_url
 from bot.store.installs import Installs
 from bot.store.learners import Learners
@@ -26,7 +27,8 @@ from bot.store.sqlite_engine import SqliteEngine
 from bot.store.teachbacks import Teachbacks
 from bot.store.timers import Messages, Timers
 
-COUNTED = frozenset({"answers", "learners", "teachbacks", "prompt_uses", "weekly_scores", "cards", "timers"})
+COUNTED = frozenset({"answers", "learners", "teachbacks", "disputes", "prompt_uses", "weekly_scores", "cards",
+                     "timers"})
 
 
 class Store:
@@ -38,6 +40,7 @@ class Store:
         self.answers = Answers(engine)
         self.cards = Cards(engine)
         self.teachbacks = Teachbacks(engine)
+        self.disputes = Disputes(engine)
         self.boards = Boards(engine)
         self.rounds = Rounds(engine, self.prompts)
         self.timers = Timers(engine)

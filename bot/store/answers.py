@@ -56,6 +56,8 @@ SCHEMA = {
     CREATE INDEX answers_first_missed ON answers (question_id, learner_id, lesson_id, week, missed)
         WHERE scored = 1 AND missed IS NOT NULL
     """,
+    # an instructor's verdict replaced the rubric's (an accepted dispute)
+    10: "ALTER TABLE answers ADD COLUMN instructor_graded INTEGER NOT NULL DEFAULT 0",
 }
 
 
@@ -97,6 +99,8 @@ def _self_grade(c: Conn, answer_id: int, correct: bool, prompt_id: str, actor: A
                     " WHERE a.id = ? AND a.learner_id = ?", (answer_id, learner)).fetchone()
     if row is None:
         return Outcome.CLOSED
+    if row["instructor_graded"]:
+        return Outcome.SETTLED
     points = answer_points(correct, bool(row["scored"]))
     c.execute("UPDATE answers SET correct = ?, points = ?, self_graded = 1 WHERE id = ?",
               (int(correct), points, answer_id))
@@ -135,13 +139,15 @@ class Answers:
 
     async def scored(self, actor: Actor, lesson_id: str | None = None) -> list[ScoredAnswer]:
         """Each question's scoring (first) answer for a learner."""
-        sql = "SELECT question_id, correct, self_graded FROM answers WHERE scored = 1 AND learner_id = " + LEARNER_ID
+        sql = ("SELECT question_id, correct, self_graded, instructor_graded FROM answers"
+               " WHERE scored = 1 AND learner_id = " + LEARNER_ID)
         params: tuple = key(actor)
         if lesson_id:
             sql += " AND lesson_id = ?"
             params += (lesson_id,)
         rows = await self._engine.read(sql, params)
-        return [ScoredAnswer(r["question_id"], bool(r["correct"]), bool(r["self_graded"])) for r in rows]
+        return [ScoredAnswer(r["question_id"], bool(r["correct"]), bool(r["self_graded"]), bool(r["instructor_graded"]))
+                for r in rows]
 
     async def self_graded(self, cohort: Cohort, week: str, who: str | None = None) -> list[SelfGradedAnswer]:
         """A cohort's self-graded answers in a week, oldest first; with `who`, one learner's (their user

@@ -25,6 +25,7 @@ SCHEMA = {
     CREATE INDEX weekly_board ON weekly_scores (platform, cohort, week, points DESC)
     """,
     4: "ALTER TABLE weekly_scores ADD COLUMN self_graded INTEGER NOT NULL DEFAULT 0",
+    10: "ALTER TABLE weekly_scores ADD COLUMN instructor_graded INTEGER NOT NULL DEFAULT 0",  # by accepted disputes
 }
 
 
@@ -42,17 +43,18 @@ class _Queries:
     @classmethod
     def ranking_by(cls, ranked: str) -> _Queries:
         return cls(
-            top_week=f"SELECT l.user_id, l.display_name, w.self_graded, w.{ranked} AS ranked FROM weekly_scores w"
+            top_week="SELECT l.user_id, l.display_name, w.self_graded, w.instructor_graded,"
+                     f" w.{ranked} AS ranked FROM weekly_scores w"
                      " JOIN learners l ON l.id = w.learner_id WHERE w.platform = ? AND w.cohort = ? AND w.week = ?"
                      f" AND w.{ranked} > 0 ORDER BY w.{ranked} DESC, l.display_name LIMIT ?",
-            top_all=f"SELECT user_id, display_name, self_graded, {ranked} AS ranked FROM learners"
+            top_all=f"SELECT user_id, display_name, self_graded, instructor_graded, {ranked} AS ranked FROM learners"
                     f" WHERE platform = ? AND cohort = ? AND {ranked} > 0 ORDER BY {ranked} DESC, display_name LIMIT ?",
-            mine_week=f"SELECT w.{ranked} AS ranked, w.self_graded FROM weekly_scores w"
+            mine_week=f"SELECT w.{ranked} AS ranked, w.self_graded, w.instructor_graded FROM weekly_scores w"
                       " JOIN learners l ON l.id = w.learner_id"
                       " WHERE l.platform = ? AND l.cohort = ? AND l.user_id = ? AND w.week = ?",
             better_week=f"SELECT COUNT(*) FROM weekly_scores WHERE platform = ? AND cohort = ? AND week = ?"
                         f" AND {ranked} > ?",
-            mine_all=f"SELECT {ranked} AS ranked, self_graded FROM learners WHERE " + LEARNER_KEY,
+            mine_all=f"SELECT {ranked} AS ranked, self_graded, instructor_graded FROM learners WHERE " + LEARNER_KEY,
             better_all=f"SELECT COUNT(*) FROM learners WHERE platform = ? AND cohort = ? AND {ranked} > ?",
         )
 
@@ -62,18 +64,22 @@ QUERIES = {policy: _Queries.ranking_by("points - self_graded" if policy is SelfG
 
 
 def add_points(c: Conn, learner: int, cohort: Cohort, week: str, points: int,
-               self_graded: int = 0) -> None:
+               self_graded: int = 0, instructor_graded: int = 0) -> None:
     """Add (or, negative, take back) points for a week and for all time, `self_graded` of them by
-    the learner's own grade; zero still puts the learner on the week's board."""
+    the learner's own grade and `instructor_graded` by an instructor's (an accepted dispute); zero
+    still puts the learner on the week's board."""
     c.execute(
-        "INSERT INTO weekly_scores (learner_id, week, platform, cohort, points, self_graded) VALUES (?,?,?,?,?,?)"
+        "INSERT INTO weekly_scores (learner_id, week, platform, cohort, points, self_graded, instructor_graded)"
+        " VALUES (?,?,?,?,?,?,?)"
         " ON CONFLICT (learner_id, week) DO UPDATE SET points = weekly_scores.points + excluded.points,"
-        " self_graded = weekly_scores.self_graded + excluded.self_graded",
-        (learner, week, cohort.platform, cohort.id, points, self_graded),
+        " self_graded = weekly_scores.self_graded + excluded.self_graded,"
+        " instructor_graded = weekly_scores.instructor_graded + excluded.instructor_graded",
+        (learner, week, cohort.platform, cohort.id, points, self_graded, instructor_graded),
     )
-    if points or self_graded:
-        c.execute("UPDATE learners SET points = points + ?, self_graded = self_graded + ? WHERE id = ?",
-                  (points, self_graded, learner))
+    if points or self_graded or instructor_graded:
+        c.execute("UPDATE learners SET points = points + ?, self_graded = self_graded + ?,"
+                  " instructor_graded = instructor_graded + ? WHERE id = ?",
+                  (points, self_graded, instructor_graded, learner))
 
 
 class Boards:
@@ -89,7 +95,8 @@ class Boards:
         else:
             rows = await self._engine.read(queries.top_all, (cohort.platform, cohort.id, limit))
         ranks = competition_ranks([r["ranked"] for r in rows])
-        return [Standing(rank, r["user_id"], r["display_name"], r["ranked"], r["self_graded"])
+        return [Standing(rank, r["user_id"], r["display_name"], r["ranked"], r["self_graded"],
+                         r["instructor_graded"])
                 for rank, r in zip(ranks, rows, strict=True)]
 
     async def standing(self, actor: Actor, week: str | None,
@@ -109,6 +116,6 @@ class Boards:
                     return None
                 better = c.execute(queries.better_all, (actor.platform, actor.cohort, row["ranked"]))
             return Standing(competition_rank(better.fetchone()[0]), actor.user_id, actor.display_name,
-                            row["ranked"], row["self_graded"])
+                            row["ranked"], row["self_graded"], row["instructor_graded"])
 
         return await self._engine.run(run)

@@ -29,6 +29,7 @@ SCHEMA = {
     ALTER TABLE learners ADD COLUMN reminded_on TEXT
     """,
     4: "ALTER TABLE learners ADD COLUMN self_graded INTEGER NOT NULL DEFAULT 0",
+    10: "ALTER TABLE learners ADD COLUMN instructor_graded INTEGER NOT NULL DEFAULT 0",  # points an instructor gave
 }
 
 LEARNER_KEY = "platform = ? AND cohort = ? AND user_id = ?"  # with key(actor) as its parameters

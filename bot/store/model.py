@@ -8,7 +8,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from bot.core.messages import Place
+from bot.core.messages import Actor, Place
 
 CardReview = Callable[[str | None], tuple[str, datetime]]  # a card's state (None: new) -> (new state, due)
 
@@ -21,6 +21,8 @@ class PromptKind(StrEnum):
     SELF_GRADE = "selfgrade"
     FORGET = "forget"
     TEACHBACK = "teachback"
+    DISPUTE = "dispute"  # "Ask my instructor" under a verdict
+    SETTLE = "settle"  # an instructor's accept or reject of a dispute
 
 
 class AnswerMode(StrEnum):
@@ -30,6 +32,19 @@ class AnswerMode(StrEnum):
     ROUND = "round"
     REVIEW = "review"
     DAILY = "daily"  # the question of the day
+
+
+class DisputeState(StrEnum):
+    OPEN = "open"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+
+
+class Disputed(StrEnum):
+    """What a dispute is of: a short answer (a row of `answers`) or a teach-back attempt."""
+
+    ANSWER = "answer"
+    TEACHBACK = "teachback"
 
 
 class RoundState(StrEnum):
@@ -52,6 +67,7 @@ class Outcome(StrEnum):
     RECORDED = "recorded"
     ALREADY = "already"  # this learner already used that prompt
     CLOSED = "closed"  # the prompt's question has ended
+    SETTLED = "settled"  # an instructor graded it (an accepted dispute): their grade stands
 
 
 @dataclass(frozen=True)
@@ -120,6 +136,7 @@ class Standing:
     display_name: str
     points: int
     self_graded: int = 0
+    instructor_graded: int = 0
 
 
 @dataclass(frozen=True)
@@ -153,6 +170,7 @@ class ScoredAnswer:
     question_id: str
     correct: bool
     self_graded: bool
+    instructor_graded: bool = False
 
 
 @dataclass(frozen=True)
@@ -163,6 +181,14 @@ class Card:
     lesson_id: str
     state: str
     due: datetime
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """A recorded teach-back attempt and the points it earned."""
+
+    id: int
+    points: int
 
 
 @dataclass(frozen=True)
@@ -179,3 +205,40 @@ class GivenUp:
     timer: str
     reason: str
     at: datetime
+
+
+@dataclass(frozen=True)
+class Dispute:
+    """A verdict a learner sent to their instructors: the answer, the rubric's verdict and what it
+    matched; once settled, who settled it, how, and the points it gave."""
+
+    id: int
+    platform: str
+    cohort: str
+    user_id: str
+    display_name: str
+    of: Disputed
+    lesson_id: str
+    item_id: str  # the question or teach-back prompt
+    text: str
+    rubric_correct: bool
+    matched: tuple[str, ...]
+    missed: tuple[str, ...]
+    state: DisputeState
+    opened_at: datetime
+    settled_by: str | None = None
+    points: int = 0
+    note: str | None = None  # the instructor's word for the learner
+
+    @property
+    def learner(self) -> Actor:
+        return Actor(self.platform, self.cohort, self.user_id, self.display_name)
+
+
+@dataclass(frozen=True)
+class Opened:
+    """What became of a learner's request to open a dispute; `open` counts their open ones."""
+
+    dispute: Dispute | None  # None: refused
+    already: bool = False  # this answer was disputed before
+    open: int = 0

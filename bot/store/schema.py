@@ -10,6 +10,7 @@ from bot.store import (
     boards,
     cards,
     cohort_stats,
+    disputes,
     installs,
     learners,
     processes,
@@ -20,7 +21,8 @@ from bot.store import (
 )
 from bot.store.engine import Dialect
 
-AREAS = (learners, round_rows, prompts, answers, boards, teachbacks, cards, timers, cohort_stats, processes, installs)
+AREAS = (learners, round_rows, prompts, answers, boards, teachbacks, disputes, cards, timers, cohort_stats, processes,
+         installs)
 SCHEMA_VERSION = max(version for area in AREAS for version in area.SCHEMA)
 
 

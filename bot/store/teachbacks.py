@@ -10,7 +10,7 @@ from bot.grading.scoring import teachback_points
 from bot.store import boards, learners, prompts
 from bot.store.engine import Conn, Engine
 from bot.store.learners import LEARNER_ID, key
-from bot.store.model import TeachbackCount
+from bot.store.model import Attempt, TeachbackCount
 
 SCHEMA = {
     1: """
@@ -28,6 +28,11 @@ SCHEMA = {
     );
     CREATE INDEX teachbacks_by_learner ON teachbacks (learner_id, prompt_id)
     """,
+    # the rubric's verdict (NULL before it was kept), and an instructor's that replaced it (an accepted dispute)
+    10: """
+    ALTER TABLE teachbacks ADD COLUMN passed INTEGER;
+    ALTER TABLE teachbacks ADD COLUMN instructor_graded INTEGER NOT NULL DEFAULT 0
+    """,
 }
 
 _OWN = "learner_id = " + LEARNER_ID
@@ -38,11 +43,11 @@ class Teachbacks:
         self._engine = engine
 
     async def record(self, actor: Actor, *, form: str, lesson_id: str, prompt_id: str, explanation: str,
-                     covered: Iterable[str], missed: Iterable[str], passes: bool, week: str) -> int | None:
+                     covered: Iterable[str], missed: Iterable[str], passes: bool, week: str) -> Attempt | None:
         """Store an attempt and spend its form, in one transaction; it scores a point only the first
         time the prompt is passed. None when the form was already used (a repeat is not stored)."""
 
-        def run(c: Conn) -> int | None:
+        def run(c: Conn) -> Attempt | None:
             learner = learners.upsert(c, actor, now)
             if not prompts.spend(c, form, learner, now):
                 return None
@@ -50,14 +55,14 @@ class Teachbacks:
                 "SELECT 1 FROM teachbacks WHERE learner_id = ? AND prompt_id = ? AND points > 0",
                 (learner, prompt_id)).fetchone() is not None
             points = teachback_points(passes, passed_before)
-            c.execute(
+            attempt = c.execute(
                 "INSERT INTO teachbacks (learner_id, lesson_id, prompt_id, explanation, covered, missed,"
-                " points, week, submitted_at) VALUES (?,?,?,?,?,?,?,?,?)",
+                " points, week, submitted_at, passed) VALUES (?,?,?,?,?,?,?,?,?,?) RETURNING id",
                 (learner, lesson_id, prompt_id, explanation, json.dumps(list(covered)), json.dumps(list(missed)),
-                 points, week, now))
+                 points, week, now, int(passes))).fetchone()[0]
             if points:
                 boards.add_points(c, learner, actor.in_cohort, week, points)
-            return points
+            return Attempt(int(attempt), points)
 
         now = self._engine.now()
         return await self._engine.write(run)

@@ -157,6 +157,12 @@ def recorded_teachback(seen: Seen) -> bool:
     return seen.teachbacks == 1 and any("key points" in t for t in seen.texts)
 
 
+def graded_or_too_short(seen: Seen) -> bool:
+    """A published modal's text ("test") is one word: asked for a sentence, nothing recorded, or graded."""
+    too_short = seen.teachbacks == 0 and any("too short to go on" in t for t in seen.texts)
+    return too_short or recorded_teachback(seen)
+
+
 # ------------------------------------------------------------ adaptations (SOURCES.md)
 
 
@@ -324,8 +330,8 @@ HANDLED: dict[str, Callable[[Seen], bool]] = {
     "S01": said("No term '94070'"), "S02": said("Glossary terms ("), "S03": said("MFU"), "S04": said("FSDP"),
     "S04r": lambda s: said("Round started")(s) and any(p.get("channel") == "G8PSS9T3V" for p in s.posts),
     "S05": said("No term 'Hi'"), "S05t": lambda s: s.status == 200 and s.modals == 1, "S06": said("MFU"),
-    "S07f": said("MFU"), "S08": said("question 1 of"), "S19": recorded_teachback, "S21i": recorded_teachback,
-    "S23i": recorded_teachback, "S24": recorded_teachback,
+    "S07f": said("MFU"), "S08": said("question 1 of"), "S19": graded_or_too_short,
+    "S21i": graded_or_too_short, "S23i": graded_or_too_short, "S24": graded_or_too_short,
 }
 
 

@@ -1,0 +1,162 @@
+"""Disputes: a learner sends a short answer's or a teach-back's verdict to the cohort's instructors
+("Ask my instructor", a button beside the verdict); `/audit disputes` lists the cohort's open ones,
+each settled with one press. Settling is one transaction: the dispute's state, and for an accepted
+one the answer's new grade, the points scoring gives a correct one (`bot.grading.scoring`) and the
+instructor-graded marks; it also arms the timer that tells the learner by direct message, so the
+message survives a restart and is retried until delivered."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from bot.core.errors import StoreBusy, StudyError
+from bot.core.messages import Audience, Choice, ChoiceMade, Command, Form, Place, Reply, TextSubmitted, TimerKey
+from bot.runtime.context import Context
+from bot.runtime.feature import Feature, TimerSpec
+from bot.store.model import Dispute, Disputed, DisputeState, Prompt, PromptKind
+
+MOST_OPEN = 3  # open disputes one learner may have at once, per cohort
+LISTED = 10  # disputes one listing shows: two buttons each, within a message's 25
+QUOTED = 300  # characters of a disputed answer shown
+ASK = "Ask my instructor"
+ACCEPT, REJECT, WORD = "a", "r", "w"  # a settle button's suffixes: accept, reject, add a word
+TELL = "dispute"  # the timer that tells the learner how their dispute was settled
+
+_KINDS = {Disputed.ANSWER: "short answer", Disputed.TEACHBACK: "teach-back"}
+
+
+async def ask_choice(ctx: Context, event: ChoiceMade | TextSubmitted, of: Disputed, source_id: int,
+                     lesson_id: str, item_id: str) -> tuple[Choice, ...]:
+    """The "Ask my instructor" button under one verdict; none when the store is busy (the answer is
+    saved already, so its feedback goes out without the button rather than as a failure)."""
+    try:
+        prompt = await ctx.store.prompts.new(PromptKind.DISPUTE, event.place, event.actor, lesson_id=lesson_id,
+                                             item_id=item_id, data={"of": str(of), "id": source_id})
+    except StoreBusy:
+        return ()
+    return (Choice(ASK, f"{prompt.id}.0"),)
+
+
+async def on_ask(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:
+    """Open a dispute of the verdict under which the button was pressed."""
+    opened = await ctx.store.disputes.open(event.actor, Disputed(prompt.data["of"]), int(prompt.data["id"]),
+                                           most=MOST_OPEN)
+    if opened.already:
+        return [Reply("You already asked your instructor about this answer; you will hear back by direct message "
+                      "once they have looked at it.")]
+    if opened.dispute is None and opened.open:
+        raise StudyError(f"You have {opened.open} questions waiting for your instructor, the most at once. You can "
+                         "ask about this answer once one of them is settled.")
+    if opened.dispute is None:
+        raise StudyError("That answer is no longer stored, so it cannot be sent to your instructor.")
+    return [Reply("Sent to your instructor, with your answer and the rubric's verdict. You will hear back by "
+                  "direct message once they have looked at it.")]
+
+
+def _item_name(ctx: Context, dispute: Dispute) -> str:
+    if dispute.of is Disputed.ANSWER:
+        question = ctx.library.questions.get(dispute.item_id)
+        return question.prompt if question else dispute.item_id
+    item = ctx.library.prompts.get(dispute.item_id)
+    return item.prompt if item else dispute.item_id
+
+
+def _point_names(ctx: Context, dispute: Dispute) -> Mapping[str, str]:
+    if dispute.of is Disputed.ANSWER:
+        question = ctx.library.questions.get(dispute.item_id)
+        return question.key_points() if question else {}
+    item = ctx.library.prompts.get(dispute.item_id)
+    return {k.id: k.point for k in item.key_points} if item else {}
+
+
+def _line(ctx: Context, dispute: Dispute) -> str:
+    names = _point_names(ctx, dispute)
+    said = " ".join(dispute.text.split())
+    said = said if len(said) <= QUOTED else said[:QUOTED].rstrip() + "…"
+    matched = ", ".join(names.get(k, k) for k in dispute.matched) or "none"
+    missed = ", ".join(names.get(k, k) for k in dispute.missed) or "none"
+    verdict = "right" if dispute.rubric_correct else "wrong"
+    return (f"#{dispute.id} · {dispute.display_name or dispute.user_id} · {dispute.item_id} ({_KINDS[dispute.of]}) · "
+            f"rubric: {verdict} (matched: {matched}; missed: {missed})\n  “{said}”")
+
+
+async def listing(ctx: Context, cmd: Command) -> list[Reply]:
+    """/audit disputes: the cohort's open disputes, oldest first, each with Accept and Reject."""
+    ctx.require_instructor(cmd.actor, "settle disputes")
+    disputes, total = await ctx.store.disputes.open_in(cmd.actor.in_cohort, LISTED)
+    if not disputes:
+        return [Reply("No open disputes in this cohort.")]
+    choices: list[Choice] = []
+    for dispute in disputes:
+        settle = await ctx.store.prompts.new(PromptKind.SETTLE, cmd.place, lesson_id=dispute.lesson_id,
+                                             item_id=dispute.item_id, data={"dispute": dispute.id})
+        choices += [Choice(f"Accept #{dispute.id}", f"{settle.id}.{ACCEPT}"),
+                    Choice(f"Reject #{dispute.id}", f"{settle.id}.{REJECT}")]
+    more = f" (the {len(disputes)} oldest shown)" if total > len(disputes) else ""
+    head = (f"Open disputes: {total}{more}. Accept gives the learner the points a correct answer would have "
+            "earned, marked instructor-graded; either way they hear by direct message.")
+    return [Reply("\n".join([head, *(_line(ctx, d) for d in disputes)]), choices=tuple(choices))]
+
+
+async def on_settle(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:
+    """Accept or reject one dispute: one press, one transaction. The reply offers a word for the learner."""
+    ctx.require_instructor(event.actor, "settle disputes")
+    if suffix == WORD:
+        return [Reply(f"Your word for the learner on dispute #{prompt.data['dispute']}.",
+                      form=Form(prompt.id, "A word for the learner",
+                                "What should the learner hear from you about this answer? It is sent to them by "
+                                "direct message.", label="Your word"))]
+    if suffix not in (ACCEPT, REJECT):
+        raise StudyError("That button is no longer valid. Use /audit disputes for a fresh list.")
+    dispute_id = int(prompt.data["dispute"])
+    dispute, settled = await ctx.store.disputes.settle(dispute_id, suffix == ACCEPT, event.actor,
+                                                       tell=str(TimerKey.of(TELL, dispute_id)))
+    if dispute is None:
+        raise StudyError("That dispute is no longer stored (its learner may have asked to be forgotten).")
+    who = dispute.display_name or dispute.user_id
+    if not settled:
+        return [Reply(f"Dispute #{dispute.id} was already {dispute.state}"
+                      + (f" (by {dispute.settled_by})." if dispute.settled_by else "."))]
+    word = (Choice(f"Add a word for {who}", f"{prompt.id}.{WORD}"),)
+    if dispute.state is DisputeState.ACCEPTED:
+        gain = (f"{dispute.points} point{'s' if dispute.points != 1 else ''}, instructor-graded" if dispute.points
+                else "no points (not the answer that scores), but the verdict is now correct")
+        return [Reply(f"Accepted dispute #{dispute.id}: {who} gets {gain}. They are told by direct message.",
+                      choices=word)]
+    return [Reply(f"Rejected dispute #{dispute.id}: the rubric's verdict stands. {who} is told by direct message.",
+                  choices=word)]
+
+
+async def on_word(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Reply]:
+    """The instructor's optional word for the learner, after settling: stored, and sent by direct message."""
+    ctx.require_instructor(event.actor, "settle disputes")
+    dispute_id = int(prompt.data["dispute"])
+    if not await ctx.store.disputes.add_note(dispute_id, event.actor, event.text.strip(),
+                                             tell=str(TimerKey.of(TELL, dispute_id, WORD))):
+        raise StudyError(f"Dispute #{dispute_id} has a word for its learner already, or is not settled yet.")
+    return [Reply(f"Your word on dispute #{dispute_id} is sent to the learner by direct message.")]
+
+
+async def tell_learner(ctx: Context, key: TimerKey) -> list[Reply]:
+    """The direct message that tells a learner how their dispute was settled."""
+    dispute = await ctx.store.disputes.get(int(key.parts[0]))
+    if dispute is None or dispute.state is DisputeState.OPEN:
+        return []  # forgotten meanwhile
+    what = f"your {_KINDS[dispute.of]} to “{_item_name(ctx, dispute)[:200]}”"
+    if key.parts[1:] == (WORD,):
+        text = f"A word from your instructor on {what}:\n{dispute.note or ''}"
+    elif dispute.state is DisputeState.ACCEPTED:
+        gain = (f"You get {dispute.points} point{'s' if dispute.points != 1 else ''}, marked instructor-graded."
+                if dispute.points else "It is now graded correct (it was not the answer that scores, so no points).")
+        text = f"Your instructor accepted {what}. {gain}"
+    else:
+        text = f"Your instructor looked at {what} and agrees with the rubric's verdict."
+    learner = dispute.learner
+    return [Reply(text, Audience.DM, to=learner, place=Place(learner.platform, learner.cohort))]
+
+
+FEATURE = Feature(
+    "disputes", choices={PromptKind.DISPUTE: on_ask, PromptKind.SETTLE: on_settle},
+    forms={PromptKind.SETTLE: on_word},
+    timers=(TimerSpec(TELL, tell_learner),),
+)

@@ -1,0 +1,86 @@
+"""`studybot disputes export [lesson]`: the settled disputes as rubric `examples:` a lesson pack reads,
+a file per lesson, its path printed; its failures one line."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import yaml
+from support import CORE_PACK, channel, learner
+from test_cli_errors import Run, failure, studybot  # noqa: F401  (the fixture)
+
+from bot.core.config import Settings
+from bot.core.messages import ChoiceMade, Command, Reply, TextSubmitted
+from bot.core.yamlcheck import Checker
+from bot.features.disputes import ASK
+from bot.runtime.app import StudyBot
+from bot.store.model import AnswerMode, PromptKind
+
+TEACHER = learner("UT", teacher=True)
+
+
+async def dispute(bot: StudyBot, who, text: str, settle: str | None) -> None:
+    """A short answer to core-q2, disputed, then settled by pressing `settle` (None: left open)."""
+    prompt = await bot.store.prompts.new(PromptKind.QUESTION, channel(), who, lesson_id="core-basics",
+                                         item_id="core-q2", mode=AnswerMode.PRACTICE)
+    [feedback] = await bot.handle(TextSubmitted(prompt.id, text, who, channel()))
+    await bot.handle(press(feedback, ASK, who))
+    if settle:
+        [listing] = await bot.handle(Command("audit", "disputes", TEACHER, channel()))
+        await bot.handle(press(listing, settle, TEACHER))
+
+
+def press(reply: Reply, label: str, who) -> ChoiceMade:
+    return ChoiceMade(next(c.token for c in reply.choices if c.label.startswith(label)), who, channel())
+
+
+async def seed(db: Path, disputes: bool = True) -> None:
+    bot = await StudyBot.start(Settings(db_path=db, content_dir=CORE_PACK))
+    try:
+        if not disputes:
+            return
+        await dispute(bot, learner("U1"), "fsdp shards params  and the GPUs talk more", "Accept")
+        await dispute(bot, learner("U2"), "FSDP shards the parameters, nothing else", "Reject")
+        await dispute(bot, learner("U3"), "FSDP shards the parameters, I think", None)  # open: not exported
+        [form] = await bot.handle(Command("teachback", "core-tb2", learner("U4"), channel()))
+        [missed] = await bot.handle(TextSubmitted(form.form.token, "util of the chips vs their max", learner("U4"),
+                                                  channel()))
+        await bot.handle(press(missed, ASK, learner("U4")))
+        [listing] = await bot.handle(Command("audit", "disputes", TEACHER, channel()))
+        await bot.handle(press(listing, "Accept #4", TEACHER))  # the teach-back's, not the open one (#3)
+    finally:
+        await bot.close()
+
+
+def test_settled_disputes_become_examples_a_pack_reads(studybot: Run, tmp_path: Path) -> None:  # noqa: F811
+    asyncio.run(seed(tmp_path / "bot.db"))
+    code, out, err = studybot("disputes", "export", "core-basics", "--out", str(tmp_path / "out"))
+    target = tmp_path / "out" / "core-basics.examples.yaml"
+    assert (code, out, err) == (0, f"wrote {target} (3 settled dispute(s))\n", "")
+    text = target.read_text()
+    assert "# core-q2 in quiz.yaml (or practice.yaml): What does FSDP shard" in text
+    assert "# core-tb2 in teachback.yaml: Explain what MFU tells you" in text
+    found = yaml.safe_load(text)
+    assert found == {
+        "core-q2": {"examples": {"correct": ["fsdp shards params and the GPUs talk more"],
+                                 "wrong": ["FSDP shards the parameters, nothing else"]}},
+        "core-tb2": {"examples": {"correct": ["util of the chips vs their max"]}},
+    }
+    checker = Checker()  # the lesson packs' own reading of `examples:`
+    examples = checker.examples(found["core-q2"], ("core-q2",))
+    assert not checker.problems and examples.correct == ("fsdp shards params and the GPUs talk more",)
+
+
+def test_the_default_folder_nothing_settled_and_mistakes(studybot: Run, tmp_path: Path) -> None:  # noqa: F811
+    assert "the database" in failure(studybot("disputes", "export"))  # none yet
+    asyncio.run(seed(tmp_path / "bot.db"))
+    assert failure(studybot("disputes", "export", "core-basic")) == (
+        f"studybot: no lesson 'core-basic' in {CORE_PACK} (did you mean 'core-basics'?); lessons: core-basics")
+    code, out, _ = studybot("disputes", "export", STUDYBOT_RESULTS_DIR=str(tmp_path / "results"))
+    assert (code, out) == (0, f"wrote {tmp_path / 'results' / '@disputes' / 'core-basics.examples.yaml'} "
+                              "(3 settled dispute(s))\n")
+    empty = tmp_path / "empty.db"
+    asyncio.run(seed(empty, disputes=False))
+    assert studybot("disputes", "export", STUDYBOT_DB=str(empty))[:2] == (
+        0, "no settled disputes yet; nothing written\n")

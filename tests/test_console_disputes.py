@@ -1,0 +1,54 @@
+"""Disputes on the console, as a user meets them: `studybot console` in a subprocess. The learner sends
+a short answer's verdict to the instructor and is refused `/audit disputes`; the console restarts with
+the dispute open (the same person, now an instructor), lists it, settles it with one number, and the
+direct message and the leaderboard's mark follow."""
+
+from pathlib import Path
+
+from support import CONTENT
+from test_console import Console, answer_until_short, numbered
+
+from bot.content.loader import load_library
+
+ATTEMPT = "I think it mostly comes down to the hardware budget and how big the team is"
+
+
+async def test_a_dispute_sent_refused_to_a_learner_then_settled_after_a_restart(tmp_path: Path) -> None:
+    lesson = next(iter(load_library(CONTENT).lessons.values()))
+    learner_only = tmp_path / "learner.yaml"
+    learner_only.write_text("instructors: {console: false}\n")
+    console = await Console.start(tmp_path, CONTENT, config=learner_only)
+    try:
+        await console.expect("Type /help")
+        await console.type("/quiz")
+        _, question = await answer_until_short(console, lesson)
+        await console.type(ATTEMPT)
+        feedback = await console.reply()
+        assert "Graded correct" not in feedback and "Ask my instructor" in feedback
+        await console.type(numbered(feedback, "Ask my instructor"))
+        assert "Sent to your instructor" in await console.reply()
+        await console.type("/audit disputes")
+        assert "Only instructors can settle disputes" in await console.reply()
+        assert await console.quit() == 0
+    finally:
+        if console.proc.returncode is None:
+            console.proc.kill()
+
+    console = await Console.start(tmp_path, CONTENT)  # the console user is an instructor by default
+    try:
+        await console.expect("Type /help")
+        await console.type("/audit disputes")
+        listing = await console.reply()
+        assert "Open disputes: 1." in listing and f"{question.id} (short answer) · rubric: wrong" in listing
+        assert ATTEMPT in listing
+        await console.type(numbered(listing, "Accept #1"))
+        settled = await console.expect("by direct message.")
+        assert "Accepted dispute #1: learner gets 1 point, instructor-graded" in settled
+        await console.expect("Your instructor accepted your short answer")  # the scheduler's direct message
+        await console.type("/leaderboard")
+        board = await console.expect("points.")
+        assert "1. learner · " in board and " (1 instructor-graded)\nYou: rank 1" in board
+        assert await console.quit() == 0
+    finally:
+        if console.proc.returncode is None:
+            console.proc.kill()
