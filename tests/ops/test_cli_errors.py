@@ -4,15 +4,14 @@ with exit status 2 and no traceback (unless --debug); `studybot check` and `--ve
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import socket
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import Run
 from fake_platform import REJECTED, platform
 from support import CORE_PACK, REPO
 
@@ -20,34 +19,6 @@ from adapters import cli, platforms
 from bot.core.clock import SystemClock
 from bot.core.errors import ConfigError
 from bot.store import Store
-
-Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def studybot(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Iterator[Run]:
-    """`studybot ARGS` in this process, from an empty folder, with only the given variables set."""
-    monkeypatch.chdir(tmp_path)
-    for name in list(os.environ):
-        if name.startswith(("SLACK_", "DISCORD_", "STUDYBOT_", "FAKE_")):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("STUDYBOT_CONTENT", str(CORE_PACK))
-    monkeypatch.setenv("STUDYBOT_DB", str(tmp_path / "bot.db"))
-    root = logging.getLogger()
-    saved = root.handlers[:], root.level
-
-    def run(*argv: str, **env: str) -> tuple[int, str, str]:
-        for name, value in env.items():
-            monkeypatch.setenv(name, value)
-        with pytest.raises(SystemExit) as done:
-            cli.main(list(argv))
-        out = capsys.readouterr()
-        return int(done.value.code or 0), out.out, out.err
-
-    yield run
-    root.handlers[:], _ = saved
-    root.setLevel(saved[1])
-    logging.captureWarnings(False)
 
 
 def failure(result: tuple[int, str, str]) -> str:

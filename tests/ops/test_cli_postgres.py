@@ -4,12 +4,12 @@ use, one that does not exist, and one whose schema is newer than this studybot; 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import psycopg
 import pytest
+from conftest import Run
 from pg import PgServer, with_database
-from test_cli_errors import Run, failure, studybot  # noqa: F401 (studybot is a fixture)
+from test_cli_errors import failure
 
 from bot.core.clock import SystemClock
 from bot.store import Store
@@ -17,13 +17,6 @@ from bot.store.postgres_engine import redacted
 from bot.store.schema import SCHEMA_VERSION
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest.fixture
-def database(pg_server: PgServer) -> Iterator[str]:
-    url = pg_server.new_database()
-    yield url
-    pg_server.drop(url)
 
 
 def ahead(url: str) -> None:

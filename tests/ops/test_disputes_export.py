@@ -7,8 +7,9 @@ import asyncio
 from pathlib import Path
 
 import yaml
+from conftest import Run
 from support import CORE_PACK, channel, learner
-from test_cli_errors import Run, failure, studybot  # noqa: F401  (the fixture)
+from test_cli_errors import failure
 
 from bot.core.config import Settings
 from bot.core.messages import ChoiceMade, Command, Reply, TextSubmitted

@@ -5,8 +5,6 @@ moves into PostgreSQL in one transaction; afterwards the leaderboards, the resul
 from __future__ import annotations
 
 import asyncio
-import logging
-import os
 import re
 import sqlite3
 from contextlib import closing
@@ -15,9 +13,8 @@ from pathlib import Path
 import psycopg
 import pytest
 from simulated_cohort import simulate, start
-from support import CORE_PACK, choice_for
+from support import choice_for
 
-from adapters import cli
 from bot.core.messages import Actor, ChoiceMade, Command, Place
 from bot.runtime.app import StudyBot
 from bot.store.schema import SCHEMA_VERSION
@@ -41,26 +38,10 @@ async def views(bot: StudyBot) -> list:
 
 
 @pytest.fixture
-def studybot(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
-    """`studybot ARGS` in this process, on the tmp_path SQLite file."""
-    monkeypatch.chdir(tmp_path)
-    for name in list(os.environ):
-        if name.startswith(("SLACK_", "DISCORD_", "STUDYBOT_")):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("STUDYBOT_CONTENT", str(CORE_PACK))
+def studybot(studybot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """`studybot ARGS` on the simulated cohort's SQLite file."""
     monkeypatch.setenv("STUDYBOT_DB", str(tmp_path / "studybot.db"))
-    root = logging.getLogger()
-    saved = root.handlers[:], root.level
-
-    def run(*argv: str) -> tuple[int, str, str]:
-        with pytest.raises(SystemExit) as done:
-            cli.main(list(argv))
-        out = capsys.readouterr()
-        return int(done.value.code or 0), out.out, out.err
-
-    yield run
-    root.handlers[:], _ = saved
-    root.setLevel(saved[1])
+    return studybot
 
 
 def one_line(result: tuple[int, str, str]) -> str:

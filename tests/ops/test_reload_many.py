@@ -7,12 +7,10 @@ import asyncio
 import shutil
 import signal
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
-from pg import PgServer
 from support import CORE_PACK
 from test_console import Console
 from test_reload_process import RELOADED, WORDINGS, environment, logged, reword, studybot_reload
@@ -20,13 +18,6 @@ from test_reload_process import RELOADED, WORDINGS, environment, logged, reword,
 from bot.store.postgres_engine import redacted
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest.fixture
-def database(pg_server: PgServer) -> Iterator[str]:
-    url = pg_server.new_database()
-    yield url
-    pg_server.drop(url)
 
 
 async def listening(url: str, processes: int) -> None:
