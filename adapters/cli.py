@@ -44,6 +44,7 @@ from bot.core.config import Settings
 from bot.core.errors import ConfigError, ContentErrors, SetupError, StoreUnavailable
 from bot.core.logs import configure
 from bot.core.suggest import did_you_mean
+from bot.features import results
 from bot.reports.dispute_examples import by_lesson, examples_yaml
 from bot.runtime.app import RELOAD_LOG, StudyBot, settings_problems
 from bot.store import Store, moving, postgres_engine, sqlite_engine
@@ -130,7 +131,7 @@ def check(settings: Settings) -> int:
     """What `studybot run` would find, without starting anything: the settings and config, the
     ports, the lesson packs and the database."""
     found = configured_platforms(settings, os.environ)
-    check_ports(found, settings.metrics_port)
+    check_ports(found, settings.metrics_port, settings.metrics_host)
     report = check_library(settings.content_dir)
     if report.problems:
         raise ContentErrors(report.problems)
@@ -146,6 +147,7 @@ def check(settings: Settings) -> int:
         print(f"database: OK, {postgres_engine.examine(settings.database_url)}")
     else:
         print(f"database: OK, {sqlite_engine.examine(settings.db_path)}")
+    print(f"results: OK, {results.check_folder(settings.results_dir)} is writable")
     try:
         installs = (postgres_engine.peek(settings.database_url, read_installs) if settings.database_url
                     else sqlite_engine.peek(settings.db_path, read_installs))
@@ -163,14 +165,17 @@ def check(settings: Settings) -> int:
 async def console(settings: Settings) -> int:
     from adapters.console import run_console
 
+    if not settings.database_url and (problem := sqlite_engine.path_problem(settings.db_path)):
+        raise StoreUnavailable(problem)
     try:
         if not settings.database_url:
             settings.db_path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StoreUnavailable(f"cannot create the database folder {settings.db_path.parent} ({exc.strerror}); "
                                "make its parent writable or set STUDYBOT_DB") from exc
-    bot = await StudyBot.start(settings)
+    bot = await StudyBot.start(settings)  # the database's problems first, then the results folder's
     try:
+        results.check_folder(settings.results_dir)
         with reload_on_hangup(bot):
             await run_console(bot)
     finally:
@@ -183,14 +188,17 @@ async def run(settings: Settings, or_console: bool) -> int:
     if not found:
         if or_console:
             print("No platform token is set: starting the console chat on the bundled lesson.")
+            quiet_for_the_console()
             return await console(settings)
         needs = " or ".join(p.needs for p in platforms.PLATFORMS)
         raise SetupError(f"no platform is configured: set {needs}, or try the console with `studybot console`")
     with stop_signals(asyncio.Event()) as stop:  # from here on, SIGTERM and Ctrl-C stop it cleanly
-        bot = await StudyBot.start(settings)
+        bot = await StudyBot.start(settings)  # the database's problems first, then the results folder's
         try:
+            results.check_folder(settings.results_dir)
             with reload_on_hangup(bot):
-                await run_platforms(bot, found, stop, metrics_port=settings.metrics_port)
+                await run_platforms(bot, found, stop, metrics_port=settings.metrics_port,
+                                    metrics_host=settings.metrics_host)
         finally:
             await bot.close()
     return 0
@@ -232,6 +240,9 @@ async def backup(settings: Settings, target: Path) -> int:
     if not settings.database_url and not settings.db_path.exists():
         raise StoreUnavailable(f"the database {settings.db_path} does not exist; set STUDYBOT_DB to the database "
                                "to back up")
+    if target.exists() and (settings.database_url or target.resolve() != settings.db_path.resolve()):
+        raise SetupError(f"cannot write the backup {target}: it already exists, and a backup never replaces a file; "
+                         "choose a new path, or delete that file first")
     store = await Store.open(settings.database, SystemClock())
     try:
         await store.backup(target)
@@ -267,8 +278,9 @@ async def health(settings: Settings) -> int:
     """Exit 0 when the database is sound and the scheduler's heartbeat is fresh (Docker's healthcheck)."""
     clock = SystemClock()
     if not settings.database_url and not settings.db_path.exists():
-        print(f"unhealthy: the database {settings.db_path} does not exist (deleted?); restore the latest backup "
-              "with `studybot restore BACKUP` and start studybot again", file=sys.stderr)
+        print(f"unhealthy: the database {settings.db_path} does not exist: start studybot (studybot run) to create "
+              "it, or set STUDYBOT_DB to the database it runs on; if it was deleted, restore the latest backup with "
+              "`studybot restore BACKUP`", file=sys.stderr)
         return 1
     try:
         store = await Store.open(settings.database, clock)
@@ -390,7 +402,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = actions.add_parser("export", help="write the settled disputes as rubric examples, a file per lesson")
     p.add_argument("lesson", nargs="?", help="only this lesson's (default: every lesson's)")
     p.add_argument("--out", type=Path, help=f"the folder to write to (default: STUDYBOT_RESULTS_DIR/{DISPUTES_FOLDER})")
+    for each in sub.choices.values():  # `studybot check --debug` as well as `studybot --debug check`
+        each.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                          help="show the traceback of a failure")
     return parser
+
+
+def quiet_for_the_console() -> None:
+    """The console logs warnings only (INFO lines would interleave with the chat), but a reload asked for
+    is answered too."""
+    logging.getLogger().setLevel(logging.WARNING)
+    logging.getLogger(RELOAD_LOG).setLevel(logging.INFO)
 
 
 def _command(args: argparse.Namespace) -> int:
@@ -399,8 +421,8 @@ def _command(args: argparse.Namespace) -> int:
     configure(settings.log_level if args.command == "run" else "WARNING", fmt=settings.log_format,
               secrets=[s for p in platforms.PLATFORMS for s in p.secrets],
               noisy=[n for p in platforms.PLATFORMS for n in p.noisy_loggers])
-    if args.command == "console":  # the console logs warnings only, but a reload asked for is answered too
-        logging.getLogger(RELOAD_LOG).setLevel(logging.INFO)
+    if args.command == "console":
+        quiet_for_the_console()
     if args.command in ("validate", "render"):
         folder = args.folder or settings.content_dir
         return (validate if args.command == "validate" else render)(folder)

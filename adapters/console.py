@@ -1,10 +1,15 @@
 """The console chat: the same command lines as the platforms, in a terminal, with no network.
 
-Choices are shown as numbered lines, numbered afresh in each message, and a number answers
+Choices are shown one a line under one label each: the letter a multiple-choice option already
+has (`A. …`), else a number, numbered afresh in each reply to what you typed. A label answers
 only the message just above it: once another message was shown it is refused, and at a form's
-prompt (a short answer, an order) it is part of the answer. A form's answer is the next line
-typed. In a terminal, lines are read with the standard `readline` (arrow keys edit the line,
-up and down walk the history); Ctrl-D or Ctrl-C end the chat at any prompt. Timers (a round's
+prompt (a short answer, an order) a number is part of the answer. A message that arrives on its
+own (a round's next question) while a choice is pending numbers its choices after the pending
+ones, so a number typed never lands on another question than the one it was read on; letters
+it takes over are said to. A form's answer is the next line typed; its reply ends the form,
+unless it asks for the text again (nothing was recorded). In a terminal, lines are read with the
+standard `readline` (arrow keys edit the line, up and down walk the history); Ctrl-D or Ctrl-C
+end the chat at any prompt. Timers (a round's
 reveal) fire in the background.
 """
 
@@ -12,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import signal
 import sys
 import threading
@@ -39,6 +45,9 @@ BANNER = "studybot console. Type /help for the commands, /quit (or Ctrl-D) to le
 PROMPT, ANSWER_PROMPT = "> ", "answer> "
 FORM_HINT = "(type it on the next line; a number typed here is part of your answer, not a choice)"
 QUIT = ("/quit", "/exit")
+TRY_AGAIN = ("Nothing was recorded", "submit again", "is still open")  # the core's refusals of a text to retype
+LETTERED = re.compile(r"([A-Z])\. ")  # a choice that shows its own label ("A. 64 GPUs")
+SHOWN_INLINE = ".txt"  # a saved file of another kind (a CSV, an HTML report) is named by its path only
 
 
 class ConsoleTurn:
@@ -81,10 +90,14 @@ class ConsoleChat(ChatAdapter):
         self.out = out
         self.actor = Actor(PLATFORM, COHORT, user, user, bot.settings.instructors.console)
         self.place = Place(PLATFORM, COHORT, CHANNEL)
-        self.choices: list[str] = []  # the choice tokens of the last message shown, by number - 1
+        self.choices: dict[str, str] = {}  # label as typed (upper case) -> choice token, of the last message
         self.form: Form | None = None  # the form waiting for the next line
+        self._origin: dict[str, str] = {}  # the message each pending choice (and "form") came in
         self.shown_file = False  # whether this line's replies showed a file sent by DM
         self._posted = 0
+        self._replying = False  # printing the replies to a typed line (else a message arrived on its own)
+        self._chosen_in: str | None = None  # the message whose choice was just made (a form it opens is its)
+        self._retyped: Form | None = None  # the form just answered, kept if the reply asks for the text again
 
     @property
     def prompt(self) -> str:
@@ -99,11 +112,12 @@ class ConsoleChat(ChatAdapter):
         if text.startswith("/"):
             name, _, args = text[1:].partition(" ")
             event = Command(name, args, self.actor, self.place)
+        elif (label := text.rstrip(".").upper()) in self.choices:
+            event = ChoiceMade(self.choices[label], self.actor, self.place)
+            self._chosen_in = self._origin.get(label)
         elif text.isdecimal() and self.choices:
-            if not 1 <= int(text) <= len(self.choices):
-                self.say(f"Choose a number from 1 to {len(self.choices)}.")
-                return
-            event = ChoiceMade(self.choices[int(text) - 1], self.actor, self.place)
+            self.say(f"Choose {_either(list(self.choices))}.")
+            return
         elif self.form is not None:
             event = TextSubmitted(self.form.token, text, self.actor, self.place)
         elif text.isdecimal():
@@ -111,40 +125,76 @@ class ConsoleChat(ChatAdapter):
                      "that one offers none. Nothing was recorded; use /quiz for a fresh question.")
             return
         else:
-            self.say("Type a command such as /quiz or /help" + (", or a choice number." if self.choices else "."))
+            self.say("Type a command such as /quiz or /help" + (f", or {_either(list(self.choices))}."
+                                                                if self.choices else "."))
             return
         self.shown_file = False
+        self._replying = True
+        if isinstance(event, TextSubmitted):  # answered: the next line is no longer an attempt, unless
+            self._retyped, self.form = self.form, None  # the reply asks for it again (see send)
 
         async def happened() -> Inbound:
             return event
 
-        await self.handle(ConsoleTurn(self), happened)
+        try:
+            await self.handle(ConsoleTurn(self), happened)
+        finally:
+            self._replying, self._chosen_in, self._retyped = False, None, None
 
     async def send(self, reply: Reply) -> MessageRef:
-        """The console's Outbox: print the reply; its numbered choices or its form are what the
-        next line answers (a message with neither leaves a waiting form, never old numbers)."""
+        """The console's Outbox: print the reply; its choices or its form are what the next line
+        answers (a message with neither leaves a waiting form, never old choices)."""
         self.say(reply.text.replace("**", ""))  # the core's bold markers mean nothing in a terminal
-        self.choices = [choice.token for choice in reply.choices]
-        for number, choice in enumerate(reply.choices, start=1):
-            self.say(f"{number}. {choice.label}")
-        if reply.choices:
+        self._posted += 1
+        here = str(self._posted)
+        pending = {} if self._replying else self.choices  # a message that came on its own keeps them
+        taken = sorted(k for k in pending if not k.isdecimal()
+                       and any(LETTERED.match(c.label) and c.label[0] == k for c in reply.choices))
+        choices = {k: v for k, v in pending.items() if k not in taken}
+        number = max((int(k) for k in choices if k.isdecimal()), default=0)
+        for choice in reply.choices:
+            if LETTERED.match(choice.label):
+                key = choice.label[0]
+                self.say(choice.label)
+            else:
+                number += 1
+                key = str(number)
+                self.say(f"{key}. {choice.label}")
+            choices[key] = choice.token
+            self._origin[key] = here
+        if taken:
+            self.say(f"({', '.join(taken)} now answer this message, no longer the one before.)")
+        if reply.choices or self._replying:
+            self.choices = choices
+        if reply.choices and self._replying:
             self.form = None
         if reply.form:
             self.form = reply.form
+            self._origin["form"] = self._chosen_in or here  # a round question's form closes with its reveal
             self.say(f"{reply.form.label} {FORM_HINT}:")
+        elif self._retyped is not None and self.form is None and any(ask in reply.text for ask in TRY_AGAIN):
+            self.form = self._retyped
         if reply.file:
             self.shown_file = self.shown_file or reply.audience is Audience.DM
-            self.say(f"--- {reply.file.filename} ---\n{reply.file.content.decode()}--- end ---")
+            if reply.file.saved_to is None or reply.file.filename.endswith(SHOWN_INLINE):
+                self.say(f"--- {reply.file.filename} ---\n{reply.file.content.decode()}--- end ---")
             if reply.file.saved_to is not None:
                 self.say(f"{reply.file.filename} was written to {reply.file.saved_to}")
-        self._posted += 1
-        return MessageRef(PLATFORM, CHANNEL, str(self._posted))
+        return MessageRef(PLATFORM, CHANNEL, here)
 
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
+        """Print the message again, updated; what it offered (a round question, now revealed) is closed."""
+        self.choices = {k: v for k, v in self.choices.items() if self._origin.get(k) != ref.message_id}
+        if self.form is not None and self._origin.get("form") == ref.message_id:
+            self.form = None
         await self.send(replace(reply, text=f"[message {ref.message_id} updated]\n{reply.text}"))
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
+
+
+def _either(labels: list[str]) -> str:
+    return ", ".join(labels[:-1]) + f" or {labels[-1]}" if len(labels) > 1 else labels[0]
 
 
 class LineReader:
@@ -208,16 +258,20 @@ async def run_console(bot: StudyBot, stdin: TextIO = sys.stdin, out: TextIO = sy
 
 @contextlib.contextmanager
 def _interrupt_ends(loop: asyncio.AbstractEventLoop, reader: LineReader) -> Iterator[None]:
-    """Ctrl-C ends the chat like Ctrl-D (after the line being handled), without a traceback."""
+    """Ctrl-C and SIGTERM end the chat like Ctrl-D (after the line being handled), without a
+    traceback: the database is closed and the pid file removed, exit status 0."""
+    stops = (signal.SIGINT, signal.SIGTERM)
     try:
-        loop.add_signal_handler(signal.SIGINT, reader.stop)
+        for sig in stops:
+            loop.add_signal_handler(sig, reader.stop)
     except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
         yield
         return
     try:
         yield
     finally:
-        loop.remove_signal_handler(signal.SIGINT)
+        for sig in stops:
+            loop.remove_signal_handler(sig)
 
 
 @contextlib.contextmanager

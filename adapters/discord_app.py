@@ -104,6 +104,7 @@ class StudyClient(commands.Bot):
     """The discord.py bot: registers the slash commands and the button template, syncs the tree."""
 
     def __init__(self, adapter: DiscordAdapter, *, guild_ready_timeout: float = 2.0, **shards: Any) -> None:
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # studybot has no voice: no warnings
         super().__init__(
             **shards,
             command_prefix=commands.when_mentioned,

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -168,3 +170,27 @@ class CappedSite(web.TCPSite):
                 self.stop_waiting(waiting)
                 waiting.admit(server())
             await asyncio.sleep(ADMIT_EVERY)
+
+
+class ReplayGuard:
+    """Signed requests already taken, by timestamp and signature, for as long as Slack accepts a
+    signature (five minutes): a request replayed within that time is seen, and not acted on twice."""
+
+    WINDOW = 5 * 60  # seconds, Slack's own limit on a request's age
+    MOST = 100_000  # remembered at once; the oldest are dropped first
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._now = clock
+        self._seen: dict[tuple[str, str], float] = {}  # in the order they came
+
+    def first_time(self, timestamp: str | None, signature: str | None) -> bool:
+        """Whether this request was not yet taken."""
+        now = self._now()
+        while self._seen and (len(self._seen) >= self.MOST
+                              or next(iter(self._seen.values())) < now - self.WINDOW - 60):
+            del self._seen[next(iter(self._seen))]
+        return (timestamp or "", signature or "") not in self._seen
+
+    def taken(self, timestamp: str | None, signature: str | None) -> None:
+        """Remember a request once it was handled (one that failed may come again, and is done then)."""
+        self._seen[(timestamp or "", signature or "")] = self._now()

@@ -38,6 +38,17 @@ class NoBodies(logging.Filter):
         return True
 
 
+class Unsaid(logging.Filter):
+    """Drops an SDK's start-up lines that are true of every run and ask nothing of the operator."""
+
+    def __init__(self, *messages: str) -> None:
+        super().__init__()
+        self.messages = frozenset(messages)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() not in self.messages
+
+
 class RefusalLog:
     """Logs refused requests at most once per `every` seconds; the next line counts the ones left out."""
 

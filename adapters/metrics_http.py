@@ -11,7 +11,7 @@ from bot.core.errors import SetupError
 from bot.runtime import metrics
 from bot.runtime.app import StudyBot
 
-HOST = "0.0.0.0"  # a container's port is reached from outside it
+HOST = "127.0.0.1"  # STUDYBOT_METRICS_HOST=0.0.0.0 in a container, whose published port is reached from outside
 PATH = "/metrics"
 
 

@@ -152,7 +152,8 @@ def reload_on_hangup(bot: StudyBot) -> Iterator[None]:
             held.close()
 
 
-def check_ports(configured: Mapping[Platform, Any], metrics_port: int | None) -> None:
+def check_ports(configured: Mapping[Platform, Any], metrics_port: int | None,
+                metrics_host: str = metrics_http.HOST) -> None:
     """Every address studybot will listen on is free (SetupError names the variable otherwise); a
     shared port (SO_REUSEPORT) may already be held by other studybot processes, which share it too."""
     wanted = [address for platform, settings in configured.items() for address in platform.listens(settings)]
@@ -161,7 +162,7 @@ def check_ports(configured: Mapping[Platform, Any], metrics_port: int | None) ->
             if listen.port == metrics_port:
                 raise SetupError(f"STUDYBOT_METRICS_PORT: {metrics_port} is also {listen.variable}; leave it unset "
                                  "(Slack's HTTP port serves /metrics too) or choose another port")
-        wanted.append(Listen(metrics_http.HOST, metrics_port, "STUDYBOT_METRICS_PORT"))
+        wanted.append(Listen(metrics_host, metrics_port, "STUDYBOT_METRICS_PORT"))
     for host, port, variable, shared in wanted:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         with socket.socket(family, socket.SOCK_STREAM) as probe:
@@ -179,14 +180,16 @@ def check_ports(configured: Mapping[Platform, Any], metrics_port: int | None) ->
 
 
 async def run_platforms(bot: StudyBot, configured: Mapping[Platform, Any], stop: asyncio.Event | None = None, *,
-                        backoff: Backoff = Backoff(), metrics_port: int | None = None) -> None:
+                        backoff: Backoff = Backoff(), metrics_port: int | None = None,
+                        metrics_host: str = metrics_http.HOST) -> None:
     """Serve every configured platform until `stop` is set (SIGTERM and SIGINT set it when no
     `stop` is given). PlatformRejected and other SetupErrors end it after everything is closed."""
     if stop is None:
         with stop_signals(asyncio.Event()) as own:
-            return await run_platforms(bot, configured, own, backoff=backoff, metrics_port=metrics_port)
-    check_ports(configured, metrics_port)
-    metrics = await metrics_http.serve(bot, metrics_port) if metrics_port is not None else None
+            return await run_platforms(bot, configured, own, backoff=backoff, metrics_port=metrics_port,
+                                       metrics_host=metrics_host)
+    check_ports(configured, metrics_port, metrics_host)
+    metrics = await metrics_http.serve(bot, metrics_port, metrics_host) if metrics_port is not None else None
     adapters: list[Adapter] = []
     ticker: asyncio.Task[None] | None = None
     try:

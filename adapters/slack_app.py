@@ -34,6 +34,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.authorization import AuthorizeResult
 from slack_bolt.authorization.async_authorize import AsyncAuthorize
 from slack_bolt.error import BoltUnhandledRequestError
+from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
@@ -49,8 +50,8 @@ from slack_sdk.socket_mode.response import SocketModeResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters import metrics_http
-from adapters.http_guard import CappedSite, Limits
-from adapters.log_guard import NoBodies, RefusalLog, clean
+from adapters.http_guard import CappedSite, Limits, ReplayGuard
+from adapters.log_guard import NoBodies, RefusalLog, Unsaid, clean
 from adapters.replies import ChatAdapter, Inbound
 from adapters.slack_installs import InstallationStore, InstallsAuthorize, OAuthStates, Workspaces, rotator
 from adapters.slack_payloads import (
@@ -217,6 +218,8 @@ class SlackAdapter(ChatAdapter):
         bolt_log = logging.getLogger(BOLT_LOG)
         if not any(isinstance(f, NoBodies) for f in bolt_log.filters):
             bolt_log.addFilter(NoBodies())
+            # the bot token is given per request (`_authorized`); SLACK_BOT_TOKEN in the environment is not unused
+            bolt_log.addFilter(Unsaid(warning_client_prioritized_and_token_skipped()))
         secret = settings.signing_secret
         self._verifier = SignatureVerifier(secret.reveal()) if secret else None
         self._authorized = TokenChecked()
@@ -257,6 +260,7 @@ class SlackAdapter(ChatAdapter):
             self.app.enable_token_revocation_listeners()  # app_uninstalled, tokens_revoked: the install goes
         self._refused = RefusalLog(log)
         self._ignored = RefusalLog(log, verb="ignored")
+        self._replays = ReplayGuard()
         self._admins: dict[tuple[str, str], tuple[bool, float]] = {}
         self._dms: dict[tuple[str, str], str] = {}  # (workspace, user) -> DM channel
         self._runner: web.AppRunner | None = None
@@ -280,7 +284,8 @@ class SlackAdapter(ChatAdapter):
         else:
             await self._serve_http()
             mode = f"HTTP mode on {self.settings.http_host}:{self.port}{EVENTS_PATH}"
-        log.info("slack connected as @%s in %s (%s)", clean(who.get("user")), clean(who.get("team")), mode)
+        log.info("slack connected as @%s in %s (team %s, %s)", clean(who.get("user")), clean(who.get("team")),
+                 clean(who.get("team_id")), mode)
 
     @contextlib.contextmanager
     def _start_call(self, method: str, variable: str, fix: str) -> Iterator[None]:
@@ -371,6 +376,10 @@ class SlackAdapter(ChatAdapter):
         headers = request.headers
         if self._verifier is not None and not self._signed(raw, headers):
             return self._refuse(401, "a bad or stale signature")
+        stamp = (headers.get("X-Slack-Request-Timestamp"), headers.get("X-Slack-Signature"))
+        if not self._replays.first_time(*stamp):
+            self._ignored("a slack request replayed (same timestamp and signature); acknowledged, not done again")
+            return web.Response(status=200, text="")
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
@@ -384,7 +393,10 @@ class SlackAdapter(ChatAdapter):
         repair_payload_quirk(bolt_request)
         if not routable(bolt_request.body):
             return self._refuse(400, "an interaction without actions")
-        return await to_aiohttp_response(await self.app.async_dispatch(bolt_request))
+        answered = await self.app.async_dispatch(bolt_request)
+        if answered.status < 300:
+            self._replays.taken(*stamp)
+        return await to_aiohttp_response(answered)
 
     async def _oauth(self, request: web.Request) -> web.StreamResponse:
         """"Add to Slack" (the install page, then Slack's redirect back with a code): Bolt's OAuth flow."""

@@ -15,6 +15,7 @@ from discord.ext import commands
 
 from adapters.discord_app import DiscordAdapter, apply_urls
 from adapters.discord_settings import DiscordSettings
+from benchmarks import goal
 from bot.core.config import Secret, Settings
 from bot.runtime.app import StudyBot
 from standins.discord_standin import DiscordStandIn
@@ -92,7 +93,7 @@ async def main() -> list[str]:
     return [
         f"discord /glossary via DiscordAdapter: {ours:,.0f} interactions/s (n={INTERACTIONS}, sequential)",
         f"discord /glossary via bare commands.Bot: {bare:,.0f} interactions/s",
-        f"discord ratio adapter/bare: {ratio:.2f} (goal >= {GOAL}) {'ok' if ratio >= GOAL else 'BELOW GOAL'}",
+        f"discord ratio adapter/bare: {ratio:.2f} {goal(f'>= {GOAL}', ratio >= GOAL)}",
     ]
 
 

@@ -16,6 +16,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack_app import SlackAdapter
 from adapters.slack_settings import SlackSettings
+from benchmarks import goal
 from bot.core.config import Secret, Settings
 from bot.runtime.app import StudyBot
 from standins.slack_standin import SlackStandIn, post_signed, slash_command
@@ -79,7 +80,7 @@ async def main() -> list[str]:
         f"slack /glossary round trips, {REQUESTS} sequential signed requests (best of 2):",
         f"  bare slack-bolt AsyncApp : {bare:8.0f} req/s",
         f"  studybot SlackAdapter    : {ours:8.0f} req/s",
-        f"  ratio                    : {ratio:8.2f} (goal >= {GOAL}) {'OK' if ratio >= GOAL else 'BELOW GOAL'}",
+        f"  ratio                    : {ratio:8.2f} {goal(f'>= {GOAL}', ratio >= GOAL)}",
     ]
 
 

@@ -46,7 +46,7 @@ TEACHBACK_TEXTS = {
     },
 }
 LOOKUPS = {"fsdp": ("FSDP", True), "DP": ("Data parallelism", True), "Model FLOPs utilization": ("MFU", True),
-           "zero bubble": ("zero bubble", False), "fspd": ("fspd", False), "RLHF!": ("rlhf", False)}
+           "zero bubble": ("zero bubble", False), "fspd": ("FSDP", True), "RLHF!": ("rlhf", False)}
 
 
 @dataclass

@@ -31,3 +31,10 @@ async def test_the_scale_benchmark_runs_tiny_and_checks_what_it_stored(monkeypat
     assert lines[1].endswith("stored = acknowledged")
     assert lines[2].startswith("  PostgreSQL, 1 and 2 processes: skipped, no PostgreSQL: set STUDYBOT_TEST_DATABASE")
     assert lines[3].startswith("PostgreSQL commit throughput: skipped, no PostgreSQL")
+
+
+def test_a_figure_that_misses_its_goal_says_fail() -> None:
+    from benchmarks import goal
+
+    assert goal("< 5 ms", True) == "(goal < 5 ms)"
+    assert goal("<= 1.5x", False) == "(goal <= 1.5x) FAIL: misses its goal"

@@ -38,7 +38,7 @@ async def test_a_digit_that_is_not_a_number_is_refused_and_the_chat_goes_on(tmp_
     try:
         await chat.line("/quiz")
         await chat.line("²")
-        assert out.getvalue().endswith("Type a command such as /quiz or /help, or a choice number.\n")
+        assert out.getvalue().endswith("Type a command such as /quiz or /help, or A, B, C or 1.\n")
         await chat.line("/help")
         assert out.getvalue().rstrip().splitlines()[-1].startswith("• ")
     finally:
@@ -47,7 +47,8 @@ async def test_a_digit_that_is_not_a_number_is_refused_and_the_chat_goes_on(tmp_
 
 def test_glossary_lookups(tmp_path: Path) -> None:
     out = run_console(tmp_path, ["/glossary fsdp", "/glossary FDSP", "/glossary", "/quit"])
-    assert "FSDP (Fully Sharded Data Parallel" in out and "Did you mean: FSDP" in out and "Glossary terms (" in out
+    assert "FSDP (Fully Sharded Data Parallel" in out and "this is FSDP, the closest term" in out
+    assert "Glossary terms (" in out
 
 
 class Console:
@@ -145,7 +146,7 @@ async def test_a_console_cohort_gets_its_weekly_post(tmp_path: Path) -> None:
     chat = ConsoleChat(bot, out)
     try:
         await chat.line("/quiz")
-        await chat.line(str(chat.choices.index(next(c for c in chat.choices if c.endswith(".1"))) + 1))
+        await chat.line(next(label for label, token in chat.choices.items() if token.endswith(".1")))
         assert await fire_due(bot, {"console": chat}) == 0
         clock.set("2026-11-30T09:00:00+00:00")
         assert await fire_due(bot, {"console": chat}) == 1
@@ -258,3 +259,86 @@ async def test_self_grading_needs_a_real_attempt_and_instructors_can_audit_it(tm
     finally:
         if console.proc.returncode is None:
             console.proc.kill()
+
+
+async def test_insights_export_writes_both_files_and_prints_their_paths(tmp_path: Path) -> None:
+    """A terminal is no place for 500 lines of HTML: the CSV and the report are written under the
+    results folder, beside the cohort's results file, and the console names where."""
+    settings = Settings(db_path=tmp_path / "bot.db", content_dir=CORE_PACK, results_dir=tmp_path / "results")
+    bot = await StudyBot.start(settings, FixedClock("2026-11-30T08:00:00+00:00"))
+    out = io.StringIO()
+    chat = ConsoleChat(bot, out)
+    try:
+        await chat.line("/insights export")
+    finally:
+        await bot.close()
+    shown = out.getvalue()
+    folder = tmp_path / "results" / "local" / "console@cohort"
+    for name in ("cohort_answers.csv", "cohort_report.html"):
+        assert f"{name} was written to {folder / name}" in shown
+        assert (folder / name).stat().st_size > 0
+    assert "<html" not in shown.lower() and "first_answer_correct" not in shown
+    assert len(shown.splitlines()) < 10
+
+
+async def start_chat(tmp_path: Path, clock: FixedClock) -> tuple[StudyBot, ConsoleChat, io.StringIO]:
+    settings = Settings(db_path=tmp_path / "bot.db", content_dir=CORE_PACK, results_dir=tmp_path / "results")
+    bot = await StudyBot.start(settings, clock)
+    out = io.StringIO()
+    return bot, ConsoleChat(bot, out), out
+
+
+async def test_each_choice_has_one_label_and_the_label_shown_is_accepted(tmp_path: Path) -> None:
+    bot, chat, out = await start_chat(tmp_path, FixedClock("2026-11-30T08:00:00+00:00"))
+    try:
+        await chat.line("/quiz")
+        asked = out.getvalue()
+        assert "1. A." not in asked and "\nA. " in asked and "\n1. I don't know" in asked
+        right = next(line[0] for line in asked.splitlines() if line.endswith("The math inside each layer"))
+        await chat.line(right.lower() + ".")  # as typed: "c." answers C
+        assert "✅" in out.getvalue().split(asked, 1)[1]
+    finally:
+        await bot.close()
+
+
+async def test_a_scored_teachback_ends_the_answer_prompt(tmp_path: Path) -> None:
+    """Once a teach-back is scored, the next line is a command again, not a second attempt."""
+    lesson = next(iter(load_library(CORE_PACK).lessons.values()))
+    prompt = lesson.prompts[0]
+    bot, chat, out = await start_chat(tmp_path, FixedClock("2026-11-30T08:00:00+00:00"))
+    try:
+        await chat.line(f"/teachback {prompt.id}")
+        assert chat.prompt == "answer> "
+        await chat.line(". ".join(k.accept[0] for k in prompt.key_points))
+        assert f"You covered {len(prompt.key_points)} of {len(prompt.key_points)}" in out.getvalue()
+        assert chat.prompt == "> "
+        await chat.line("oops, a stray line")
+        assert out.getvalue().endswith("Type a command such as /quiz or /help.\n")
+        rows = await bot.store.engine.read("SELECT COUNT(*) AS n FROM teachbacks")
+        assert rows[0]["n"] == 1
+    finally:
+        await bot.close()
+
+
+async def test_a_round_question_arriving_never_retargets_a_pending_choice(tmp_path: Path) -> None:
+    """A practice question waits for its answer when the round's next question is posted: the
+    numbers already shown keep their meaning, the new question's choices get new ones; and a round
+    question's answer form closes when the question is revealed."""
+    clock = FixedClock("2026-11-30T08:00:00+00:00")
+    bot, chat, out = await start_chat(tmp_path, clock)
+    try:
+        await chat.line("/quiz round")
+        await chat.line("/quiz")  # the practice question: A, B, C and "1. I don't know"
+        practice = chat.choices["1"]
+        clock.set("2026-11-30T08:05:00+00:00")
+        await fire_due(bot, {"console": chat})  # reveals round question 1, posts question 2
+        posted = out.getvalue().rsplit("Round · question 2", 1)[1]
+        assert "\n1. " not in posted and "\n2. Answer" in posted
+        assert chat.choices["1"] == practice  # "1" still answers the practice question
+        await chat.line("2")  # Answer, on round question 2
+        assert chat.prompt == "answer> "
+        clock.set("2026-11-30T08:10:00+00:00")
+        await fire_due(bot, {"console": chat})  # question 2 revealed: its form is closed
+        assert chat.form is None and chat.prompt == "> "
+    finally:
+        await bot.close()

@@ -59,6 +59,18 @@ def test_the_root_file_system_is_read_only_but_the_data_volume_and_tmp() -> None
     assert all(entry.endswith(":ro") for entry in SERVICE["volumes"] if entry.split(":")[0] not in COMPOSE["volumes"])
 
 
+def test_ports_are_published_on_loopback_and_a_stop_has_time_to_finish() -> None:
+    """The TLS proxy on the host reaches the container; nothing else does. /metrics listens on
+    127.0.0.1 outside a container, on every address of the container inside it."""
+    assert SERVICE["ports"] == ["127.0.0.1:3000:3000"]
+    assert SERVICE["stop_grace_period"] == "15s"
+    assert SERVICE["environment"]["STUDYBOT_METRICS_HOST"] == "0.0.0.0"
+    assert settings_from_env({}).metrics_host == "127.0.0.1"
+    assert settings_from_env({"STUDYBOT_METRICS_HOST": "0.0.0.0"}).metrics_host == "0.0.0.0"
+    readme = (REPO / "README.md").read_text()
+    assert "`STUDYBOT_METRICS_HOST`" in readme and "STUDYBOT_METRICS_HOST=" in (REPO / ".env.example").read_text()
+
+
 def test_the_config_file_is_mounted_from_the_documented_path_and_the_example_is_accepted() -> None:
     config = SERVICE["environment"]["STUDYBOT_CONFIG"]
     assert config == "/app/config/studybot.yaml"
@@ -68,6 +80,7 @@ def test_the_config_file_is_mounted_from_the_documented_path_and_the_example_is_
     assert settings_from_env({"STUDYBOT_CONFIG": str(example)}).config  # read without a ConfigError
     assert f"config/{name}" in (REPO / "README.md").read_text() and f"config/{name}" in example.read_text()
     assert "config/*.yaml" in (REPO / ".gitignore").read_text()  # the operator's copy stays out of git
+    assert "required under Compose" in (REPO / "README.md").read_text()  # else a missing copy is a restart loop
 
 
 def test_environment_names_are_the_ones_the_bot_reads() -> None:

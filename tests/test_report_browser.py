@@ -87,3 +87,29 @@ async def test_the_offline_check_sees_a_page_that_reaches_out(tmp_path) -> None:
 def test_the_readmes_picture_is_small() -> None:
     """Made by the test above with STUDYBOT_WRITE_DOCS=1."""
     assert DOC_PICTURE.exists() and DOC_PICTURE.stat().st_size < 150_000
+
+
+@needs_chromium
+async def test_a_small_cohorts_charts_count_in_whole_numbers(tmp_path) -> None:
+    """Three learners: the count charts' axes read 0 1 2 3, not 1 1 1 1 1 0 0 0 (fractional ticks
+    rounded), and each chart's highest printed value stands above its top grid line's label."""
+    bot, clock = await start(tmp_path)
+    try:
+        await simulate(bot, clock, learners=3)
+        replies = await bot.handle(Command("insights", "export", TEACHER, Place("slack", "T1", "C1")))
+        report = tmp_path / "cohort_report.html"
+        report.write_bytes(next(r.file.content for r in replies if r.file and r.file.filename == report.name))
+    finally:
+        await bot.close()
+    async with Browser.launch(tmp_path) as browser:
+        page = await browser.open(report, width=800, height=1000)
+        for chart in ("chart-active", "chart-points", "chart-scores"):
+            ticks = await page.evaluate(f"Array.from(document.querySelectorAll('#{chart} .axis.y text'))"
+                                        ".map(t => t.textContent.trim()).filter(t => t)")
+            assert ticks and all(t.isdecimal() for t in ticks), (chart, ticks)
+            numbers = [int(t) for t in ticks]
+            assert numbers == sorted(set(numbers)) and numbers[0] == 0, (chart, ticks)  # distinct, rising
+            values = await page.evaluate(f"Array.from(document.querySelectorAll('#{chart} text.value'))"
+                                         ".map(t => Number(t.textContent))")
+            assert max(values) <= numbers[-1], (chart, values, ticks)
+        await page.screenshot(tmp_path / "cohort_report_3.png", 800, 1500)

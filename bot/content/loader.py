@@ -8,7 +8,7 @@ line number. Warnings (a stale quiz.md) are reported but do not stop the bot.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -38,7 +38,8 @@ GOAL_KEYS = frozenset({"id", "text"})
 QUESTION_KEYS = frozenset({"id", "type", "goal", "prompt", "explanation", "sources"})
 TERM_KEYS = frozenset({"term", "definition", "aliases", "related", "sources"})
 PROMPT_KEYS = frozenset({"id", "goal", "prompt", "key_points", "needed", "needed_because", "sources", "examples"})
-_SOURCE_HEADING = re.compile(r"^##\s+([A-Za-z][A-Za-z0-9_.-]*)\b", re.MULTILINE)
+_SOURCE_HEADING = re.compile(r"^##\s+([A-Za-z][A-Za-z0-9_.-]*)\b[ \t]*(?:[—–-][ \t]*)?(.*)$", re.MULTILINE)
+_SOURCE_LINK = re.compile(r"^-\s*Link:\s*(\S+)", re.MULTILINE)
 
 
 @dataclass
@@ -148,7 +149,7 @@ PARTS = (
 # ---------------------------------------------------------------- loading
 
 
-class _AnySource(set):
+class _AnySource(dict):
     """The sources of a notes.md that could not be read: every citation is taken as listed."""
 
     def __contains__(self, item: object) -> bool:
@@ -243,7 +244,7 @@ class _Loading:
         if lesson.id and self._unique("lesson", lesson.id, lesson_file, ("id",), None):
             self.report.library.add(replace(lesson, questions=tuple(parts["questions"]),
                                             prompts=tuple(parts["prompts"]), terms=tuple(parts["terms"]),
-                                            practice=tuple(parts["practice"])))
+                                            practice=tuple(parts["practice"]), sources=dict(sources or {})))
 
     def unknown_files(self, folder: Path) -> None:
         """A misspelt pack file would silently be left out: name it."""
@@ -252,18 +253,26 @@ class _Loading:
                 self.problem(file, 1, "file", f"not a lesson-pack file{did_you_mean(file.name, PACK_FILES)}; "
                              f"a pack holds {', '.join(PACK_FILES)}")
 
-    def source_ids(self, folder: Path) -> set[str] | None:
-        """The source ids that head sections of the pack's notes.md (None: no notes.md)."""
+    def source_ids(self, folder: Path) -> dict[str, str] | None:
+        """The sources that head sections of the pack's notes.md, by id: each one's title, and its
+        link when the section gives one (`- Link: URL`). None: no notes.md."""
         notes = folder / NOTES_FILE
         if not notes.exists():
             return None
         try:
-            return set(_SOURCE_HEADING.findall(yamlfile.read_text(notes, root=self.root)))
+            text = yamlfile.read_text(notes, root=self.root)
+            found: dict[str, str] = {}
+            for heading in _SOURCE_HEADING.finditer(text):
+                section = text[heading.end():].split("\n## ", 1)[0]
+                title = heading.group(2).strip() or heading.group(1)
+                link = _SOURCE_LINK.search(section)
+                found.setdefault(heading.group(1), f"{title} <{link.group(1)}>" if link else title)
+            return found
         except yamlfile.FileRefused as exc:
             self.problem(notes, exc.line, "file", exc.message)
             return _AnySource()  # reported once here, not again for every citation
 
-    def cited(self, c: Checker, path: FieldPath, cited: tuple[str, ...], known: set[str] | None) -> None:
+    def cited(self, c: Checker, path: FieldPath, cited: tuple[str, ...], known: Mapping[str, str] | None) -> None:
         for i, source in enumerate(cited):
             if known is None:
                 c.fail(path + ("sources", i), f"cites '{source[:20]}', but the pack has no {NOTES_FILE} to list it")

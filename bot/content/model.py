@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +55,7 @@ class Lesson:
     prompts: tuple[TeachbackPrompt, ...] = ()
     terms: tuple[Term, ...] = ()
     practice: tuple[Question, ...] = ()  # further questions, outside the quiz: /review and practice rounds
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False)  # notes.md's sources by id: title <link>
 
     @property
     def question_ids(self) -> tuple[str, ...]:

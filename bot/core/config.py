@@ -27,8 +27,8 @@ from bot.grading.scoring import SelfGraded
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 VARIABLES = ("STUDYBOT_DB", "STUDYBOT_DATABASE_URL", "STUDYBOT_CONTENT", "STUDYBOT_RESULTS_DIR", "STUDYBOT_CONFIG",
-             "STUDYBOT_LOG_LEVEL", "STUDYBOT_LOG_FORMAT", "STUDYBOT_METRICS_PORT", "STUDYBOT_TIMER_LEASE",
-             "STUDYBOT_UNINSTALLED_RETENTION_DAYS")
+             "STUDYBOT_LOG_LEVEL", "STUDYBOT_LOG_FORMAT", "STUDYBOT_METRICS_PORT", "STUDYBOT_METRICS_HOST",
+             "STUDYBOT_TIMER_LEASE", "STUDYBOT_UNINSTALLED_RETENTION_DAYS")
 CORE_SECTIONS = ("instructors", "rounds", "cohorts", "leaderboard")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")
@@ -103,6 +103,7 @@ class Settings:
     log_level: str = "INFO"
     log_format: str = "text"  # or json: one object per line
     metrics_port: int | None = None  # where /metrics is served besides Slack's HTTP port
+    metrics_host: str = "127.0.0.1"  # and on which address (0.0.0.0 in a container)
     instructors: Instructors = Instructors()
     round_seconds: int = 60
     round_seconds_range: tuple[int, int] = (10, 600)  # what `/quiz round seconds:N` may choose
@@ -158,6 +159,7 @@ class Settings:
             log_level=level,
             log_format=log_format,
             metrics_port=port_number("STUDYBOT_METRICS_PORT", metrics) if metrics else None,
+            metrics_host=get("STUDYBOT_METRICS_HOST") or cls.metrics_host,
         )
         config_path = get("STUDYBOT_CONFIG")
         if config_path:

@@ -1,10 +1,12 @@
 """Which way round a question is shown: every learner (or a round's whole channel) sees a
-question's items in one arrangement, the same each time it is asked, graded or revealed."""
+question's items in one arrangement, the same each time it is asked, graded or revealed; a
+review shows them afresh each time (stable within that review), so a card is passed by knowing
+the answer, not by remembering where it stood."""
 
 from __future__ import annotations
 
 from bot.questions.base import Arrangement, Question, Tally
-from bot.store.model import Prompt
+from bot.store.model import AnswerMode, Prompt
 
 
 def audience_of(prompt: Prompt) -> str:
@@ -15,7 +17,8 @@ def audience_of(prompt: Prompt) -> str:
 
 
 def arrangement(question: Question, prompt: Prompt) -> Arrangement:
-    return question.arrange(f"{audience_of(prompt)} {question.id}")
+    review = f" review {prompt.id}" if prompt.mode is AnswerMode.REVIEW else ""  # one prompt per review
+    return question.arrange(f"{audience_of(prompt)} {question.id}{review}")
 
 
 def revealed(question: Question, prompt: Prompt, tally: Tally, header: str) -> str:

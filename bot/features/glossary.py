@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from bot.content.model import Term
 from bot.core.messages import Command, Reply
 from bot.grading.reading import normalise
@@ -12,12 +14,13 @@ from bot.runtime.feature import Feature
 COUNTED = 60  # characters of a missing query kept for the count
 
 
-def describe(term: Term) -> str:
+def describe(term: Term, sources: Mapping[str, str] | None = None) -> str:
+    """A term as the chat shows it; its sources by title and link where the lesson's notes give them."""
     lines = [f"**{term.term}**" + (f" ({', '.join(term.aliases)})" if term.aliases else ""), term.definition]
     if term.related:
         lines.append("Related: " + ", ".join(term.related))
     if term.sources:
-        lines.append("Sources: " + ", ".join(term.sources))
+        lines.append("Sources: " + "; ".join((sources or {}).get(s, s) for s in term.sources))
     return "\n".join(lines)
 
 
@@ -43,10 +46,12 @@ async def glossary(ctx: Context, cmd: Command) -> list[Reply]:
     if not query:
         names = ", ".join(t.term for t in glossary.terms)
         return [Reply(f"Glossary terms ({len(glossary.terms)}): {names}\nLook one up with /glossary TERM.")]
-    term = glossary.lookup(query)
+    term, how = glossary.find(query)
     count_lookup(ctx, cmd, term, query)
     if term:
-        return [Reply(describe(term))]
+        lesson = ctx.library.lessons.get(term.lesson_id)
+        note = f"No term '{query[:60]}'; this is {term.term}, {how}.\n" if how else ""
+        return [Reply(note + describe(term, lesson.sources if lesson else None))]
     close = glossary.suggest(query)
     if close:
         names = ", ".join(t.term for t in close)

@@ -11,6 +11,7 @@ from collections import Counter
 
 from bot.core.errors import StudyError
 from bot.core.messages import MAX_TEXT, Attachment, Audience, Command, Reply
+from bot.features import results
 from bot.reports import cohort_csv, cohort_report
 from bot.reports.cohort_figures import (
     Figures,
@@ -113,11 +114,16 @@ async def export(ctx: Context, cmd: Command) -> list[Reply]:
     correct.update(r.learner.user_id for r in table if r.answer and r.answer.correct)
     scores = histogram(score_shares(correct, sum(len(les.questions) for les in ctx.library.lessons.values())))
     report = cohort_report.render(figures, scores, ctx.clock.now())
+    answers = cohort_csv.encode(table)
+    async with ctx.files_lock(cohort):  # beside the cohort's results file, so /forget me deletes them too
+        folder = results.cohort_dir(ctx.settings.results_dir, cohort)
+        answers_at = results.write_file(folder, answers, cohort_csv.FILENAME)
+        report_at = results.write_file(folder, report, cohort_report.FILENAME)
     return [
         Reply(f"{cohort_csv.FILENAME}: one row per learner and question.", Audience.DM,
-              file=Attachment(cohort_csv.FILENAME, cohort_csv.encode(table))),
+              file=Attachment(cohort_csv.FILENAME, answers, saved_to=answers_at)),
         Reply(f"{cohort_report.FILENAME}: the cohort at a glance, with charts; it opens with no network.", Audience.DM,
-              file=Attachment(cohort_report.FILENAME, report)),
+              file=Attachment(cohort_report.FILENAME, report, saved_to=report_at)),
         Reply(f"Sent: check your direct messages for {cohort_csv.FILENAME} and {cohort_report.FILENAME}."),
     ]
 

@@ -77,7 +77,8 @@ async def leaderboard(ctx: Context, cmd: Command) -> list[Reply]:
         return [Reply(text, Audience.PUBLIC), Reply("Posted.")]
     policy = ctx.settings.self_graded
     mine = await ctx.store.boards.standing(cmd.actor, week, policy)
-    text += (f"\nYou: rank {mine.rank} with {points_text(mine, policy)} points." if mine
+    text += (f"\nYou: rank {mine.rank} with {points_text(mine, policy)} point{'' if mine.points == 1 else 's'}."
+             if mine
              else "\nNo points for you in this period yet.")
     return [Reply(text)]
 

@@ -16,6 +16,11 @@ from bot.store.model import TeachbackCount
 MISSED = 3  # key points named
 
 
+def counted(n: int, word: str) -> str:
+    """"1 point", "2 points"."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def trend_line(this: tuple[int, int] | None, last: tuple[int, int] | None) -> str:
     """This week's answers (practice too) and share right, beside last week's, with the direction in words."""
 
@@ -62,8 +67,8 @@ async def progress(ctx: Context, cmd: Command) -> list[Reply]:
         self_graded = sum(a.self_graded for a in mine)
         tb = teachbacks.get(lesson.id, TeachbackCount())
         lines.append(
-            f"• {lesson.title}: answered {len(mine)}/{len(ids)}, correct {right}, points {right + tb.points}"
-            f" ({self_graded} self-graded); teach-backs {tb.attempts} ({tb.points} points)"
+            f"• {lesson.title}: answered {len(mine)}/{len(ids)}, correct {right} ({self_graded} graded by you), "
+            f"points {right + tb.points}; teach-backs {tb.attempts} ({counted(tb.points, 'point')})"
         )
         lines.append(trend_line(trend.get((lesson.id, this_week)), trend.get((lesson.id, last_week))))
     if (reread := await missed_most(ctx, cmd.actor)) is not None:
@@ -76,7 +81,7 @@ async def progress(ctx: Context, cmd: Command) -> list[Reply]:
                  + (f"; predicted recall now {chance:.0%}" if chance is not None else "") + " (/review)")
     week = ctx.week(cmd.actor.in_cohort)
     mine_now = await ctx.store.boards.standing(cmd.actor, week, ctx.settings.self_graded)
-    lines.append(f"This week ({week}): " + (f"rank {mine_now.rank}, {mine_now.points} points" if mine_now
+    lines.append(f"This week ({week}): " + (f"rank {mine_now.rank}, {counted(mine_now.points, 'point')}" if mine_now
                                              else "no points yet"))
     return [Reply("\n".join(lines))]
 

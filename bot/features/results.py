@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from bot.content.model import Lesson
-from bot.core.errors import StudyError
+from bot.core.errors import SetupError, StudyError
 from bot.core.messages import Actor, Attachment, Audience, Cohort, Command, Reply
 from bot.runtime.commands import Option, command
 from bot.runtime.context import Context
@@ -50,10 +50,11 @@ def cohort_dir(root: Path, cohort: Cohort) -> Path:
     return root / _safe(cohort.id) / f"{_safe(cohort.platform)}{COHORT_FOLDER}"
 
 
-def write_atomically(folder: Path, content: bytes) -> Path:
+def write_atomically(folder: Path, content: bytes, filename: str = FILENAME) -> Path:
+    """`content` as `folder/filename`, whole or not at all (a temporary file, then a rename)."""
     folder.mkdir(parents=True, exist_ok=True)
-    target = folder / FILENAME
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".quiz_results.", suffix=".tmp")
+    target = folder / filename
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{filename}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(content)
@@ -64,6 +65,31 @@ def write_atomically(folder: Path, content: bytes) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def write_file(folder: Path, content: bytes, filename: str = FILENAME) -> Path:
+    """write_atomically, with a full disk told to the learner rather than reported as a bug."""
+    what = "your results file" if filename == FILENAME else filename
+    try:
+        return write_atomically(folder, content, filename)
+    except OSError as exc:
+        if exc.errno in FULL:
+            raise StudyError(f"The disk is full, so {what} could not be written. Try again later; "
+                             "tell your instructor if it keeps happening.") from exc
+        raise
+
+
+def check_folder(root: Path) -> Path:
+    """The results folder, made if missing and proven writable (a file written and removed);
+    SetupError, one line, when it cannot be."""
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=root, prefix=".studybot-check."):
+            pass
+    except OSError as exc:
+        raise SetupError(f"STUDYBOT_RESULTS_DIR: cannot write results files in {root} ({exc.strerror}); make it "
+                         "writable by this user, or set STUDYBOT_RESULTS_DIR to a folder that is") from exc
+    return root
 
 
 def delete_files(root: Path, actor: Actor) -> None:
@@ -135,13 +161,7 @@ async def results(ctx: Context, cmd: Command) -> list[Reply]:
             folder = learner_dir(root, cmd.actor)
             note = "Your results are attached."
         content = ("\n".join(lines) + "\n").encode()
-        try:
-            target = write_atomically(folder, content)
-        except OSError as exc:
-            if exc.errno in FULL:
-                raise StudyError("The disk is full, so your results file could not be written. Try again later; "
-                                 "tell your instructor if it keeps happening.") from exc
-            raise
+        target = write_file(folder, content)
     audience = Audience.PUBLIC if word == "here" else Audience.DM
     attachment = Attachment(FILENAME, content, saved_to=target)
     replies = [Reply(note, audience, file=attachment)]

@@ -30,6 +30,8 @@ REMINDER_HOUR = time(9, 0)  # reminders go out from 09:00 in the cohort's time z
 REMINDER_KEY = "reminders"  # one timer: the hourly check for reminders to send
 REMINDER_EVERY = timedelta(hours=1)
 
+DUE_WITHIN = timedelta(minutes=1)  # a card due sooner is said to come back, not "nothing is due"
+
 
 def rating_for(correct: bool, quick_is_easy: bool, answered_in: timedelta) -> Rating:
     """Wrong is Again; right is Good, or Easy when the type says so of an answer within 10 s."""
@@ -95,8 +97,11 @@ async def next_card(ctx: Context, actor: Actor, place: Place, lesson: Lesson) ->
         if not fresh:
             upcoming = await ctx.store.cards.next_due(actor, lesson.id, lesson.review_question_ids)
             zone = ctx.zone(actor.in_cohort)
+            if upcoming is not None and upcoming - ctx.clock.now() < DUE_WITHIN:  # not "well done": a miss comes back
+                return [Reply(f"Nothing is due in {lesson.title} right now; the card you just missed comes back "
+                              "within a minute: /review again then.")]
             when = f" The next card is due {upcoming.astimezone(zone):%a %d %b %H:%M} ({zone.key})." if upcoming else ""
-            return [Reply(f"Nothing is due in {lesson.title}. Well done.{when}")]
+            return [Reply(f"Nothing is due in {lesson.title} right now.{when}")]
         question, label = fresh[0], "new"
     prompt = await ctx.store.prompts.new(PromptKind.QUESTION, place, actor, lesson_id=lesson.id, item_id=question.id,
                                          mode=AnswerMode.REVIEW)

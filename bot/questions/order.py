@@ -18,7 +18,7 @@ from bot.grading.reading import Synonyms
 from bot.questions.base import Arrangement, TextAnswered, Verdict
 
 MIN_STEPS, MAX_STEPS = 3, 9  # one digit each, so "3142" reads as well as "3 1 4 2"
-_NUMBER = re.compile(r"\d+")
+_NUMBER = re.compile(r"(?:(?<![\d\w])-)?\d+")  # "-1" is minus one, "1-2-3" three steps
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -167,12 +167,16 @@ async def gather(ctx: Context, cohort: Cohort, lesson: Lesson | None = None, all
     by_prompt = {c.prompt_id: c for c in await store.teachbacks(cohort, lesson_id, where.week)}
     teachbacks = [teachback_figures(p, by_prompt.get(p.id, TeachbackCounts(p.id))) for les in lessons
                   for p in les.prompts]
+    found = await store.lookups(cohort, True, where.week, TERMS if lesson is None else len(ctx.library.terms))
+    if lesson is not None:  # lookups are counted by term, so a lesson's are those of its own terms
+        own = {term.term for term in lesson.terms}
+        found = [(name, n) for name, n in found if name in own][:TERMS]
     return Figures(
         where,
         activity(await store.activity(cohort, where.this_week, lesson_id), where),
         tuple(questions),
         tuple(teachbacks),
-        tuple(await store.lookups(cohort, True, where.week, TERMS)),
+        tuple(found),
         tuple(await store.lookups(cohort, False, where.week, TERMS)),
         every_week(await store.weeks(cohort, lesson_id), where.this_week) if weekly else (),
     )

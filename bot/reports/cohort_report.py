@@ -60,20 +60,36 @@ def _static(root: Any) -> Any:
 
 def _chart(kind: type[pygal.graph.graph.Graph], title: str, labels: Sequence[str], values: Sequence[float],
            unit: str = "", bar_height: int = 0) -> str:
-    """One single-series chart as inline SVG, its values printed, no script."""
+    """One single-series chart as inline SVG, its values printed, no script. Counts get whole-number
+    ticks (a cohort of 3 reads 0 1 2 3, never 0.5 rounded to 1), with room above the highest bar so
+    its printed value sits clear of a grid line."""
     rows = len(labels)
+    if unit == "%":
+        ticks: list[int] = [0, 25, 50, 75, 100]
+        span: tuple[float, float] = (0, 115 if bar_height else 100)  # room for "100%" beside a bar
+    else:
+        ticks = count_ticks(max(values, default=0))
+        span = (0, ticks[-1] + max(ticks[1] - ticks[0], 1) * 0.6)
     chart = kind(
         title=title, style=STYLE, js=[], disable_xml_declaration=True, show_legend=False, print_values=True,
         width=WIDTH, height=max(260, 100 + bar_height * rows) if bar_height else 340, truncate_label=LABEL,
         value_formatter=lambda v: f"{v:.0f}{unit}", margin=16, spacing=6, show_y_guides=not bar_height,
         show_x_guides=bool(bar_height), x_label_rotation=0 if bar_height or rows <= 5 else 40,
-        range=(0, 115 if bar_height else 100) if unit == "%" else None,  # room for "100%" beside a bar
-        y_labels=[0, 25, 50, 75, 100] if unit == "%" else None, print_zeroes=True, print_values_position="top",
+        range=span, y_labels=ticks, print_zeroes=True, print_values_position="top",
     )
     chart.x_labels = list(labels)
     chart.add(title, list(values))
     chart.add_xml_filter(_static)
     return chart.render(is_unicode=True)
+
+
+def count_ticks(highest: float, most: int = 6) -> list[int]:
+    """Whole-number ticks from 0 to at least `highest`, at most `most` of them, in steps of 1, 2, 5, 10, 20, …"""
+    step = 1
+    while -(-highest // step) > most - 1:
+        step = step * 5 // 2 if str(step).startswith("2") else step * 2
+    top = max(1, int(-(-highest // step))) * step
+    return list(range(0, top + 1, step))
 
 
 def _table(head: Sequence[str], body: Iterable[Sequence[object]], numeric: Iterable[int] = (),

@@ -27,6 +27,7 @@ from bot.store.schema import SCHEMA_VERSION
 log = logging.getLogger("studybot.store")
 
 T = TypeVar("T")
+WAL_OWNER = "-wal.owner"  # beside the database: which file (device and inode) its -wal belongs to
 
 
 class SqliteEngine(Engine):
@@ -48,8 +49,12 @@ class SqliteEngine(Engine):
     async def open(cls, path: Path | str, clock: Clock) -> SqliteEngine:
         path = Path(path)
         in_memory = str(path) == ":memory:"
+        if not in_memory and (problem := path_problem(path)):
+            raise StoreUnavailable(problem)
         if not in_memory and not path.parent.is_dir():
             raise StoreUnavailable(f"the database folder {path.parent} does not exist; create it or set STUDYBOT_DB")
+        if not in_memory:
+            _check_wal_owner(path)
         try:
             sqlite3.connect(path).close()  # fails here, before aiosqlite starts a thread that would outlive the loop
             db = await aiosqlite.connect(path, isolation_level=None, timeout=5.0)
@@ -66,11 +71,18 @@ class SqliteEngine(Engine):
             await db.close()
             if isinstance(exc, sqlite3.DatabaseError) and "malformed" in str(exc):
                 raise StoreUnavailable(damaged(path, str(exc))) from exc
+            if "newer than this studybot" in str(exc):
+                raise StoreUnavailable(f"the database {path} has a {exc}; run the newer studybot, or restore a backup "
+                                       "made by this one") from exc
+            if "not a database" in str(exc):
+                raise StoreUnavailable(not_sqlite(path)) from exc
             raise StoreUnavailable(f"cannot use the database {path}: {exc}; make it and {path.parent} writable by "
                                    "this user, or set STUDYBOT_DB to another file") from exc
         if damage is not None:
             await db.close()
             raise StoreUnavailable(damaged(path, damage))
+        if not in_memory:
+            _claim_wal(path)
         return engine
 
     def size(self) -> int:
@@ -92,6 +104,9 @@ class SqliteEngine(Engine):
     async def close(self) -> None:
         await self._wait_for_writes()
         await self._db.close()
+        if self.path is not None and self._identity == _identity(self.path) \
+                and not _sidecar(self.path, "-wal").exists():  # checkpointed and removed: nothing left to claim
+            _sidecar(self.path, WAL_OWNER).unlink(missing_ok=True)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run fn(sqlite3.Connection, *args) on the connection's thread: one hop, no transaction."""
@@ -136,6 +151,63 @@ def _identity(path: Path | None) -> tuple[int, int] | None:
     except OSError:
         return None
     return (info.st_dev, info.st_ino) if info else None
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def not_sqlite(path: Path) -> str:
+    return (f"the database {path} is not a SQLite file; set STUDYBOT_DB to studybot's database, or move that file "
+            "away and start again to create a new one")
+
+
+def path_problem(path: Path) -> str | None:
+    """What is wrong with STUDYBOT_DB's path itself, said as it is (None: nothing found)."""
+    for folder in path.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                return (f"the database {path} is under {folder}, which is a file, not a folder; set STUDYBOT_DB to "
+                        "a path in a folder")
+            break
+    if path.is_dir():
+        return f"the database {path} is a folder; set STUDYBOT_DB to a file, such as {path / 'studybot.db'}"
+    try:
+        with path.open("rb") as file:
+            head = file.read(len(SQLITE_HEADER))
+    except OSError:
+        return None  # missing (created at start) or unreadable (SQLite says which)
+    if head and head != SQLITE_HEADER:
+        return not_sqlite(path)
+    return None
+
+
+def _check_wal_owner(path: Path) -> None:
+    """Refuse a write-ahead log left by another file than `path` (a database replaced with `mv` while
+    studybot ran, then a crash): SQLite would replay it over this one. The owner is the (device, inode)
+    that `_claim_wal` wrote beside it; a log with no owner noted is SQLite's to judge, as ever."""
+    wal, owner = _sidecar(path, "-wal"), _sidecar(path, WAL_OWNER)
+    try:
+        if not wal.exists() or wal.stat().st_size == 0 or not path.exists():
+            return
+        noted = tuple(int(n) for n in owner.read_text().split())
+    except (OSError, ValueError):
+        return
+    if noted != _identity(path):
+        raise StoreUnavailable(
+            f"the write-ahead log {wal} belongs to another file than {path} (it was replaced while a studybot ran "
+            f"on it), and SQLite would write it over this one: move {wal} and {_sidecar(path, '-shm')} aside if "
+            f"{path} is the database you want, then start studybot again")
+
+
+def _claim_wal(path: Path) -> None:
+    """Note which file the write-ahead log beside `path` belongs to (see `_check_wal_owner`)."""
+    identity = _identity(path)
+    if identity is None:
+        return
+    try:
+        _sidecar(path, WAL_OWNER).write_text(f"{identity[0]} {identity[1]}\n")
+    except OSError as exc:  # the folder is writable (SQLite wrote its -wal there); a full disk shows soon enough
+        log.warning("cannot note the owner of %s's write-ahead log (%s)", path, exc.strerror)
 
 
 def _unwritable(target: Path) -> str | None:
@@ -183,7 +255,7 @@ def restore(backup: Path, target: Path) -> None:
             copy.execute("PRAGMA journal_mode = DELETE")  # a self-contained file, no -wal of its own
         with staged.open("rb+") as file:
             os.fsync(file.fileno())
-        for suffix in ("-wal", "-shm"):
+        for suffix in ("-wal", "-shm", WAL_OWNER):
             _sidecar(target, suffix).unlink(missing_ok=True)
         os.replace(staged, target)
     except (OSError, sqlite3.Error) as exc:
@@ -219,11 +291,14 @@ def peek(path: Path, fn: Callable[[sqlite3.Connection], T]) -> T | None:
 def examine(path: Path) -> str:
     """What `studybot check` reports of the database, read without changing it; StoreUnavailable
     when studybot could not use it."""
+    if problem := path_problem(path):
+        raise StoreUnavailable(problem)
     if not path.exists():
         if problem := _unwritable(path):
             raise StoreUnavailable(f"cannot create the database {path}: it {problem}; create the folder, make it "
                                    "writable by this user, or set STUDYBOT_DB")
         return f"{path} does not exist yet and will be created at start"
+    _check_wal_owner(path)
     try:
         with closing(read_only(path)) as c:
             detail = _quick_check(c)

@@ -184,9 +184,9 @@ async def test_sync_to_configured_guilds(discord_settings: Settings, fixed_clock
 
 
 async def test_glossary_typo_gets_did_you_mean_privately(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
-    result = await discord_fake.interact(discord_fake.slash("glossary", {"term": "FDSP"}))
+    result = await discord_fake.interact(discord_fake.slash("glossary", {"term": "paralelism"}))
     assert result.status == 200 and result.type == 4 and result.data["flags"] == 64
-    assert "Did you mean" in result.data["content"] and "FSDP" in result.data["content"]
+    assert "Did you mean" in result.data["content"] and "Data parallelism" in result.data["content"]
 
 
 async def test_glossary_autocomplete(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811

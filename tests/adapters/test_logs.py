@@ -75,3 +75,24 @@ async def test_debug_log_holds_no_secret_and_no_answer(tmp_path: Path, discord_f
     for secret in (slack.bot_token, slack.signing_secret, discord_fake.token, "Zebrafish", "Quokka"):
         assert secret not in log, f"{secret[:12]}… leaked into the log"
     assert json.dumps(SLACK_ANSWER)[1:20] not in log
+
+
+async def test_the_sdks_say_nothing_at_start_that_needs_no_action(tmp_path: Path, caplog, monkeypatch) -> None:
+    """Every start used to log slack-bolt's "As you gave `client` as well, `token` will be unused"
+    (SLACK_BOT_TOKEN is in the environment) and discord.py's two voice warnings: none is logged now."""
+    import discord
+
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-from-the-environment")
+    monkeypatch.setattr(discord.VoiceClient, "warn_nacl", True)
+    monkeypatch.setattr(discord.VoiceClient, "warn_dave", True)
+    settings = Settings(db_path=tmp_path / "bot.db", content_dir=CORE_PACK, results_dir=tmp_path / "results")
+    bot = await StudyBot.start(settings, None)
+    try:
+        with caplog.at_level(logging.INFO):
+            SlackAdapter(bot, SlackSettings(bot_token=Secret("xoxb-1"), signing_secret=Secret("s"),
+                                            http_host="127.0.0.1", http_port=0))
+            DiscordAdapter(bot, DiscordSettings(token=Secret("t")))
+    finally:
+        await bot.close()
+    said = [r.getMessage() for r in caplog.records if r.name.startswith(("slack_bolt", "discord"))]
+    assert not [line for line in said if "will be unused" in line or "voice will NOT be supported" in line], said

@@ -16,7 +16,7 @@ import pytest
 from support import CORE_PACK
 from test_slack_crash import free_port
 
-from adapters.http_guard import Limits
+from adapters.http_guard import Limits, ReplayGuard
 from adapters.slack_app import SlackAdapter
 from adapters.slack_settings import SlackSettings
 from bot.core.clock import FixedClock
@@ -358,3 +358,29 @@ async def test_configured_channels_are_checked_through_conversations_info(adapte
                                                                                  "C0TYPO"]
     fake.inject("conversations.info", 200, {"ok": False, "error": "missing_scope", "needed": "channels:read"})
     assert await problem("C0TYPO") is None  # an app without the scope cannot tell: not a problem
+
+
+async def test_a_replayed_request_is_acknowledged_and_not_done_twice(adapter: SlackAdapter, fake: SlackStandIn) -> None:
+    """Slack accepts a signature for five minutes, so a captured (or resent) `/leaderboard post`
+    could post twice: the same timestamp and signature is taken once."""
+    request = slash_command("/leaderboard", "post", response_url=fake.response_url("leaderboard"), user_id=TEACHER)
+    assert (await post_signed(url(adapter), *request))[0] == 200
+    await adapter.idle()
+    assert (await post_signed(url(adapter), *request))[0] == 200
+    await adapter.idle()
+    assert len(fake.calls_to("chat.postMessage")) == 1
+    again = slash_command("/leaderboard", "post", response_url=fake.response_url("leaderboard"), user_id=TEACHER,
+                          trigger_id="another")
+    await post_signed(url(adapter), *again)  # a new request (its own body, so its own signature) is done
+    await adapter.idle()
+    assert len(fake.calls_to("chat.postMessage")) == 2
+
+
+def test_the_replay_guard_forgets_after_slacks_window() -> None:
+    now = [0.0]
+    guard = ReplayGuard(lambda: now[0])
+    assert guard.first_time("1", "v0=a") and guard.first_time("1", "v0=a")  # not taken yet: a failed one may retry
+    guard.taken("1", "v0=a")
+    assert not guard.first_time("1", "v0=a") and guard.first_time("1", "v0=b")
+    now[0] = ReplayGuard.WINDOW + 61
+    assert guard.first_time("1", "v0=a")  # by now Slack itself refuses a signature this old

@@ -1,12 +1,16 @@
 """Choices in a fair order: shuffled per learner, the same for that learner every time (and after a
 restart), one order for a whole round; answers record the choice itself, never its position."""
 
+from dataclasses import replace
+
 import pytest
 from support import channel, learner
 
 from bot.core.messages import Audience, ChoiceMade, Command, MessageRef
+from bot.features.asking import arrangement
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
+from bot.store.model import AnswerMode
 
 pytestmark = pytest.mark.both_engines
 
@@ -95,3 +99,27 @@ async def test_the_answer_key_keeps_the_authoring_order(bot) -> None:
     text = render_quiz(lesson)
     assert "\n".join(f"- {'ABC'[i]}. {o.text}" for i, o in enumerate(q.choices)) in text
     assert f"**Answer: {'ABC'[q.correct_index]}.**" in text
+
+
+async def test_each_review_shuffles_the_choices_afresh_and_grades_in_its_own_order(bot, clock) -> None:
+    """A card is passed by knowing the answer, not by remembering where it stood in the quiz."""
+    who = learner("U5")
+    asked = await first_question(bot, who)
+    prompt = await bot.store.prompts.get(asked.choices[0].token.split(".")[0])
+    question = next(q for q in bot.library.questions.values() if q.prompt == "What does tensor parallelism split?")
+    orders = []
+    for _ in range(6):
+        [reply] = await bot.handle(Command("review", "", who, channel()))
+        if question.prompt not in reply.text:
+            break
+        orders.append(order_of(reply))
+        right = next(c for c in reply.choices if c.token.endswith(f".{question.correct_index}"))
+        [feedback, *_] = await bot.handle(ChoiceMade(right.token, who, channel()))
+        assert "✅" in feedback.text  # graded by the choice itself, in this review's order
+        clock.advance(40 * 24 * 3600)  # due again
+    assert len(orders) >= 2  # each graded by the choice itself, whatever its place
+    reviews = [replace(prompt, id=f"r{n}", mode=AnswerMode.REVIEW) for n in range(12)]
+    shown = {tuple(arrangement(question, p).shown) for p in reviews}
+    assert len(shown) > 1  # twelve reviews do not all repeat one order (the quiz's)
+    assert all(arrangement(question, p).shown == arrangement(question, p).shown for p in reviews)  # stable within
+    assert arrangement(question, replace(prompt, id="other")).shown == arrangement(question, prompt).shown  # quiz

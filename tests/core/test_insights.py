@@ -7,6 +7,7 @@ import asyncio
 import json
 import sqlite3
 from collections import Counter
+from dataclasses import replace
 from datetime import date, datetime, timedelta
 
 import pytest
@@ -306,3 +307,17 @@ def test_the_simulated_clock_and_cohort_are_what_the_edges_need(tmp_path) -> Non
     assert settings_for(tmp_path).cohort(T1).timezone == ZONE
     assert FixedClock(NOW).now().astimezone(ZONE).strftime("%A %H:%M") == "Wednesday 10:00"
 
+
+
+async def test_a_lessons_insights_name_only_its_own_glossary_terms(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(insights_store, "WRITE_LOOKUPS_AFTER", 0.05)
+    bot, clock = await start(tmp_path)
+    try:
+        for query in ("FSDP", "MFU", "MFU"):
+            await bot.handle(Command("glossary", query, Actor("slack", "T1", "G1", "g1"), PLACE))
+        lesson = next(iter(bot.library.lessons.values()))
+        only_fsdp = replace(lesson, terms=tuple(t for t in lesson.terms if t.term == "FSDP"))  # as another lesson's
+        assert (await gather(bot.ctx, T1)).looked_up == (("MFU", 2), ("FSDP", 1))
+        assert (await gather(bot.ctx, T1, only_fsdp)).looked_up == (("FSDP", 1),)
+    finally:
+        await bot.close()

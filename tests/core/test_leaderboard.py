@@ -28,7 +28,7 @@ async def test_standard_competition_ranks(bot) -> None:
     [reply] = await board(bot, who=learner("D"))
     lines = reply.text.splitlines()
     assert lines[1:5] == ["1. name-A · 5", "2. name-B · 3", "2. name-C · 3", "4. name-D · 1"]
-    assert "You: rank 4 with 1 points" in reply.text
+    assert "You: rank 4 with 1 point." in reply.text  # not "1 points"
 
 
 async def test_cohorts_never_mix(bot) -> None:

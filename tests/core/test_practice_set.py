@@ -76,7 +76,7 @@ async def test_review_serves_the_practice_set_after_the_quiz(practising) -> None
         await practising.handle(answer(question, reply, who, channel()))
     assert served == list(lesson.question_ids) + ["core-p1"]
     [done] = await practising.handle(Command("review", "", who, channel()))
-    assert done.text.startswith("Nothing is due in Core basics.")
+    assert done.text.startswith("Nothing is due in Core basics right now.")
 
 
 async def test_quiz_keeps_to_the_quiz(practising) -> None:

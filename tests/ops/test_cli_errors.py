@@ -140,6 +140,24 @@ def test_an_unexpected_error_is_one_line_and_debug_shows_the_traceback(studybot:
             del os.environ["STUDYBOT_LOG_LEVEL"]
 
 
+def test_debug_may_follow_the_command(studybot: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STUDYBOT_LOG_LEVEL", "LOUD")
+    with pytest.raises(ConfigError, match="STUDYBOT_LOG_LEVEL"):
+        cli.main(["check", "--debug"])  # not "unrecognized arguments: --debug"
+    assert cli.build_parser().parse_args(["check"]).debug is False
+    assert cli.build_parser().parse_args(["--debug", "check"]).debug is True
+
+
+@pytest.mark.parametrize("command", ["check", "console", "run"])
+def test_a_results_folder_that_cannot_be_written_is_one_line(studybot: Run, tmp_path: Path, command: str) -> None:
+    """Found at start-up, not by the first learner to ask for /results."""
+    (tmp_path / "a-file").write_text("")
+    for folder in ("/proc/nope", str(tmp_path / "a-file" / "results")):
+        line = failure(studybot(command, STUDYBOT_RESULTS_DIR=folder, **SLACK_HTTP))
+        assert line.startswith(f"studybot: STUDYBOT_RESULTS_DIR: cannot write results files in {folder} ("), line
+        assert line.endswith("make it writable by this user, or set STUDYBOT_RESULTS_DIR to a folder that is")
+
+
 def test_version(studybot: Run) -> None:
     code, out, _ = studybot("--version")
     assert code == 0 and out.strip() == f"studybot {cli.studybot_version()}" and out.split()[1][0].isdigit()
@@ -156,6 +174,7 @@ def test_check_starts_nothing_and_says_what_it_found(studybot: Run, tmp_path: Pa
         f"settings: OK (config {tmp_path / 'studybot.yaml'})",
         f"content: OK, 1 lesson(s), 4 questions in {CORE_PACK}",
         f"database: OK, {tmp_path / 'bot.db'} does not exist yet and will be created at start",
+        "results: OK, data/results is writable",
         "platforms: slack",
     ]
     assert not (tmp_path / "bot.db").exists()
@@ -172,6 +191,11 @@ def test_dotenv_is_read_and_the_environment_wins(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "platforms: discord" in done.stdout  # DISCORD_TOKEN came from .env
     assert f"in {CORE_PACK}" in done.stdout and f"{tmp_path / 'from-dotenv.db'} does not exist" in done.stdout
+
+
+def test_health_on_a_fresh_install_says_to_start_studybot(studybot: Run, tmp_path: Path) -> None:
+    code, _, err = studybot("health")
+    assert code == 1 and "does not exist: start studybot (studybot run) to create it" in err, err
 
 
 def test_health_lists_the_timers_given_up_without_failing(studybot: Run, tmp_path: Path) -> None:

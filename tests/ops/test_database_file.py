@@ -89,6 +89,40 @@ def damage(db: Path) -> None:
         f.write(b"\x0d" + b"\xff" * 64)  # a leaf-page type with nonsense cell counts and offsets
 
 
+OLD, NEW = "2026-01-01T08:00:00+00:00", "2026-06-01T08:00:00+00:00"
+
+
+async def test_a_wal_left_by_a_replaced_file_is_refused_at_start(tmp_path: Path) -> None:
+    """The file replaced with `mv` while a studybot ran, then a crash: the old -wal (and its -shm)
+    stay beside the new file, and SQLite would replay them over it. Start-up and `check` refuse
+    instead, and the new file keeps what it holds."""
+    db = tmp_path / "bot.db"
+    store = await Store.open(db, FixedClock(OLD))
+    await store.beat()
+    left = {suffix: file.read_bytes() for suffix in ("-wal", "-shm", "-wal.owner")
+            if (file := db.with_name(db.name + suffix)).exists()}
+    await store.close()  # a crash would leave the files above behind: they are put back below
+    assert not db.with_name(db.name + "-wal.owner").exists()  # a clean stop leaves no note
+    replacement = tmp_path / "other.db"
+    other = await Store.open(replacement, FixedClock(NEW))
+    await other.beat()
+    await other.close()
+    os.replace(replacement, db)
+    for suffix, content in left.items():
+        db.with_name(db.name + suffix).write_bytes(content)
+    with pytest.raises(StoreUnavailable, match=f"the write-ahead log {db}-wal belongs to another file than {db}"):
+        await Store.open(db, FixedClock())
+    done = studybot("check", db=db, cwd=tmp_path, STUDYBOT_RESULTS_DIR=str(tmp_path / "results"))
+    assert done.returncode == 2 and "belongs to another file" in one_line(done)
+    for suffix in ("-wal", "-shm"):  # as the message says
+        db.with_name(db.name + suffix).unlink()
+    store = await Store.open(db, FixedClock(NEW))
+    try:
+        assert str(await store.processes.last_beat()) == str(FixedClock(NEW).now())  # the new file's, not the old log's
+    finally:
+        await store.close()
+
+
 async def test_a_damaged_file_is_refused_at_start_and_health_says_why(tmp_path: Path) -> None:
     db = tmp_path / "bot.db"
     await (await Store.open(db, FixedClock())).close()
@@ -105,8 +139,9 @@ def test_health_reports_a_deleted_database_without_creating_one(tmp_path: Path) 
     db = tmp_path / "bot.db"
     done = studybot("health", db=db, cwd=tmp_path)
     assert done.returncode == 1
-    assert one_line(done) == (f"unhealthy: the database {db} does not exist (deleted?); restore the latest backup "
-                              "with `studybot restore BACKUP` and start studybot again")
+    assert one_line(done) == (f"unhealthy: the database {db} does not exist: start studybot (studybot run) to "
+                              "create it, or set STUDYBOT_DB to the database it runs on; if it was deleted, restore "
+                              "the latest backup with `studybot restore BACKUP`")
     assert not db.exists()
 
 
@@ -140,6 +175,20 @@ async def test_a_backup_to_a_folder_it_cannot_write_is_one_line(tmp_path: Path) 
                               f"cannot write ({locked}); choose another path")
     done = studybot("backup", str(tmp_path / "missing" / "b.db"), db=db, cwd=tmp_path)
     assert done.returncode == 2 and "it is in a folder that does not exist" in one_line(done)
+
+
+async def test_a_backup_never_replaces_a_file(tmp_path: Path) -> None:
+    db = tmp_path / "bot.db"
+    await (await Store.open(db, FixedClock())).close()
+    kept = tmp_path / "yesterday.db"
+    kept.write_bytes(b"last week's backup")
+    done = studybot("backup", str(kept), db=db, cwd=tmp_path)
+    assert done.returncode == 2 and one_line(done) == (
+        f"studybot: cannot write the backup {kept}: it already exists, and a backup never replaces a file; choose a "
+        "new path, or delete that file first")
+    assert kept.read_bytes() == b"last week's backup"
+    done = studybot("backup", str(tmp_path / "today.db"), db=db, cwd=tmp_path)
+    assert done.returncode == 0 and (tmp_path / "today.db").stat().st_size > 0
 
 
 def leave_a_wal(db: Path, user: str) -> None:
@@ -203,3 +252,27 @@ def test_restore_checks_the_backup_first(tmp_path: Path, write, message) -> None
     with pytest.raises(SetupError, match=message):
         restore(source, db)
     assert db.read_text() == "the current database, untouched"
+
+
+@pytest.mark.parametrize("command", ["console", "check"])
+async def test_a_database_path_error_says_what_is_wrong_with_the_path(tmp_path: Path, command: str) -> None:
+    """Not "make it writable": what the path actually is."""
+    a_file = tmp_path / "a-file"
+    a_file.write_text("notes")
+    newer = tmp_path / "newer.db"
+    with sqlite3.connect(newer) as c:
+        c.execute("PRAGMA user_version = 999")
+    cases = {
+        a_file / "bot.db": f"is under {a_file}, which is a file, not a folder",
+        tmp_path: "is a folder; set STUDYBOT_DB to a file, such as",
+        a_file: "is not a SQLite file",
+        newer: "run the newer studybot, or restore a backup made by this one",
+    }
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
+    for db, says in cases.items():
+        done = studybot(command, db=db, cwd=tmp_path, STUDYBOT_RESULTS_DIR=str(tmp_path / "results"))
+        line = one_line(done)
+        assert done.returncode == 2 and says in line and "writable" not in line, (db, line)
+    done = studybot(command, db=garbage, cwd=tmp_path, STUDYBOT_RESULTS_DIR=str(tmp_path / "results"))
+    assert done.returncode == 2 and "writable" not in one_line(done), one_line(done)

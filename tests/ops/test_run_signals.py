@@ -104,3 +104,27 @@ async def test_a_rejected_token_exits_2_with_one_line(tmp_path: Path) -> None:
     proc, log = await start(tmp_path, sys.executable, str(HERE / "fake_platform.py"), "run", FAKE_PLATFORM="reject")
     assert await asyncio.wait_for(proc.wait(), 30) == 2
     assert log.read_text().splitlines() == [f"studybot: {REJECTED}"]
+
+
+@pytest.mark.parametrize("argv", [("console",), ("run", "--or-console")])
+async def test_sigterm_ends_the_console_like_ctrl_c(tmp_path: Path, argv: tuple[str, ...]) -> None:
+    """`studybot console` (and `make run` with no token) stopped by SIGTERM: exit 0, the database
+    closed (no -wal or -shm left) and the pid file removed."""
+    log = tmp_path / "studybot.log"
+    with log.open("ab") as out:
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", *argv, cwd=tmp_path,
+                                                    env=environment(tmp_path), stdin=asyncio.subprocess.PIPE,
+                                                    stdout=out, stderr=out)
+    db = tmp_path / "bot.db"
+    await until(lambda: db.with_name("bot.db.pid").exists() and "studybot console" in log.read_text(), proc, log,
+                "the console")
+    assert proc.stdin is not None
+    proc.stdin.write(b"/help\n")
+    await proc.stdin.drain()
+    await until(lambda: "Commands:" in log.read_text(), proc, log, "an answer")
+    proc.send_signal(signal.SIGTERM)
+    code = await asyncio.wait_for(proc.wait(), STOPPED_WITHIN)
+    text = log.read_text()
+    assert code == 0 and "Bye." in text and "Traceback" not in text, text
+    assert sorted(p.name for p in tmp_path.glob("bot.db*")) == ["bot.db"]
+    assert " INFO " not in text  # `make run` with no token logs like the console: warnings only, not in the chat

@@ -117,8 +117,10 @@ def test_a_port_in_use_or_shared_is_named_before_anything_starts() -> None:
                                      "holds it or set STUDYBOT_HTTP_PORT to a free port")
         with pytest.raises(SetupError, match=f"STUDYBOT_METRICS_PORT: {port} is also STUDYBOT_HTTP_PORT"):
             check_ports({SLACK: slack}, port)
+        with pytest.raises(SetupError, match=f"STUDYBOT_METRICS_PORT: port {port} on 127.0.0.1 is in use"):
+            check_ports({}, port)  # /metrics listens on 127.0.0.1 unless STUDYBOT_METRICS_HOST says otherwise
         with pytest.raises(SetupError, match=f"STUDYBOT_METRICS_PORT: port {port} on 0.0.0.0 is in use"):
-            check_ports({}, port)
+            check_ports({}, port, "0.0.0.0")
 
 
 def test_a_shared_port_may_be_held_by_processes_that_share_it_but_by_no_other_program() -> None:

@@ -244,8 +244,8 @@ async def test_results_files_never_leave_the_results_dir(bot: StudyBot, tmp_path
     written: list[Path] = []
     real = results.write_atomically
 
-    def recording(folder: Path, content: bytes) -> Path:
-        target = real(folder, content)
+    def recording(folder: Path, content: bytes, filename: str = results.FILENAME) -> Path:
+        target = real(folder, content, filename)
         written.append(target)
         return target
 
