@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterable
 
 from rapidfuzz import fuzz, process
@@ -35,6 +36,10 @@ class Glossary:
             for name in (term.term, *term.aliases):
                 self._by_key.setdefault(normalise(name), term)
         self._keys = list(self._by_key)
+        self._names = [key.split() for key in self._keys]
+        # every word of every name or alias, sorted, with where it stands: words by prefix in a bisect
+        self._words = sorted((word, k, at) for k, names in enumerate(self._names) for at, word in enumerate(names))
+        self._word_list = [word for word, _, _ in self._words]
 
     def lookup(self, query: str) -> Term | None:
         return self._by_key.get(normalise(query))
@@ -51,7 +56,8 @@ class Glossary:
         key = normalise(wanted)
         if len(key) >= 3:
             most = 1 if len(key) < 8 else 2
-            near = {self._by_key[k] for k in self._keys if DamerauLevenshtein.distance(key, k) <= most}
+            near = {self._by_key[k] for k, _, _ in process.extract(key, self._keys, scorer=DamerauLevenshtein.distance,
+                                                                      score_cutoff=most, limit=None)}
             if len(near) == 1:
                 return near.pop(), "the closest term"
         return None, ""
@@ -59,16 +65,26 @@ class Glossary:
     def _words_begun(self, query: str) -> list[Term]:
         """Terms with a name or alias whose words begin with each of the query's words, in order."""
         words = normalise(query).split()
-        found: list[Term] = []
         if not words or len(words[0]) < 3:
-            return found
-        for key, term in self._by_key.items():
-            names = key.split()
-            if term not in found and any(all(n.startswith(w) for w, n in zip(words, names[i:], strict=False))
-                                         and len(names) - i >= len(words) for i in range(len(names))):
-                found.append(term)
+            return []
+        # look up by the query word that begins the fewest words of the index, then check the others
+        spans = [(self._begun_span(word), offset) for offset, word in enumerate(words)]
+        (low, high), offset = min(spans, key=lambda span: span[0][1] - span[0][0])
+        found: dict[str, Term] = {}
+        for _, k, at in self._words[low:high]:
+            names, start = self._names[k], at - offset
+            if start >= 0 and len(names) - start >= len(words) \
+                    and all(n.startswith(w) for w, n in zip(words, names[start:], strict=False)):
+                term = self._by_key[self._keys[k]]
+                found.setdefault(term.term, term)
         first = normalise(query)
-        return sorted(found, key=lambda t: not normalise(t.term).startswith(first))  # by its name first
+        return sorted(found.values(), key=lambda t: (not normalise(t.term).startswith(first), t.term.lower()))
+
+    def _begun_span(self, word: str) -> tuple[int, int]:
+        """Where the index's words that begin with `word` stand in the sorted word list."""
+        low = bisect_left(self._word_list, word)
+        high = bisect_left(self._word_list, word + "\U0010ffff", low)
+        return low, high
 
     def suggest(self, query: str, limit: int = 3, scorer: Callable[..., float] = fuzz.ratio) -> list[Term]:
         """The closest terms to a misspelt query, best first, without repeats: those whose words
