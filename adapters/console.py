@@ -45,7 +45,6 @@ BANNER = "studybot console. Type /help for the commands, /quit (or Ctrl-D) to le
 PROMPT, ANSWER_PROMPT = "> ", "answer> "
 FORM_HINT = "(type it on the next line; a number typed here is part of your answer, not a choice)"
 QUIT = ("/quit", "/exit")
-TRY_AGAIN = ("Nothing was recorded", "submit again", "is still open")  # the core's refusals of a text to retype
 LETTERED = re.compile(r"([A-Z])\. ")  # a choice that shows its own label ("A. 64 GPUs")
 SHOWN_INLINE = ".txt"  # a saved file of another kind (a CSV, an HTML report) is named by its path only
 
@@ -172,7 +171,7 @@ class ConsoleChat(ChatAdapter):
             self.form = reply.form
             self._origin["form"] = self._chosen_in or here  # a round question's form closes with its reveal
             self.say(f"{reply.form.label} {FORM_HINT}:")
-        elif self._retyped is not None and self.form is None and any(ask in reply.text for ask in TRY_AGAIN):
+        elif self._retyped is not None and self.form is None and reply.retype:
             self.form = self._retyped
         if reply.file:
             self.shown_file = self.shown_file or reply.audience is Audience.DM

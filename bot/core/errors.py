@@ -31,6 +31,11 @@ class StudyError(Exception):
         self.user_message = user_message
 
 
+class TextRefused(StudyError):
+    """A typed answer refused as it stands (empty, too long, too short, malformed): nothing was
+    recorded, and the form that took it takes the text again."""
+
+
 class StoreBusy(StudyError):
     """The database was locked or full; nothing was recorded, the user may retry."""
 

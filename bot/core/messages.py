@@ -205,6 +205,7 @@ class Reply:
     tag: str | None = None
     place: Place | None = None
     to: Actor | None = None
+    retype: bool = False  # the typed text was refused: the form that took it is still open
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "text", fit(self.text, MAX_TEXT, CUT_NOTE))

@@ -4,7 +4,7 @@ missed. An attempt earns a point the first time it covers enough of them (`bot.g
 from __future__ import annotations
 
 from bot.content.model import TeachbackPrompt
-from bot.core.errors import StudyError
+from bot.core.errors import StudyError, TextRefused
 from bot.core.messages import Actor, Choice, ChoiceMade, Command, Form, Place, Reply, TextSubmitted
 from bot.core.suggest import did_you_mean
 from bot.features import disputes
@@ -69,7 +69,7 @@ async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Re
     item = _item(ctx, prompt)
     found = grade(item.rubric, event.text, synonyms=ctx.synonyms(item.lesson_id), prompt=item.prompt)
     if too_short(event.text, found.matched + found.voided, ctx.synonyms(item.lesson_id)):
-        raise StudyError("That is too short to go on, so it is not recorded and the prompt is still open: explain "
+        raise TextRefused("That is too short to go on, so it is not recorded and the prompt is still open: explain "
                          "it in a sentence or two.")
     passes = found.correct
     attempt = await ctx.store.teachbacks.record(

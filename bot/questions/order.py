@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from bot.core.errors import StudyError
+from bot.core.errors import TextRefused
 from bot.core.yamlcheck import Checker, FieldPath
 from bot.grading.reading import Synonyms
 from bot.questions.base import Arrangement, TextAnswered, Verdict
@@ -67,7 +67,7 @@ class Ordering(TextAnswered):
         picked = [int(n) for n in numbers]
         if sorted(picked) != list(range(1, size + 1)):
             example = " ".join(str(n) for n in range(size, 0, -1))
-            raise StudyError(f"Give each number from 1 to {size} once, in the order you think is right, "
+            raise TextRefused(f"Give each number from 1 to {size} once, in the order you think is right, "
                              f"such as `{example}`. Nothing was recorded.")
         return picked
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from bot.core.errors import StudyError
+from bot.core.errors import TextRefused
 from bot.core.yamlcheck import Checker, FieldPath
 from bot.grading.honor import TOO_SHORT, too_short
 from bot.grading.matching import grade
@@ -52,7 +52,7 @@ class ShortAnswer(TextAnswered):
     def grade_text(self, text: str, arrangement: Arrangement, synonyms: Synonyms | None) -> Verdict:
         result = grade(self.rubric, text, synonyms=synonyms, prompt=self.prompt)
         if too_short(text, result.matched + result.voided, synonyms):
-            raise StudyError(TOO_SHORT)
+            raise TextRefused(TOO_SHORT)
         points = self.key_points()
         found, total, needed = len(result.matched), len(points), self.rubric.needed
         partly = result.partly

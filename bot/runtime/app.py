@@ -21,7 +21,7 @@ from bot.content.model import Library
 from bot.core import logs
 from bot.core.clock import Clock, SystemClock
 from bot.core.config import Settings
-from bot.core.errors import ContentErrors, ContentProblem, StudyError, reference_id
+from bot.core.errors import ContentErrors, ContentProblem, StudyError, TextRefused, reference_id
 from bot.core.gate import Gate
 from bot.core.messages import (
     MAX_FORM_TEXT,
@@ -197,7 +197,7 @@ class StudyBot:
                 replies = await self._dispatch(await self._with_cohort(event))
         except StudyError as exc:
             outcome = "refused"
-            replies = [Reply(exc.user_message)]
+            replies = [Reply(exc.user_message, retype=isinstance(exc, TextRefused))]
         except Exception:
             outcome = "error"
             ref = reference_id()
@@ -245,9 +245,9 @@ class StudyBot:
             if on_text is None:
                 raise StudyError("That form has expired. Run the command again for a fresh one.")
             if not event.text.strip():
-                raise StudyError("Your answer is empty. Write a sentence or two and submit again.")
+                raise TextRefused("Your answer is empty. Write a sentence or two and submit again.")
             if len(event.text) > MAX_FORM_TEXT:
-                raise StudyError(f"Your answer is {len(event.text):,} characters; keep it under "
+                raise TextRefused(f"Your answer is {len(event.text):,} characters; keep it under "
                                  f"{MAX_FORM_TEXT:,} and submit again.")
             return await on_text(self.ctx, event, prompt)
         timer = self._timers.get(event.key.kind)
