@@ -81,6 +81,23 @@ async def test_each_attempt_to_reach_a_real_platform_logs_one_line(bot, caplog, 
     assert all(line.startswith("studybot.runner: ") and "retrying in" in line for line in lines), lines
 
 
+async def test_each_process_lists_the_platforms_it_serves(bot, caplog) -> None:
+    caplog.set_level(logging.INFO, "studybot.runner")
+    stop = asyncio.Event()
+    task = run(bot, {platform(): FakeSettings(["serve"])}, stop)
+    listed: list[str] = []
+
+    async def beaten() -> None:
+        while not any(listed):
+            listed[:] = [p.platforms for p in await bot.store.processes.listed()]
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(beaten(), 5)
+    stop.set()
+    await asyncio.wait_for(task, 5)
+    assert listed == ["fake"]
+
+
 async def test_a_rejected_token_stops_start_up_and_closes_the_others(bot) -> None:
     waiting, rejecting = FakeSettings(["hang"]), FakeSettings(["unreachable", "reject"])
     with pytest.raises(PlatformRejected, match=re.escape(REJECTED)):
