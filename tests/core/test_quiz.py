@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 from fsrs import Scheduler
-from support import answer, channel, choice_for, dont_know, learner, with_cohort
+from support import answer, channel, choice_for, dont_know, learner, order_numbers, with_cohort
 
 from bot.core.messages import Audience, ChoiceMade, Cohort, Command, MessageRef, TextSubmitted
 from bot.runtime.app import StudyBot
@@ -72,6 +72,23 @@ async def test_first_answer_scores_later_ones_are_practice(bot) -> None:
     assert await bot.store.count("answers") == 4
     assert await bot.store.boards.standing(wrong_first, None) is None
     assert (await bot.store.boards.standing(right_first, None)).points == 1
+
+
+async def test_an_order_feedback_lists_the_steps_with_the_numbers_they_were_shown_with(bot) -> None:
+    """The right order's steps, each under the number the learner saw and typed, so "The right order:
+    2 4 1 3" reads against the list on screen (not renumbered 1, 2, 3, 4)."""
+    who = learner()
+    order = next(q for q in lesson(bot).questions if q.kind == "order")
+    reply = await start(bot, who)
+    while order.prompt not in reply.text:
+        q = next(q for q in lesson(bot).questions if q.prompt in reply.text)
+        [feedback] = await bot.handle(answer(q, reply, who, channel()))
+        [reply] = await bot.handle(ChoiceMade(feedback.choices[-1].token, who, channel()))
+    shown = order_numbers(order, reply.form.prompt).split()  # each step's number on screen, in the right order
+    assert shown != sorted(shown)
+    [feedback] = await bot.handle(answer(order, reply, who, channel(), right=False))
+    listed = "\n".join(f"({number}) {step}" for number, step in zip(shown, order.steps, strict=True))
+    assert f"The right order: {' '.join(shown)}\n{listed}\n" in feedback.text
 
 
 async def test_same_token_twice_records_one_answer(bot) -> None:
