@@ -176,10 +176,13 @@ async def summary(ctx: Context, actor: Actor, lesson: Lesson) -> Reply:
         f"{n}{'✓' if scored[q.id].correct else '✗'}" if q.id in scored else f"{n}·"
         for n, q in enumerate(lesson.questions, start=1)
     )
+    missed = any(q.id in scored and not scored[q.id].correct for q in lesson.questions)
     return Reply(
         f"{lesson.title}: every question answered.\n{marks}\n"
         f"Self-graded answers: {self_graded}. /results sends your quiz_results.txt.\n"
         f"Score: {right}/{len(lesson.questions)}"
+        # every answer rated its question's card, so each one missed is in the lesson's review
+        + (f"\nThe ones you missed come back in /review {lesson.id}." if missed else "")
     )
 
 

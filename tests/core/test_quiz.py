@@ -54,6 +54,17 @@ async def test_whole_quiz_ends_with_score_line(bot) -> None:
     text = await answer_all(bot, learner())
     total = len(lesson(bot).questions)
     assert f"Score: {total}/{total}" in text
+    assert "/review" not in text  # nothing missed, nothing to point to
+
+
+async def test_a_quiz_with_misses_ends_pointing_to_review_which_brings_them_back(bot, clock) -> None:
+    who = learner()
+    text = await answer_all(bot, who, right=False)
+    assert text.endswith(f"Score: 0/{len(lesson(bot).questions)}\nThe ones you missed come back in "
+                         f"/review {lesson(bot).id}.")
+    clock.advance(3600)
+    [reply] = await bot.handle(Command("review", lesson(bot).id, who, channel()))
+    assert "due card" in reply.text and any(q.prompt in reply.text for q in lesson(bot).questions)
 
 
 async def test_first_answer_scores_later_ones_are_practice(bot) -> None:
