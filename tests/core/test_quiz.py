@@ -154,6 +154,18 @@ async def test_short_answer_is_graded_and_self_grade_is_recorded(bot) -> None:
     assert "already" in again.text
 
 
+async def test_a_short_answer_graded_correct_gets_neither_the_model_answer_nor_self_grade_buttons(bot) -> None:
+    """A right answer is told so, with what it covered and the explanation; the model answer to compare
+    with and the honor system's buttons are for an answer graded wrong."""
+    who = learner()
+    q, prompt_id = await short_question(bot, who)
+    [feedback] = await bot.handle(TextSubmitted(prompt_id, q.model_answer, who, channel()))
+    assert feedback.text.startswith("✅ Graded correct") and feedback.text.endswith(q.explanation)
+    assert "Model answer" not in feedback.text and "Honor system" not in feedback.text
+    assert [c.label for c in feedback.choices] == ["Next question"]
+    assert [(r.correct, r.self_graded) for r in await bot.store.answers.scored(who)] == [(True, False)]
+
+
 async def test_empty_and_huge_answers_are_refused_and_not_stored(bot) -> None:
     who = learner()
     q, prompt_id = await short_question(bot, who)
