@@ -23,6 +23,7 @@ SELF_GRADES = {  # choice suffix: (label, rating for the review schedule)
     "0": ("I missed it", Rating.Again),
 }
 PRACTICE_NOTE = "(Practice: your first answer to this question is the one that counts.)"
+REVIEW_NOTE = "(Review: no points this time; only a question's first answer scores.)"
 FOLLOWED = (AnswerMode.PRACTICE, AnswerMode.REVIEW)  # modes whose feedback offers the next question
 
 
@@ -116,7 +117,7 @@ async def _answered(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Pro
     lead = [_dont_know_note(prompt.mode, recorded.scored)] if verdict.dont_know else []
     lines = [*lead, *verdict.lines, question.explanation]
     if not recorded.scored:
-        lines.append(PRACTICE_NOTE)
+        lines.append(REVIEW_NOTE if prompt.mode is AnswerMode.REVIEW else PRACTICE_NOTE)
     self_grades: tuple[Choice, ...] = ()
     attempted = typed is not None and not verdict.dont_know and real_attempt(typed.text, question.prompt,
                                                                              verdict.matched,

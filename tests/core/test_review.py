@@ -73,6 +73,8 @@ async def test_i_dont_know_in_a_review_says_what_becomes_of_the_card(bot, clock)
     [feedback] = await bot.handle(ChoiceMade(dont_know(again).token, who, channel()))
     assert "first answer, with no points" not in feedback.text and "comes back soon in /review" not in feedback.text
     assert "This card is due again now: it comes back after any other cards due." in feedback.text
+    assert "(Review: no points this time; only a question's first answer scores.)" in feedback.text
+    assert "Practice:" not in feedback.text
     [following] = await bot.handle(ChoiceMade(feedback.choices[-1].token, who, channel()))
     assert "due card" in following.text and first.prompt in following.text
 
