@@ -56,7 +56,7 @@ from adapters.discord_payloads import (
     submitted_text,
 )
 from adapters.discord_settings import DiscordSettings
-from adapters.log_guard import clean
+from adapters.log_guard import Unsaid, clean
 from adapters.replies import ChatAdapter, Inbound
 from bot.core.errors import DeliveryFailed, PlatformRejected, PlatformUnreachable
 from bot.core.messages import (
@@ -105,6 +105,9 @@ class StudyClient(commands.Bot):
 
     def __init__(self, adapter: DiscordAdapter, *, guild_ready_timeout: float = 2.0, **shards: Any) -> None:
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # studybot has no voice: no warnings
+        client_log = logging.getLogger("discord.client")
+        if not any(isinstance(f, Unsaid) for f in client_log.filters):  # said at every attempt to connect
+            client_log.addFilter(Unsaid("logging in using static token"))
         super().__init__(
             **shards,
             command_prefix=commands.when_mentioned,

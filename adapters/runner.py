@@ -195,6 +195,7 @@ async def run_platforms(bot: StudyBot, configured: Mapping[Platform, Any], stop:
     try:
         adapters = await _connect_all(bot, configured, stop, backoff)
         if adapters and not stop.is_set():
+            bot.store.processes.platforms = ", ".join(a.platform for a in adapters)  # `health` lists it
             ticker = asyncio.create_task(run_scheduler(bot, {a.platform: a for a in adapters}))
             checks = asyncio.create_task(check_channels(bot, adapters))
             log.info("studybot is running on %s", ", ".join(a.platform for a in adapters))

@@ -215,6 +215,8 @@ class SlackAdapter(ChatAdapter):
         # Calls made before the ack (views.open, users.info) must not wait out a rate limit.
         self.quick = AsyncWebClient(token=token, base_url=base_url, timeout=2,
                                     retry_handlers=[AsyncConnectionErrorRetryHandler()])
+        # Start-up calls are retried by the runner, which logs one line per attempt: none of the SDK's own.
+        self.starting = AsyncWebClient(token=token, base_url=base_url, retry_handlers=[])
         bolt_log = logging.getLogger(BOLT_LOG)
         if not any(isinstance(f, NoBodies) for f in bolt_log.filters):
             bolt_log.addFilter(NoBodies())
@@ -306,7 +308,7 @@ class SlackAdapter(ChatAdapter):
     async def _check_token(self) -> Json:
         with self._start_call("auth.test", "SLACK_BOT_TOKEN", "copy the Bot User OAuth Token again"):
             async with asyncio.timeout(self.connect_timeout):
-                response = await self.client.auth_test()
+                response = await self.starting.auth_test()
         self._authorized.result = AuthorizeResult.from_auth_test_response(
             bot_token=self.client.token, auth_test_response=response,
             bot_scopes=response.headers.get("x-oauth-scopes", ""))
@@ -320,7 +322,7 @@ class SlackAdapter(ChatAdapter):
         with self._start_call("apps.connections.open", "SLACK_APP_TOKEN",
                               "copy the App-Level Token (connections:write) again"):
             async with asyncio.timeout(self.connect_timeout):
-                opened = await self.client.apps_connections_open(app_token=app_token)
+                opened = await self.starting.apps_connections_open(app_token=app_token)
         self._socket = AckingSocketModeHandler(self.app, app_token)
         self._socket.client.wss_uri = opened["url"]
         try:

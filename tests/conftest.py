@@ -77,8 +77,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Tests marked both_engines run once per database engine."""
-    if "engine" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_engines"):
+    """Tests marked both_engines run once per database engine; those also marked postgres, on PostgreSQL only."""
+    if "engine" not in metafunc.fixturenames:
+        return
+    if metafunc.definition.get_closest_marker("postgres"):
+        metafunc.parametrize("engine", ["postgresql"], indirect=True)
+    elif metafunc.definition.get_closest_marker("both_engines"):
         metafunc.parametrize("engine", ENGINES, indirect=True)
 
 

@@ -23,6 +23,7 @@ SELF_GRADES = {  # choice suffix: (label, rating for the review schedule)
     "0": ("I missed it", Rating.Again),
 }
 PRACTICE_NOTE = "(Practice: your first answer to this question is the one that counts.)"
+REVIEW_NOTE = "(Review: no points this time; only a question's first answer scores.)"
 FOLLOWED = (AnswerMode.PRACTICE, AnswerMode.REVIEW)  # modes whose feedback offers the next question
 
 
@@ -88,9 +89,16 @@ async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Re
 
 
 def _dont_know(question: Question, prompt: Prompt) -> Verdict:
-    return Verdict(False, ("🤷 Fair enough: that counts as your first answer, with no points, and this question "
-                           "comes back soon in /review.", *question.answer_lines(arrangement(question, prompt))),
-                   dont_know=True)
+    return Verdict(False, tuple(question.answer_lines(arrangement(question, prompt))), dont_know=True)
+
+
+def _dont_know_note(mode: AnswerMode | None, first_answer: bool) -> str:
+    """What "I don't know" did: it scores only as a first answer, and its card is due at once
+    (`review.card_review`), so a review asks it again once the cards due before it are done."""
+    said = "🤷 Fair enough: that counts as your first answer, with no points." if first_answer else "🤷 Fair enough."
+    if mode is AnswerMode.REVIEW:
+        return f"{said} This card is due again now: it comes back after any other cards due."
+    return f"{said} This question comes back soon in /review."
 
 
 async def _answered(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Prompt, question: Question,
@@ -106,9 +114,10 @@ async def _answered(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Pro
     )
     if recorded.outcome is not Outcome.RECORDED:
         return [_not_recorded(recorded.outcome)]
-    lines = [*verdict.lines, question.explanation]
+    lead = [_dont_know_note(prompt.mode, recorded.scored)] if verdict.dont_know else []
+    lines = [*lead, *verdict.lines, question.explanation]
     if not recorded.scored:
-        lines.append(PRACTICE_NOTE)
+        lines.append(REVIEW_NOTE if prompt.mode is AnswerMode.REVIEW else PRACTICE_NOTE)
     self_grades: tuple[Choice, ...] = ()
     attempted = typed is not None and not verdict.dont_know and real_attempt(typed.text, question.prompt,
                                                                              verdict.matched,
@@ -168,10 +177,13 @@ async def summary(ctx: Context, actor: Actor, lesson: Lesson) -> Reply:
         f"{n}{'✓' if scored[q.id].correct else '✗'}" if q.id in scored else f"{n}·"
         for n, q in enumerate(lesson.questions, start=1)
     )
+    missed = any(q.id in scored and not scored[q.id].correct for q in lesson.questions)
     return Reply(
         f"{lesson.title}: every question answered.\n{marks}\n"
         f"Self-graded answers: {self_graded}. /results sends your quiz_results.txt.\n"
         f"Score: {right}/{len(lesson.questions)}"
+        # every answer rated its question's card, so each one missed is in the lesson's review
+        + (f"\nThe ones you missed come back in /review {lesson.id}." if missed else "")
     )
 
 

@@ -3,9 +3,10 @@
 - Too short to grade: an answer with no letters, or one that states no key point (nor a misconception) in fewer
   than FEW_WORDS words of substance ("x", "ok"), is no answer at all: it is not recorded, and the learner is asked
   for a sentence or "I don't know".
-- The honor system's guard: a learner grades a short answer themselves only after a real attempt. An answer that
-  states none of the key points and says only a few words of substance, or mostly repeats the question, is not an
-  attempt: it is not offered "I got it right".
+- The honor system's guard: a learner grades a short answer themselves only when the rubric graded it wrong
+  (a right one needs no grade of theirs), and only after a real attempt. An answer that states none of the key
+  points and says only a few words of substance, or mostly repeats the question, is not an attempt: it is not
+  offered "I got it right".
 """
 
 from __future__ import annotations

@@ -121,7 +121,7 @@ def _spans(answer: Answer, wanted: Phrase, loose: bool = True) -> Iterator[list[
         first, last = answer.words[span[0]], answer.words[span[-1]]
         if first.clause == last.clause and (not strict or first.item == last.item):
             yield span
-        elif loose and _punctuated(answer, span, len(wanted.words)) and (not answer.bare_list or (
+        elif _punctuated(answer, span, len(wanted.words)) and (not answer.bare_list or (
                 len(span) == len(answer.words) >= LISTED_STEPS)):
             yield span
 

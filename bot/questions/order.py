@@ -56,7 +56,7 @@ class Ordering(TextAnswered):
         in_place = sum(1 for step, shown in enumerate(picked) if arrangement.shown[shown - 1] == step)
         total = len(self.steps)
         first = "✅ Right order." if in_place == total else f"❌ {in_place} of {total} in the right place."
-        return Verdict(in_place == total, (first, f"The right order: {self._key(arrangement)}", *self._listed()))
+        return Verdict(in_place == total, (first, *self.answer_lines(arrangement)))
 
     def parse(self, text: str) -> list[int]:
         """The shown numbers a learner gave, in their order; StudyError unless each is given once."""
@@ -72,13 +72,14 @@ class Ordering(TextAnswered):
         return picked
 
     def answer_lines(self, arrangement: Arrangement) -> list[str]:
-        return [f"The right order: {self._key(arrangement)}", *self._listed()]
+        return [f"The right order: {self._key(arrangement)}", *self._listed(arrangement)]
 
     def markdown_question(self) -> list[str]:
         return [f"{n}. {self.steps[i]}" for n, i in enumerate(self.book_arrangement().shown, start=1)]
 
     def markdown_key(self) -> list[str]:
-        return [f"**Answer: {self._key(self.book_arrangement())}.**", "", *self._listed()]
+        book = self.book_arrangement()
+        return [f"**Answer: {self._key(book)}.**", "", *(f"- {line}" for line in self._listed(book))]
 
     def book_arrangement(self) -> Arrangement:
         """The shuffled order quiz.md prints (stable, so the file only changes with the pack)."""
@@ -87,8 +88,10 @@ class Ordering(TextAnswered):
     def _key(self, arrangement: Arrangement) -> str:
         return " ".join(str(arrangement.position(step) + 1) for step in range(len(self.steps)))
 
-    def _listed(self) -> list[str]:
-        return [f"{n}. {step}" for n, step in enumerate(self.steps, start=1)]
+    def _listed(self, arrangement: Arrangement) -> list[str]:
+        """The steps in their right order, each with the number it was shown with: "(4) Train the model".
+        Not "4. Train the model": Markdown and Discord would renumber such a list 4, 5, 6."""
+        return [f"({arrangement.position(step) + 1}) {text}" for step, text in enumerate(self.steps)]
 
 
 TYPE = Ordering

@@ -1,5 +1,5 @@
-"""Short answer (`type: short`): typed text matched against a rubric of key points, then
-the model answer, and the learner may grade themselves (the honor system)."""
+"""Short answer (`type: short`): typed text matched against a rubric of key points; an answer graded
+wrong is shown the model answer, and its learner may grade themselves (the honor system)."""
 
 from __future__ import annotations
 
@@ -70,8 +70,9 @@ class ShortAnswer(TextAnswered):
             lines += ["Also worth knowing:" if result.correct else "You missed:",
                       *(f"✗ {points[k]}" + (" (you stated it as a misconception)" if k in result.voided else "")
                         for k in rest)]
-        lines.append(f"Model answer: {self.model_answer}")
-        return Verdict(result.correct, tuple(lines), self_gradable=True, matched=result.matched,
+        if not result.correct:  # a right answer needs no model answer to compare with, nor a grade of its own
+            lines.append(f"Model answer: {self.model_answer}")
+        return Verdict(result.correct, tuple(lines), self_gradable=not result.correct, matched=result.matched,
                        missed=result.missed)
 
     def answer_lines(self, arrangement: Arrangement) -> list[str]:

@@ -195,7 +195,8 @@ async def test_next_question_button_leads_to_a_graded_short_answer_modal(
     assert (status, reply) == (200, "")
     [feedback] = fake.calls_to("chat.postEphemeral")
     assert feedback.params["channel"] == "C0001" and feedback.params["user"] == "U0001"
-    assert feedback.params["text"].startswith("✅ Graded correct")
+    assert feedback.params["text"].startswith("✅ Graded correct") and "Model answer" not in feedback.params["text"]
+    assert "I got it right" not in json.dumps(feedback.params["blocks"])  # graded right: nothing to self-grade
     short = [r for r in answers(settings) if r["question_id"] == "core-q2"]
     assert [r["correct"] for r in short] == [1]
 

@@ -36,4 +36,4 @@ def test_an_order_question_is_shown_shuffled_and_keyed_in_order() -> None:
     assert sorted(shown) == sorted(order.steps) and shown != list(order.steps)
     answer = " ".join(str(shown.index(step) + 1) for step in order.steps)
     assert f"**Answer: {answer}.**" in key
-    assert "\n".join(f"{n}. {step}" for n, step in enumerate(order.steps, start=1)) in key
+    assert "\n".join(f"- ({shown.index(step) + 1}) {step}" for step in order.steps) in key  # numbered as shown

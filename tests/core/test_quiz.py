@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 from fsrs import Scheduler
-from support import answer, channel, choice_for, dont_know, learner, with_cohort
+from support import answer, channel, choice_for, dont_know, learner, order_numbers, with_cohort
 
 from bot.core.messages import Audience, ChoiceMade, Cohort, Command, MessageRef, TextSubmitted
 from bot.runtime.app import StudyBot
@@ -54,6 +54,17 @@ async def test_whole_quiz_ends_with_score_line(bot) -> None:
     text = await answer_all(bot, learner())
     total = len(lesson(bot).questions)
     assert f"Score: {total}/{total}" in text
+    assert "/review" not in text  # nothing missed, nothing to point to
+
+
+async def test_a_quiz_with_misses_ends_pointing_to_review_which_brings_them_back(bot, clock) -> None:
+    who = learner()
+    text = await answer_all(bot, who, right=False)
+    assert text.endswith(f"Score: 0/{len(lesson(bot).questions)}\nThe ones you missed come back in "
+                         f"/review {lesson(bot).id}.")
+    clock.advance(3600)
+    [reply] = await bot.handle(Command("review", lesson(bot).id, who, channel()))
+    assert "due card" in reply.text and any(q.prompt in reply.text for q in lesson(bot).questions)
 
 
 async def test_first_answer_scores_later_ones_are_practice(bot) -> None:
@@ -72,6 +83,23 @@ async def test_first_answer_scores_later_ones_are_practice(bot) -> None:
     assert await bot.store.count("answers") == 4
     assert await bot.store.boards.standing(wrong_first, None) is None
     assert (await bot.store.boards.standing(right_first, None)).points == 1
+
+
+async def test_an_order_feedback_lists_the_steps_with_the_numbers_they_were_shown_with(bot) -> None:
+    """The right order's steps, each under the number the learner saw and typed, so "The right order:
+    2 4 1 3" reads against the list on screen (not renumbered 1, 2, 3, 4)."""
+    who = learner()
+    order = next(q for q in lesson(bot).questions if q.kind == "order")
+    reply = await start(bot, who)
+    while order.prompt not in reply.text:
+        q = next(q for q in lesson(bot).questions if q.prompt in reply.text)
+        [feedback] = await bot.handle(answer(q, reply, who, channel()))
+        [reply] = await bot.handle(ChoiceMade(feedback.choices[-1].token, who, channel()))
+    shown = order_numbers(order, reply.form.prompt).split()  # each step's number on screen, in the right order
+    assert shown != sorted(shown)
+    [feedback] = await bot.handle(answer(order, reply, who, channel(), right=False))
+    listed = "\n".join(f"({number}) {step}" for number, step in zip(shown, order.steps, strict=True))
+    assert f"The right order: {' '.join(shown)}\n{listed}\n" in feedback.text
 
 
 async def test_same_token_twice_records_one_answer(bot) -> None:
@@ -124,6 +152,18 @@ async def test_short_answer_is_graded_and_self_grade_is_recorded(bot) -> None:
     assert (await bot.store.boards.standing(who, None)).points == 1
     [again] = await bot.handle(ChoiceMade(got_it.token, who, channel()))
     assert "already" in again.text
+
+
+async def test_a_short_answer_graded_correct_gets_neither_the_model_answer_nor_self_grade_buttons(bot) -> None:
+    """A right answer is told so, with what it covered and the explanation; the model answer to compare
+    with and the honor system's buttons are for an answer graded wrong."""
+    who = learner()
+    q, prompt_id = await short_question(bot, who)
+    [feedback] = await bot.handle(TextSubmitted(prompt_id, q.model_answer, who, channel()))
+    assert feedback.text.startswith("✅ Graded correct") and feedback.text.endswith(q.explanation)
+    assert "Model answer" not in feedback.text and "Honor system" not in feedback.text
+    assert [c.label for c in feedback.choices] == ["Next question"]
+    assert [(r.correct, r.self_graded) for r in await bot.store.answers.scored(who)] == [(True, False)]
 
 
 async def test_empty_and_huge_answers_are_refused_and_not_stored(bot) -> None:

@@ -41,6 +41,12 @@ def test_punctuation_inside_a_phrase_still_states_it(answer: str, wanted: str) -
     assert states(answer, wanted)
 
 
+def test_a_misconception_said_across_a_comma_voids_its_point() -> None:
+    serving = one("judged on latency", "judged on throughput", wrong=("judged on throughput not latency",))
+    assert not grade(serving, "serving is judged on throughput, not latency").correct
+    assert grade(serving, "serving is judged on latency, not throughput").correct
+
+
 def test_a_phrase_still_does_not_run_from_inside_one_sentence_into_another() -> None:
     assert not states("It splits. The model trains.", "splits the model")
     assert not states("parameters, optimizer, state, GPUs", "optimizer state")  # two listed terms

@@ -7,9 +7,9 @@ from datetime import datetime
 import pytest
 from fsrs import Card, Scheduler
 from support import answer as answer_event
-from support import channel, learner, with_cohort
+from support import channel, dont_know, learner, with_cohort
 
-from bot.core.messages import Audience, Command, MessageRef
+from bot.core.messages import Audience, ChoiceMade, Command, MessageRef
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
 
@@ -60,6 +60,33 @@ async def test_due_cards_come_before_new_ones(bot, clock) -> None:
     clock.advance(3600)
     reply = await review(bot, who)
     assert "due card" in reply.text and first.prompt in reply.text
+
+
+async def test_i_dont_know_in_a_review_says_what_becomes_of_the_card(bot, clock) -> None:
+    """"I don't know" on a card answered before scores nothing and is not called a first answer: the
+    card is due again at once, and the review's next card is that one when no other card is due."""
+    who = learner()
+    first, _ = await answer(bot, who, await review(bot, who), right=False)  # its first answer, wrong
+    clock.advance(3600)
+    again = await review(bot, who)
+    assert "due card" in again.text and first.prompt in again.text
+    [feedback] = await bot.handle(ChoiceMade(dont_know(again).token, who, channel()))
+    assert "first answer, with no points" not in feedback.text and "comes back soon in /review" not in feedback.text
+    assert "This card is due again now: it comes back after any other cards due." in feedback.text
+    assert "(Review: no points this time; only a question's first answer scores.)" in feedback.text
+    assert "Practice:" not in feedback.text
+    [following] = await bot.handle(ChoiceMade(feedback.choices[-1].token, who, channel()))
+    assert "due card" in following.text and first.prompt in following.text
+
+
+async def test_i_dont_know_on_a_new_card_in_a_review_is_its_first_answer(bot, clock) -> None:
+    who = learner()
+    fresh = await review(bot, who)
+    assert "new card" in fresh.text
+    [feedback] = await bot.handle(ChoiceMade(dont_know(fresh).token, who, channel()))
+    assert feedback.text.startswith("🤷 Fair enough: that counts as your first answer, with no points. This card is "
+                                    "due again now: it comes back after any other cards due.\n")
+    assert "Practice:" not in feedback.text
 
 
 async def test_card_state_survives_a_restart(bot, clock, settings) -> None:

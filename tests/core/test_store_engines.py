@@ -75,9 +75,8 @@ async def test_the_portable_sql_reads_the_same(store, clock) -> None:
 
 
 @pytest.fixture
-async def two(engine, pg_server: PgServer) -> AsyncIterator[tuple[Store, Store]]:
-    if engine != "postgresql":
-        pytest.skip("two processes share a database on PostgreSQL only")
+async def two(pg_server: PgServer) -> AsyncIterator[tuple[Store, Store]]:
+    """Two stores on one PostgreSQL database, as two processes hold them."""
     url = pg_server.new_database()
     clock = FixedClock("2026-11-30T09:00:00+00:00")
     a, b = await Store.open(url, clock), await Store.open(url, clock)
@@ -87,6 +86,7 @@ async def two(engine, pg_server: PgServer) -> AsyncIterator[tuple[Store, Store]]
     pg_server.drop(url)
 
 
+@pytest.mark.postgres
 async def test_one_learner_answering_in_two_processes_scores_once(two) -> None:
     a, b = two
     who = learner("U1")
@@ -100,6 +100,7 @@ async def test_one_learner_answering_in_two_processes_scores_once(two) -> None:
     assert (rows[0]["n"], rows[0]["s"]) == (40, 1)
 
 
+@pytest.mark.postgres
 async def test_one_button_pressed_in_two_processes_is_spent_once(two) -> None:
     a, b = two
     prompt = await a.prompts.new(PromptKind.QUESTION, channel(), None, lesson_id="l", item_id="q1",
@@ -108,6 +109,7 @@ async def test_one_button_pressed_in_two_processes_is_spent_once(two) -> None:
     assert spent.count(True) == 1
 
 
+@pytest.mark.postgres
 async def test_two_processes_open_one_round_per_channel(two) -> None:
     a, b = two
     clock = a.clock
@@ -126,6 +128,7 @@ async def test_two_processes_open_one_round_per_channel(two) -> None:
     assert rows[0]["n"] == 1
 
 
+@pytest.mark.postgres
 async def test_a_timer_and_a_click_in_two_processes_advance_a_round_once(two) -> None:
     a, b = two
     clock = a.clock
@@ -141,9 +144,8 @@ async def test_a_timer_and_a_click_in_two_processes_advance_a_round_once(two) ->
     assert len([r for r in await a.engine.read("SELECT id FROM prompts WHERE round_id = ?", (round_id,))]) == 2
 
 
-async def test_processes_starting_together_apply_each_schema_step_once(engine, pg_server: PgServer) -> None:
-    if engine != "postgresql":
-        pytest.skip("PostgreSQL's advisory lock")
+@pytest.mark.postgres
+async def test_processes_starting_together_apply_each_schema_step_once(pg_server: PgServer) -> None:
     url = pg_server.empty_database()
     try:
         stores = await asyncio.gather(*(Store.open(url, FixedClock()) for _ in range(3)))
@@ -159,13 +161,12 @@ async def test_processes_starting_together_apply_each_schema_step_once(engine, p
         pg_server.drop(url)
 
 
+@pytest.mark.postgres
 @pytest.mark.parametrize("where, says", [
     ("postgresql://postgres@127.0.0.1:1/postgres", "cannot reach PostgreSQL at postgresql://postgres@127.0.0.1:1/"),
     ("no_such_db_here", "the database 'no_such_db_here' does not exist"),
 ])
-async def test_a_database_studybot_cannot_use_is_one_clear_line(engine, request, where: str, says: str) -> None:
-    if engine != "postgresql":
-        pytest.skip("PostgreSQL's connection errors")
+async def test_a_database_studybot_cannot_use_is_one_clear_line(request, where: str, says: str) -> None:
     url = where if "://" in where else with_database(request.getfixturevalue("pg_server").url, where)
     with pytest.raises(StoreUnavailable) as caught:
         await Store.open(url, FixedClock())
@@ -192,6 +193,7 @@ async def test_a_claimed_timer_is_held_until_its_lease_ends_and_a_former_holder_
     assert await store.timers.due(clock.now()) == []
 
 
+@pytest.mark.postgres
 async def test_two_processes_claim_each_due_timer_once(two) -> None:
     a, b = two
     now = a.clock.now()

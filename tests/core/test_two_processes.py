@@ -58,9 +58,8 @@ async def test_glossary_lookups_counted_in_two_processes_add_up(pair) -> None:
     assert await b.store.insights.lookups(cohort, found=False) == [("no such word", 60)]
 
 
-async def test_one_process_checks_the_configured_channels_while_the_other_skips(pair, engine: str) -> None:
-    if engine != "postgresql":
-        pytest.skip("a SQLite file is one process's: there is no other process to skip")
+@pytest.mark.postgres  # a SQLite file is one process's
+async def test_one_process_checks_the_configured_channels_while_the_other_skips(pair) -> None:
     a, b = pair
     cohorts = {Cohort("fake", "F1"): CohortSettings(daily=DailyQuestion("GONE1", time(9)))}
     for bot in pair:
@@ -88,9 +87,8 @@ async def test_one_process_checks_the_configured_channels_while_the_other_skips(
     assert await check_channels(b, [Adapter()]) == 1  # once the first is done, the next start-up checks again  # type: ignore[list-item]
 
 
-async def test_a_cohorts_results_files_are_written_by_one_process_at_a_time(pair, engine: str) -> None:
-    if engine != "postgresql":
-        pytest.skip("a SQLite file is one process's: the lock inside the process is the whole lock")
+@pytest.mark.postgres  # a SQLite file is one process's
+async def test_a_cohorts_results_files_are_written_by_one_process_at_a_time(pair) -> None:
     a, b = pair
     cohort = Cohort("slack", "T1")
     async with a.ctx.files_lock(cohort):

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from fake_platform import REJECTED, FakeAdapter, FakeSettings, platform
 
+from adapters.discord_settings import DISCORD, DiscordSettings
 from adapters.runner import Backoff, check_channels, check_ports, run_platforms
 from adapters.slack_settings import SLACK, SlackSettings
 from bot.core.config import CohortSettings, DailyQuestion, LeaderboardSchedule, Secret, Settings
@@ -60,6 +61,41 @@ async def test_an_unreachable_platform_is_retried_with_one_line_per_attempt(bot,
     ]
     assert len(fake.made) == 4 and all(a.closed for a in fake.made)  # a fresh adapter per attempt, each closed
     assert "fake connected" in caplog.messages and "studybot is running on fake" in caplog.messages
+
+
+@pytest.mark.parametrize("name", ["slack", "discord"])
+async def test_each_attempt_to_reach_a_real_platform_logs_one_line(bot, caplog, name: str) -> None:
+    """The SDKs' own lines (a connection retry of their own, "logging in") would double every attempt."""
+    caplog.set_level(logging.INFO)
+    with socket.socket() as refusing:  # bound but not listening: every connection is refused
+        refusing.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{refusing.getsockname()[1]}/api"
+        configured = ({SLACK: SlackSettings(bot_token=Secret("xoxb-1"), app_token=Secret("xapp-1"), api_url=url)}
+                      if name == "slack" else {DISCORD: DiscordSettings(token=Secret("a.b.c"), api_url=url)})
+        stop = asyncio.Event()
+        task = run(bot, configured, stop)
+        await until(lambda: sum("retrying in" in m for m in caplog.messages) >= 3, "retried three times")
+        stop.set()
+        await asyncio.wait_for(task, 5)
+    lines = [f"{r.name}: {r.getMessage()}" for r in caplog.records if r.getMessage() != "stopping"]
+    assert all(line.startswith("studybot.runner: ") and "retrying in" in line for line in lines), lines
+
+
+async def test_each_process_lists_the_platforms_it_serves(bot, caplog) -> None:
+    caplog.set_level(logging.INFO, "studybot.runner")
+    stop = asyncio.Event()
+    task = run(bot, {platform(): FakeSettings(["serve"])}, stop)
+    listed: list[str] = []
+
+    async def beaten() -> None:
+        while not any(listed):
+            listed[:] = [p.platforms for p in await bot.store.processes.listed()]
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(beaten(), 5)
+    stop.set()
+    await asyncio.wait_for(task, 5)
+    assert listed == ["fake"]
 
 
 async def test_a_rejected_token_stops_start_up_and_closes_the_others(bot) -> None:

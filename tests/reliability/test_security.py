@@ -35,6 +35,7 @@ TEXT_COMMANDS = ["quiz", "glossary", "teachback", "review", "progress", "leaderb
 ARG_PREFIXES = ["", "round ", "post ", "week ", "remind ", "here ", "me "]
 BUG = "Something went wrong"
 TEACHBACK = "FSDP shards the parameters across GPUs, and it needs more communication between them."
+WRONG_ATTEMPT = "It copies every weight onto each device for speed"  # graded wrong, so it may be self-graded
 
 RELIABILITY = [
     ("SQL injection strings (quotes, comments, DROP TABLE, LIKE wildcards, NUL, unicode) as display names, user ids, "
@@ -272,7 +273,7 @@ async def _answer_practice(bot: StudyBot, actor: Actor, place: Place) -> None:
     [reply] = await bot.handle(Command("quiz", "", actor, place))
     for _ in range(12):
         if reply.form is not None:
-            [graded] = await bot.handle(TextSubmitted(reply.form.token, TEACHBACK, actor, place))
+            [graded] = await bot.handle(TextSubmitted(reply.form.token, WRONG_ATTEMPT, actor, place))
             self_grade = next(c for c in graded.choices if c.label == "I got it right")
             [done] = await bot.handle(ChoiceMade(self_grade.token, actor, place))
             assert done.text.startswith("Recorded: self-graded"), done.text
