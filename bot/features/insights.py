@@ -21,6 +21,7 @@ from bot.reports.cohort_figures import (
     histogram,
     percent,
     score_shares,
+    titled,
 )
 from bot.runtime.commands import Option, command
 from bot.runtime.context import Context
@@ -48,7 +49,7 @@ def _counted(items: tuple[tuple[str, int], ...]) -> str:
 
 
 def question_line(f: QuestionFigures) -> str:
-    head = f"• {f.question.id} ({f.question.kind}): "
+    head = f"• {titled(f.question.id, f.question.prompt)} ({f.question.kind}): "
     if not f.answered:
         return head + "no answers yet"
     line = (head + f"{f.answered} answered, {f.share_correct}% correct, {f.share_self_graded}% self-graded")
@@ -60,7 +61,7 @@ def question_line(f: QuestionFigures) -> str:
 
 
 def teachback_line(t: TeachbackFigures) -> str:
-    line = f"• {t.prompt.id}: {t.attempts} attempts"
+    line = f"• {titled(t.prompt.id, t.prompt.prompt)}: {t.attempts} attempts"
     return line + (f"; most missed: {_counted(t.missed)}" if t.missed else "")
 
 

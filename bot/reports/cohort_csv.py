@@ -1,7 +1,8 @@
 """cohort_answers.csv: one row per learner and question of the library, for a spreadsheet.
 
 Columns: learner (platform:id), display_name, lesson, question, type, first_answer_correct (1 or 0),
-points, self_graded (1 or 0), attempts, first_answered_at_utc (YYYY-MM-DD HH:MM:SS); the answer
+points, self_graded (1 or 0), attempts, first_answered_at_utc (YYYY-MM-DD HH:MM:SS), prompt (the
+short form of the question's prompt, last so that the columns before it keep their places); the answer
 columns are empty where the learner has not answered. Learners by user id, then lessons and
 questions in pack order, as in the cohort's quiz_results.txt. UTF-8 with a byte-order mark (so
 that spreadsheets read it as UTF-8), written by the `csv` module; a cell that a spreadsheet would
@@ -16,11 +17,12 @@ from dataclasses import dataclass
 
 from bot.content.model import Library
 from bot.core.messages import Actor
+from bot.reports.cohort_figures import short_prompt
 from bot.store.cohort_stats import AnswerSummary
 
 FILENAME = "cohort_answers.csv"
 COLUMNS = ("learner", "display_name", "lesson", "question", "type", "first_answer_correct", "points",
-           "self_graded", "attempts", "first_answered_at_utc")
+           "self_graded", "attempts", "first_answered_at_utc", "prompt")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -30,14 +32,17 @@ class Row:
     lesson_id: str
     question_id: str
     kind: str
+    prompt: str  # the short form of the question's prompt
     answer: AnswerSummary | None  # None: not answered
 
 
 def rows(learners: Iterable[Actor], answers: Iterable[AnswerSummary], library: Library) -> list[Row]:
     """Every learner crossed with every question of the library, with the learner's answers if any."""
     found = {(a.learner.user_id, a.question_id): a for a in answers}
-    return [Row(who, lesson.id, q.id, q.kind, found.get((who.user_id, q.id)))
-            for who in learners for lesson in library.lessons.values() for q in lesson.questions]
+    questions = [(lesson.id, q, short_prompt(q.prompt))
+                 for lesson in library.lessons.values() for q in lesson.questions]
+    return [Row(who, lesson_id, q.id, q.kind, prompt, found.get((who.user_id, q.id)))
+            for who in learners for lesson_id, q, prompt in questions]
 
 
 def neutral(cell: str) -> str:
@@ -51,7 +56,7 @@ def cells(row: Row) -> list[str]:
                                      a.first_at.strftime("%Y-%m-%d %H:%M:%S")]
     texts = [f"{row.learner.platform}:{row.learner.user_id}", row.learner.display_name, row.lesson_id,
              row.question_id, row.kind]
-    return [neutral(t) for t in texts] + (answered or ["", "", "", "0", ""])
+    return [neutral(t) for t in texts] + (answered or ["", "", "", "0", ""]) + [neutral(row.prompt)]
 
 
 def encode(table: Iterable[Row]) -> bytes:

@@ -3,10 +3,11 @@
 Built from the store's counts and the lesson library (names of questions, choices and key
 points). Only counts and the pack's own words: never an answer's text. Per question, the
 figures are over first answers (one per learner, the one that scores); per teach-back prompt,
-over every attempt."""
+over every attempt. A question or prompt is named by its id and the short form of its prompt."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -23,11 +24,46 @@ from bot.store.cohort_stats import LearnerActivity, QuestionCounts, TeachbackCou
 BEHIND_DAYS = 7  # a learner who started but did nothing in the last 7 local days (today included) is behind
 TOP = 3  # key points named per question or prompt
 TERMS = 5  # glossary terms and missing queries named
+SHORT = 50  # characters of a prompt's short form, its ellipsis included
+ESCAPED = re.compile(r"\\([^\w\s])")  # \* stays a star
+MARKDOWN = (  # pattern, what is kept: the inline Markdown a prompt may hold, in the order it is undone
+    (re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]+|>[ \t]?|[-*+][ \t]+|\d{1,9}[.)][ \t]+)", re.M), ""),  # a line's mark
+    (re.compile(r"!?\[([^\]]*)\]\([^)]*\)"), r"\1"),  # [text](link), ![alt](image)
+    (re.compile(r"<((?:https?|mailto):[^>\s]+)>"), r"\1"),  # <https://…>
+    (re.compile(r"(`+)(.+?)\1"), r"\2"),  # `code`
+    (re.compile(r"(\*\*|__|~~)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # **bold**, __bold__, ~~struck~~
+    (re.compile(r"(?<![\w*])([*_])(?=\S)(.+?)(?<=\S)\1(?![\w*])"), r"\2"),  # *emphasis*, _emphasis_ (not snake_case)
+)
 
 
 def percent(part: int, whole: int) -> int:
     """A share as a whole percentage (0 when there is nothing to share)."""
     return round(100 * part / whole) if whole else 0
+
+
+def plain(markdown: str) -> str:
+    """Markdown as the plain text a reader sees, on one line."""
+    text = ESCAPED.sub(lambda m: f"\0{ord(m[1])}\0", markdown)
+    for pattern, kept in MARKDOWN:
+        text = pattern.sub(kept, text)
+    return " ".join(re.sub("\0(\\d+)\0", lambda m: chr(int(m[1])), text).split())
+
+
+def short_prompt(prompt: str, limit: int = SHORT) -> str:
+    """A prompt's short form: plain text, cut at a word to at most `limit` characters, with an ellipsis."""
+    text = plain(prompt)
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    if text[limit - 1] != " " and " " in head:
+        head = head.rsplit(" ", 1)[0]
+    return head.rstrip(" ,;:.!?-–—") + "…"
+
+
+def titled(item_id: str, prompt: str) -> str:
+    """A question or teach-back prompt as its id and the short form of its prompt: "q07 · Why is serving…"."""
+    short = short_prompt(prompt)
+    return f"{item_id} · {short}" if short else item_id
 
 
 def most(counts: Mapping[str, int], names: Mapping[str, str], limit: int = TOP) -> tuple[tuple[str, int], ...]:

@@ -2,31 +2,53 @@
 
 The charts are pygal's SVG, inlined, with its script turned off; the styles are inline and the
 fonts the reader's own, so the page opens from a direct-message attachment with no network.
-Every chart is one series with its values printed on the bars and a table of the same numbers
-beside it, so nothing is carried by colour alone, and it reads the same on a phone and on paper.
-Counts, question and key-point names only: never an answer's text."""
+Every chart is one series with its values printed beside the bars and a table of the same numbers
+below it, so nothing is carried by colour alone, and it reads the same on a phone and on paper.
+A chart fills the column: each is drawn twice, wide and narrow, and the page shows the one that
+fits the screen, so that its labels read at about the page's own size on both. The printed values
+stand in for the grid, which is left out: no line runs through a value. Counts and the pack's own
+words only (question and key-point names, the short form of a prompt): never an answer's text."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from html import escape
 from typing import Any
 
 import pygal
 from pygal.style import Style
 
-from bot.reports.cohort_figures import Figures, QuestionFigures, percent
+from bot.core.messages import fit
+from bot.reports.cohort_figures import Figures, QuestionFigures, percent, titled
 
 FILENAME = "cohort_report.html"
-WIDTH = 480  # the charts' drawing width: scaled down to a phone and up to 36rem, their labels stay readable
-LABEL = 24  # characters of a chart's label (the tables beside the charts give the full names)
+
+
+@dataclass(frozen=True)
+class Size:
+    """One drawing of the charts: its width in SVG units (the page scales it to the column) and how many
+    characters of a label it shows (a cut label has the whole name as its tooltip)."""
+
+    width: int
+    label: int
+
+
+WIDE = Size(720, 36)  # a screen wider than 40rem, and paper: labels read at 13 to 18 pixels
+NARROW = Size(480, 24)  # a phone: labels read at about 11 pixels
+FONT_SIZE = 15  # of labels and printed values, in SVG units
+GLYPH = 0.65  # a character's width in ems, a little over what the usual sans-serif fonts take
+MARGIN = 16
+Y_LABELS = 60  # room a vertical chart keeps left of its bars for the count axis (up to four digits)
+PERCENT_SPAN = 115  # a horizontal chart's axis runs to 115% so that "100%" fits beside a full bar
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
 STYLE = Style(
     background="white", plot_background="white", foreground="#222", foreground_strong="#000",
     foreground_subtle="#888", colors=("#2f4b7c",), opacity="1", opacity_hover="1", value_colors=("#000",),
-    font_family=FONT, title_font_size=18, label_font_size=15, major_label_font_size=15, value_font_size=15,
-    value_label_font_size=15, no_data_font_size=18, transition="none",
+    font_family=FONT, title_font_size=18, label_font_size=FONT_SIZE, major_label_font_size=FONT_SIZE,
+    value_font_size=FONT_SIZE, value_label_font_size=FONT_SIZE, no_data_font_size=18, transition="none",
 )
 PAGE_CSS = """
 body{margin:0;font:16px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#111;background:#fff}
@@ -36,8 +58,9 @@ h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.25rem;margin:1.6rem 0 .4rem;bo
 .glance{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:.5rem;margin:0;padding:0}
 .glance div{border:2px solid #222;padding:.4rem .6rem}.glance dt{font-size:.9rem}.glance dd{margin:0;font-size:1.6rem;
 font-weight:700}
-figure{margin:.5rem 0;max-width:36rem}svg{display:block;width:100%;height:auto}
-.hbar text.value{text-anchor:start;transform:translateX(4px)}
+figure{margin:.5rem 0}svg{display:block;width:100%;height:auto}.narrow{display:none}
+@media (max-width:40rem){.wide{display:none}.narrow{display:block}}
+figure text.value{transform:translateY(-5px)}.hbar text.value{text-anchor:start;transform:translateX(4px)}
 .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:.95rem}
 th,td{border:1px solid #999;padding:.25rem .45rem;text-align:left;vertical-align:top}th{background:#eee}
 td.n{text-align:right;white-space:nowrap}
@@ -49,37 +72,61 @@ td.n{text-align:right;white-space:nowrap}
 """
 
 
-def _static(root: Any) -> Any:
-    """pygal's SVG without its scripts (a config for its tooltips, unused) or comments (its credits)."""
+def _static(root: Any, tips: Mapping[str, str]) -> Any:
+    """pygal's SVG without its scripts (a config for its tooltips, unused), comments (its credits) or grid
+    lines; a label's tooltip is its entry in `tips` (pygal's own is a number for a horizontal chart's label)."""
     for parent in list(root.iter()):
         for child in list(parent):
-            if callable(child.tag) or str(child.tag).endswith("script"):
+            if callable(child.tag) or child.tag == "script" or (
+                    child.tag == "path" and "guide" in child.get("class", "").split()):
                 parent.remove(child)
+        label, tip = parent.find("text"), parent.find("title")
+        if label is not None and tip is not None and label.text in tips:
+            tip.text = tips[label.text]
     return root
 
 
+def _text_width(labels: Iterable[str]) -> float:
+    """About how wide the longest of `labels` is drawn, in SVG units."""
+    return max((len(label) for label in labels), default=0) * GLYPH * FONT_SIZE
+
+
+def _side_by_side(labels: Sequence[str], size: Size) -> bool:
+    """Whether a vertical chart's labels fit under their bars unrotated, none touching the next."""
+    room = (size.width - 2 * MARGIN - Y_LABELS) / max(len(labels), 1)
+    return _text_width(fit(label, size.label) for label in labels) + FONT_SIZE / 2 <= room
+
+
+def _percent_ticks(shown: Sequence[str], size: Size) -> list[int]:
+    """A horizontal chart's ticks: every 25% where they fit side by side right of its labels, else every 50%."""
+    bars = (size.width - 2 * MARGIN - _text_width(shown) - FONT_SIZE) * 100 / PERCENT_SPAN
+    return [0, 25, 50, 75, 100] if _text_width(["100%"]) + FONT_SIZE / 2 <= bars / 4 else [0, 50, 100]
+
+
 def _chart(kind: type[pygal.graph.graph.Graph], title: str, labels: Sequence[str], values: Sequence[float],
-           unit: str = "", bar_height: int = 0) -> str:
-    """One single-series chart as inline SVG, its values printed, no script. Counts get whole-number
-    ticks (a cohort of 3 reads 0 1 2 3, never 0.5 rounded to 1), with room above the highest bar so
-    its printed value sits clear of a grid line."""
+           size: Size, unit: str = "", bar_height: int = 0, tips: Sequence[str] = ()) -> str:
+    """One single-series chart as inline SVG, `size` wide, its values printed, no script. Counts get
+    whole-number ticks (a cohort of 3 reads 0 1 2 3, never 0.5 rounded to 1), with room above the
+    highest bar for its printed value. A horizontal chart (`bar_height` per bar) cuts its labels to
+    `size.label` characters, with `tips` (each label's full name) as their tooltips."""
     rows = len(labels)
+    shown = [fit(label, size.label) for label in labels] if bar_height else list(labels)
     if unit == "%":
-        ticks: list[int] = [0, 25, 50, 75, 100]
-        span: tuple[float, float] = (0, 115 if bar_height else 100)  # room for "100%" beside a bar
+        ticks = _percent_ticks(shown, size) if bar_height else [0, 25, 50, 75, 100]
+        span: tuple[float, float] = (0, PERCENT_SPAN if bar_height else 100)
     else:
         ticks = count_ticks(max(values, default=0))
         span = (0, ticks[-1] + max(ticks[1] - ticks[0], 1) * 0.6)
     chart = kind(
         title=title, style=STYLE, js=[], disable_xml_declaration=True, show_legend=False, print_values=True,
-        width=WIDTH, height=max(260, 100 + bar_height * rows) if bar_height else 340, truncate_label=LABEL,
-        value_formatter=lambda v: f"{v:.0f}{unit}", margin=16, spacing=6, show_y_guides=not bar_height,
-        show_x_guides=bool(bar_height), x_label_rotation=0 if bar_height or rows <= 5 else 40,
+        width=size.width, height=max(260, 100 + bar_height * rows) if bar_height else 340, truncate_label=size.label,
+        value_formatter=lambda v: f"{v:.0f}{unit}", margin=MARGIN, spacing=6, show_x_guides=bool(bar_height),
+        x_label_rotation=0 if bar_height or _side_by_side(labels, size) else 40,
         range=span, y_labels=ticks, print_zeroes=True, print_values_position="top",
     )
-    chart.x_labels = list(labels)
+    chart.x_labels = shown
     chart.add(title, list(values))
-    chart.add_xml_filter(_static)
+    chart.add_xml_filter(partial(_static, tips=dict(zip(shown, tips, strict=False))))
     return chart.render(is_unicode=True)
 
 
@@ -114,17 +161,19 @@ def _names(label: str, names: Sequence[str]) -> str:
 def _question_row(f: QuestionFigures) -> list[object]:
     wrong = f"{f.wrong_choice[0]} ({percent(f.wrong_choice[1], f.answered)}%)" if f.wrong_choice else "–"
     missed = "; ".join(f"{name} ({n})" for name, n in f.missed) or "–"
-    return [f.question.id, f.question.kind, f.answered, f"{f.share_correct}%" if f.answered else "–", wrong, missed,
-            f"{f.share_self_graded}%" if f.answered else "–"]
+    shares = (f"{f.share_correct}%", f"{f.share_self_graded}%") if f.answered else ("–", "–")
+    return [titled(f.question.id, f.question.prompt), f.question.kind, f.answered, shares[0], wrong, missed, shares[1]]
 
 
 def _section(anchor: str, title: str, *parts: str) -> str:
     return f'<section id="{anchor}"><h2>{escape(title)}</h2>{"".join(parts)}</section>'
 
 
-def _figure(anchor: str, svg: str, horizontal: bool = False) -> str:
+def _figure(anchor: str, draw: Callable[[Size], str], horizontal: bool = False) -> str:
+    """A chart drawn wide and narrow; the page shows the one that fits the screen."""
     kind = ' class="hbar"' if horizontal else ""
-    return f'<figure id="{anchor}"{kind}>{svg}</figure>'
+    return (f'<figure id="{anchor}"{kind}><div class="wide">{draw(WIDE)}</div>'
+            f'<div class="narrow">{draw(NARROW)}</div></figure>')
 
 
 def render(figures: Figures, scores: Sequence[tuple[str, int]], generated: datetime) -> bytes:
@@ -139,36 +188,38 @@ def render(figures: Figures, scores: Sequence[tuple[str, int]], generated: datet
     weakest = sorted(answered, key=lambda f: f.share_correct)
     questions = _section(
         "questions", "Share correct per question (first answers, weakest first)",
-        _figure("chart-questions", _chart(pygal.HorizontalBar, "Share correct on the first answer",
-                                          [f.question.id for f in weakest][::-1],
-                                          [f.share_correct for f in weakest][::-1], "%", 34), True)
+        _figure("chart-questions", partial(_chart, pygal.HorizontalBar, "Share correct on the first answer",
+                                           [f.question.id for f in weakest][::-1],
+                                           [f.share_correct for f in weakest][::-1], unit="%", bar_height=34,
+                                           tips=[titled(f.question.id, f.question.prompt) for f in weakest][::-1]),
+                True)
         if weakest else "<p>No answers yet.</p>",
         _table(("question", "type", "answered", "correct", "most picked wrong choice", "most missed key points",
                 "self-graded"), (_question_row(f) for f in figures.questions), (2, 3, 6), cards=True))
     weeks = figures.weeks
     weekly = _section(
         "weeks", "Weekly active learners and points",
-        _figure("chart-active", _chart(pygal.Bar, "Active learners per week", [w.week for w in weeks],
-                                       [w.active for w in weeks])) if weeks else "<p>No activity yet.</p>",
-        _figure("chart-points", _chart(pygal.Bar, "Points per week", [w.week for w in weeks],
-                                       [w.points for w in weeks])) if weeks else "",
+        _figure("chart-active", partial(_chart, pygal.Bar, "Active learners per week", [w.week for w in weeks],
+                                        [w.active for w in weeks])) if weeks else "<p>No activity yet.</p>",
+        _figure("chart-points", partial(_chart, pygal.Bar, "Points per week", [w.week for w in weeks],
+                                        [w.points for w in weeks])) if weeks else "",
         _table(("week", "active learners", "points"), ((w.week, w.active, w.points) for w in weeks), (1, 2)))
     started = sum(n for _, n in scores)
     distribution = _section(
         "scores", f"Distribution of learners' scores ({started} learners who started)",
-        _figure("chart-scores", _chart(pygal.Bar, "Learners per score band", [b for b, _ in scores],
-                                       [n for _, n in scores])) if started else "<p>No learner has started.</p>",
+        _figure("chart-scores", partial(_chart, pygal.Bar, "Learners per score band", [b for b, _ in scores],
+                                        [n for _, n in scores])) if started else "<p>No learner has started.</p>",
         _table(("score", "learners"), scores, (1,)))
     coverage = [(f"{t.prompt.id}/{key}", point, percent(n, t.attempts), n)
                 for t in figures.teachbacks if t.attempts for key, point, n in t.covered]
     teachbacks = _section(
         "teachbacks", "Teach-back coverage per key point",
-        _figure("chart-teachbacks", _chart(pygal.HorizontalBar, "Share of attempts covering each key point",
-                                           [c[0] for c in coverage][::-1], [c[2] for c in coverage][::-1], "%", 34),
-                 True)
+        _figure("chart-teachbacks", partial(_chart, pygal.HorizontalBar, "Share of attempts covering each key point",
+                                            [c[0] for c in coverage][::-1], [c[2] for c in coverage][::-1], unit="%",
+                                            bar_height=34, tips=[f"{c[0]} · {c[1]}" for c in coverage][::-1]), True)
         if coverage else "<p>No teach-back attempts yet.</p>",
         _table(("prompt", "attempts", "most missed key points"),
-               ((t.prompt.id, t.attempts, "; ".join(f"{p} ({n})" for p, n in t.missed) or "–")
+               ((titled(t.prompt.id, t.prompt.prompt), t.attempts, "; ".join(f"{p} ({n})" for p, n in t.missed) or "–")
                 for t in figures.teachbacks),
                (1,), cards=True),
         _table(("prompt/key point", "key point", "covered", "attempts covering it"),

@@ -17,7 +17,7 @@ from support import learner
 from bot.core.clock import FixedClock, iso_week
 from bot.core.messages import MAX_TEXT, Actor, Audience, ChoiceMade, Cohort, Command, Place
 from bot.features.insights import CUT, POINTER, fit_lines
-from bot.reports.cohort_figures import gather
+from bot.reports.cohort_figures import SHORT, gather, titled
 from bot.store import cohort_stats as insights_store
 
 pytestmark = pytest.mark.both_engines
@@ -101,13 +101,14 @@ async def test_every_figure_of_insights_equals_a_recount_of_the_answers(cohort, 
 
     # per question, weakest first
     order = sorted(lesson.questions, key=lambda q: (q.id not in planned, pct(planned[q.id][1], planned[q.id][0])))
+    assert all(len(q.prompt) <= SHORT and "*" not in q.prompt for q in order)  # so each line shows the whole prompt
     question_lines = [line for line in lines if line.startswith("• core-q")]
     assert [line.split(" ")[1] for line in question_lines] == [q.id for q in order]
     for q, line, fig in zip(order, question_lines, figures.questions, strict=True):
         answered, correct, graded, wrong, missed = planned[q.id]
         assert (fig.question.id, fig.answered, fig.correct, fig.self_graded) == (q.id, answered, correct, graded)
-        assert line.startswith(f"• {q.id} ({q.kind}): {answered} answered, {pct(correct, answered)}% correct, "
-                               f"{pct(graded, answered)}% self-graded")
+        assert line.startswith(f"• {q.id} · {q.prompt} ({q.kind}): {answered} answered, "
+                               f"{pct(correct, answered)}% correct, {pct(graded, answered)}% self-graded")
         if q.kind == "mc":
             index, n = min(wrong.items(), key=lambda kv: (-kv[1], kv[0]))
             assert fig.wrong_choice == (q.choices[index].text, n)
@@ -129,7 +130,7 @@ async def test_every_figure_of_insights_equals_a_recount_of_the_answers(cohort, 
         [fig] = [t for t in figures.teachbacks if t.prompt.id == prompt.id]
         assert (fig.attempts, fig.missed) == (len(attempts), expected)
         assert fig.covered == tuple((k, names[k], sum(k not in m for m in attempts)) for k in names)
-        assert f"• {prompt.id}: {len(attempts)} attempts" + (
+        assert f"• {titled(prompt.id, prompt.prompt)}: {len(attempts)} attempts" + (
             "; most missed: " + ", ".join(f"{p} ({n})" for p, n in expected) if expected else "") in lines
 
     # glossary: counts only

@@ -6,13 +6,18 @@ from __future__ import annotations
 import csv
 import io
 import re
+import shutil
+from dataclasses import replace
 
 import pytest
-from simulated_cohort import simulate, start
-from support import channel, choice_for
+from simulated_cohort import NOW, settings_for, simulate, start
+from support import CORE_PACK, channel, choice_for
 
+from bot.core.clock import FixedClock
 from bot.core.messages import Actor, ChoiceMade, Command, Place
 from bot.reports.cohort_csv import COLUMNS, neutral
+from bot.reports.cohort_figures import SHORT, short_prompt, titled
+from bot.runtime.app import StudyBot
 
 TEACHER = Actor("slack", "T1", "UTEACH", "Teacher", True)
 PLACE = Place("slack", "T1", "C1")
@@ -27,6 +32,10 @@ async def export(bot) -> tuple[list[list[str]], str]:
     assert raw.startswith(b"\xef\xbb\xbf")  # UTF-8 with a byte-order mark: spreadsheets read it as UTF-8
     rows = list(csv.reader(io.StringIO(raw.decode("utf-8-sig"), newline="")))
     return rows, files["cohort_report.html"].decode()
+
+
+LONG_PROMPT = ("In **Megatron-LM**, what does `tensor parallelism` split across the "
+               "[GPUs of one server](https://example.com/nvlink), and why?")
 
 
 def parse_results(text: str) -> dict[tuple[str, str], list[str]]:
@@ -82,15 +91,59 @@ async def test_the_csv_round_trips_names_with_commas_quotes_newlines_formulas_an
     assert all(len(row) == len(COLUMNS) for row in rows)
     assert not any(cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
     first = next(row for row in rows[1:] if row[0] == "slack:N1" and row[3] == "core-q1")
-    assert first[5:] == ["1", "1", "0", "1", "2026-11-30 09:00:00"]  # choice 1 is core-q1's correct one
+    assert first[5:] == ["1", "1", "0", "1", "2026-11-30 09:00:00", "What does tensor parallelism split?"]  # choice 1
     unanswered = next(row for row in rows[1:] if row[0] == "slack:N1" and row[3] == "core-q2")
-    assert unanswered[5:] == ["", "", "", "0", ""]
+    assert unanswered[5:] == ["", "", "", "0", "", "What does FSDP shard, and what does it pay for it?"]
 
 
 @pytest.mark.parametrize("cell, shown", [("=1+2", "'=1+2"), ("+x", "'+x"), ("-2", "'-2"), ("@SUM(A1)", "'@SUM(A1)"),
                                          ("\t=x", "'\t=x"), ("a=b", "a=b"), ("", "")])
 def test_a_cell_a_spreadsheet_would_run_is_quoted(cell: str, shown: str) -> None:
     assert neutral(cell) == shown
+
+
+@pytest.mark.parametrize("prompt, short", [
+    ("What does MFU measure?", "What does MFU measure?"),
+    ("Why is serving judged on latency rather than throughput, unlike training?",
+     "Why is serving judged on latency rather than…"),
+    ("Why is **serving** judged on _latency_, per [the brief](https://example.com/brief)?",
+     "Why is serving judged on latency, per the brief?"),
+    ("Set `fsdp_config` and the snake_case_flag for 2 * 8 GPUs", "Set fsdp_config and the snake_case_flag for 2 * 8…"),
+    ("## Step 1\n> Put *these* in order:\n- load\n- train", "Step 1 Put these in order: load train"),
+    ("An \\*escaped\\* star, ~~not~~ __now__ ![a chart](c.png)", "An *escaped* star, not now a chart"),
+    ("Pneumonoultramicroscopicsilicovolcanoconiosis" * 2, "Pneumonoultramicroscopicsilicovolcanoconiosis" + "Pneu…"),
+])
+def test_a_prompts_short_form_is_plain_text_cut_at_a_word(prompt: str, short: str) -> None:
+    assert short_prompt(prompt) == short and len(short) <= SHORT
+    assert titled("q07", prompt) == f"q07 · {short}"
+
+
+async def test_a_question_is_named_by_its_id_and_the_short_form_of_its_prompt_everywhere(tmp_path) -> None:
+    """/insights, the report and the CSV name core-q1, whose prompt is long and in Markdown, the same
+    way; the CSV keeps the id in its column and adds the prompt as a last one, the others in place."""
+    content = tmp_path / "content"
+    shutil.copytree(CORE_PACK, content)
+    (content / "basics" / "quiz.md").unlink()  # rendered from the old prompt
+    quiz = content / "basics" / "quiz.yaml"
+    quiz.write_text(quiz.read_text().replace('"What does tensor parallelism split?"', f'"{LONG_PROMPT}"'))
+    clock = FixedClock(NOW)
+    bot = await StudyBot.start(replace(settings_for(tmp_path), content_dir=content), clock)
+    try:
+        await simulate(bot, clock, learners=3)  # the second and third learners answer core-q1
+        [reply] = await bot.handle(Command("insights", "", TEACHER, PLACE))
+        rows, html = await export(bot)
+    finally:
+        await bot.close()
+    named = "core-q1 · In Megatron-LM, what does tensor parallelism…"
+    assert [line for line in reply.text.splitlines() if "core-q1" in line][0].startswith(f"• {named} (mc): 2 answered")
+    question_cells = re.findall(r'<td data-label="question">([^<]*)</td>', html)
+    assert named in question_cells and f"<title>{named}</title>" in html  # the table, and the chart's tooltip
+    head, *body = rows
+    assert head == [*COLUMNS] and head[:-1] == ["learner", "display_name", "lesson", "question", "type",
+                                                 "first_answer_correct", "points", "self_graded", "attempts",
+                                                 "first_answered_at_utc"]
+    assert {row[-1] for row in body if row[3] == "core-q1"} == {named.split(" · ")[1]}
+    assert not [text for text in (reply.text, html, *(row[-1] for row in body)) if re.search(r"\*\*|`|\]\(", text)]
 
 
 async def test_the_cohort_results_file_follows_from_the_csv(tmp_path) -> None:
@@ -130,4 +183,6 @@ async def test_the_report_is_one_page_that_fetches_nothing(tmp_path) -> None:
     for anchor in ("chart-questions", "chart-active", "chart-points", "chart-scores", "chart-teachbacks"):
         assert f'id="{anchor}"' in html
     questions = html.split('id="chart-questions"')[1].split("</figure>")[0]
-    assert questions.count('class="rect reactive tooltip-trigger"') == len(bot.library.questions)
+    wide, narrow = questions.split('<div class="narrow">')  # the chart drawn for a wide screen and for a phone
+    assert [part.count('class="rect reactive tooltip-trigger"') for part in (wide, narrow)] == [
+        len(bot.library.questions)] * 2
