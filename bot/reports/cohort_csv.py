@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 from bot.content.model import Library
 from bot.core.messages import Actor
@@ -24,10 +24,10 @@ FILENAME = "cohort_answers.csv"
 COLUMNS = ("learner", "display_name", "lesson", "question", "type", "first_answer_correct", "points",
            "self_graded", "attempts", "first_answered_at_utc", "prompt")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+NOT_ANSWERED = ["", "", "", "0", ""]
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):  # a tuple: a cohort's export makes one per learner and question
     learner: Actor
     lesson_id: str
     question_id: str
@@ -50,18 +50,29 @@ def neutral(cell: str) -> str:
     return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
 
 
-def cells(row: Row) -> list[str]:
-    a = row.answer
-    answered = [] if a is None else [str(int(a.correct)), str(a.points), str(int(a.self_graded)), str(a.attempts),
-                                     a.first_at.strftime("%Y-%m-%d %H:%M:%S")]
-    texts = [f"{row.learner.platform}:{row.learner.user_id}", row.learner.display_name, row.lesson_id,
-             row.question_id, row.kind]
-    return [neutral(t) for t in texts] + (answered or ["", "", "", "0", ""]) + [neutral(row.prompt)]
+def cells(table: Iterable[Row]) -> Iterator[list[str]]:
+    """Each row's cells; a learner's cells and a question's are made once, not once per row."""
+    learners: dict[str, list[str]] = {}
+    questions: dict[str, tuple[list[str], str]] = {}
+    for row in table:
+        who = learners.get(row.learner.user_id)
+        if who is None:
+            who = learners[row.learner.user_id] = [neutral(f"{row.learner.platform}:{row.learner.user_id}"),
+                                                   neutral(row.learner.display_name)]
+        asked = questions.get(row.question_id)
+        if asked is None:
+            asked = questions[row.question_id] = ([neutral(row.lesson_id), neutral(row.question_id),
+                                                   neutral(row.kind)], neutral(row.prompt))
+        a = row.answer
+        answered = (NOT_ANSWERED if a is None else
+                    [str(int(a.correct)), str(a.points), str(int(a.self_graded)), str(a.attempts),
+                     a.first_at.isoformat(" ", "seconds")[:19]])
+        yield [*who, *asked[0], *answered, asked[1]]
 
 
 def encode(table: Iterable[Row]) -> bytes:
     out = io.StringIO(newline="")
     writer = csv.writer(out)
     writer.writerow(COLUMNS)
-    writer.writerows(cells(r) for r in table)
+    writer.writerows(cells(table))
     return out.getvalue().encode("utf-8-sig")

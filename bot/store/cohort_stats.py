@@ -13,6 +13,7 @@ import logging
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from bot.core.errors import StoreBusy
 from bot.core.messages import Actor, Cohort
@@ -200,9 +201,16 @@ class Insights:
             " MAX(x.scored * x.self_graded) AS self_graded, MIN(x.answered_at) AS first_at"
             " FROM answers x JOIN learners l ON l.id = x.learner_id WHERE " + _COHORT +
             " GROUP BY l.id, x.question_id ORDER BY l.user_id, x.question_id", (cohort.platform, cohort.id))
-        return [AnswerSummary(Actor(r["platform"], r["cohort"], r["user_id"], r["display_name"]), r["question_id"],
-                              r["attempts"], bool(r["correct"]), r["points"], bool(r["self_graded"]),
-                              datetime.fromisoformat(r["first_at"])) for r in rows]
+        learners: dict[str, Actor] = {}  # one Actor per learner, not per answer: a cohort has 100,000 of these
+
+        def learner(r: Any) -> Actor:
+            found = learners.get(r["user_id"])
+            if found is None:
+                found = learners[r["user_id"]] = Actor(r["platform"], r["cohort"], r["user_id"], r["display_name"])
+            return found
+
+        return [AnswerSummary(learner(r), r["question_id"], r["attempts"], bool(r["correct"]), r["points"],
+                              bool(r["self_graded"]), datetime.fromisoformat(r["first_at"])) for r in rows]
 
     def looked_up(self, cohort: Cohort, week: str, query: str, found: bool) -> None:
         """Count one glossary lookup: the term found (its name) or the normalised query the glossary
