@@ -47,10 +47,13 @@ from bot.core.suggest import did_you_mean
 from bot.features import results
 from bot.reports.dispute_examples import by_lesson, examples_yaml
 from bot.runtime.app import RELOAD_LOG, StudyBot, settings_problems
+from bot.runtime.scheduler import TICK
 from bot.store import Store, moving, postgres_engine, sqlite_engine
 from bot.store.installs import Install, read_installs
 
-HEALTHY_WITHIN = timedelta(seconds=90)
+# A process whose last beat is older is not running (killed, or hung): the scheduler beats every tick,
+# and a busy database delays a beat by seconds, never this long.
+RUNNING_WITHIN = timedelta(seconds=30 * TICK)
 GIVEN_UP_WITHIN = timedelta(days=1)  # health lists the timers given up this recently
 FAILED = 2  # the exit status of every failure
 DISPUTES_FOLDER = "@disputes"  # under STUDYBOT_RESULTS_DIR; '@' is escaped in every cohort's folder name
@@ -294,18 +297,24 @@ async def health(settings: Settings) -> int:
         where = store.engine.where
     finally:
         await store.close()
-    live = [p for p in processes if clock.now() - p.beat_at <= HEALTHY_WITHIN]
-    beat = processes[0].beat_at if processes else None
-    if not live:
-        print(f"unhealthy: the scheduler's last heartbeat in {where} was {beat or 'never'}; is studybot "
-              "run running on this database?", file=sys.stderr)
+    now = clock.now()
+    running = [p for p in processes if now - p.beat_at <= RUNNING_WITHIN]
+    if not running:
+        last = f" (the last heartbeat was at {processes[0].beat_at.isoformat(timespec='seconds')})" if processes else ""
+        variable = "STUDYBOT_DATABASE_URL" if settings.database_url else "STUDYBOT_DB"
+        print(f"unhealthy: no studybot process is running on {where}{last}; start it with studybot run, or set "
+              f"{variable} to the database it runs on", file=sys.stderr)
         return 1
-    print(f"healthy: heartbeat {int((clock.now() - live[0].beat_at).total_seconds())} s ago, "
-          f"{len(live)} process(es) running")
-    for process in live:
-        print(f"process {process.host} pid {process.pid}{f' ({process.platforms})' if process.platforms else ''}: "
-              f"beat {int((clock.now() - process.beat_at).total_seconds())} s ago, "
-              f"up since {process.started_at.isoformat(timespec='seconds')}")
+    print(f"healthy: heartbeat {int((now - running[0].beat_at).total_seconds())} s ago, "
+          f"{len(running)} process(es) running")
+    for process in processes:  # the running ones, then those that stopped without leaving (latest first)
+        named = f"process {process.host} pid {process.pid}{f' ({process.platforms})' if process.platforms else ''}"
+        if process in running:
+            print(f"{named}: beat {int((now - process.beat_at).total_seconds())} s ago, "
+                  f"up since {process.started_at.isoformat(timespec='seconds')}")
+        else:
+            print(f"{named}: not heard from since {process.beat_at.isoformat(timespec='seconds')}; it stopped "
+                  "without leaving (killed, or its machine went down)")
     for line in workspaces(installs, settings):
         print(line)
     for failed in given_up:  # the process is fine; a channel it cannot post to is the operator's to fix
