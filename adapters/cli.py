@@ -272,6 +272,8 @@ async def migrate_db(settings: Settings, url: str) -> int:
     moved = await moving.move(settings.db_path, url)
     for table, rows in moved.counts.items():
         print(f"{table}: {rows} row(s)")
+    for table, why in moving.NOT_COPIED.items():
+        print(f"{table}: not copied ({why})")
     print(f"copied {moved.rows} row(s) in {len(moved.counts)} tables from {settings.db_path} to "
           f"{postgres_engine.redacted(url)}, every count checked; set STUDYBOT_DATABASE_URL to it and start studybot")
     return 0

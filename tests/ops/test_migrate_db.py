@@ -8,6 +8,7 @@ import asyncio
 import re
 import sqlite3
 from contextlib import closing
+from datetime import timedelta
 from pathlib import Path
 
 import psycopg
@@ -15,8 +16,10 @@ import pytest
 from simulated_cohort import simulate, start
 from support import choice_for
 
+from bot.core.clock import SystemClock
 from bot.core.messages import Actor, ChoiceMade, Command, Place
 from bot.runtime.app import StudyBot
+from bot.store import Store
 from bot.store.schema import SCHEMA_VERSION
 
 CHART_ID = re.compile(r"chart-[0-9a-f]{8}-[0-9a-f-]{27}")
@@ -105,6 +108,37 @@ async def test_a_freshly_migrated_database_is_accepted_and_an_emptied_file_copie
         assert "copied 0 row(s)" in out
         with psycopg.connect(url) as c:
             assert c.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] == SCHEMA_VERSION
+    finally:
+        pg_server.drop(url)
+
+
+async def test_what_the_files_processes_held_is_not_copied_as_live(tmp_path, pg_server, studybot) -> None:
+    """None of the file's processes runs on the new database: their heartbeats are not copied (health
+    lists no ghost) and a timer one of them had claimed is copied free for any process to claim."""
+    bot, _ = await start(tmp_path)
+    await bot.close()
+    store = await Store.open(tmp_path / "studybot.db", SystemClock())  # a process that beat, then was killed
+    await store.timers.set("reminder:slack:T1:U03", SystemClock().now())
+    assert await store.timers.claim(SystemClock().now(), store.processes.me, timedelta(hours=1))
+    await store.beat()
+    await store.close()
+    url = pg_server.empty_database()
+    try:
+        code, copied, err = await asyncio.to_thread(studybot, "migrate-db", "--to", url)
+        assert code == 0, err
+        code, out, err = await asyncio.to_thread(studybot, "health", STUDYBOT_DATABASE_URL=url)
+        assert (code, out) == (1, "") and err.startswith("unhealthy: no studybot process is running on "), out
+
+        moved = await Store.open(url, SystemClock())
+        try:
+            assert await moved.processes.listed() == []
+            claimed = await moved.timers.claim(SystemClock().now(), "a process on the new database",
+                                               timedelta(seconds=90))
+            assert [c.key for c in claimed] == ["reminder:slack:T1:U03"]
+        finally:
+            await moved.close()
+        assert "timers: 1 row(s)" in copied.splitlines()
+        assert "processes: not copied (each process lists itself on the database it runs on)" in copied.splitlines()
     finally:
         pg_server.drop(url)
 
