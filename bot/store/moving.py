@@ -60,7 +60,7 @@ async def move(source: Path, url: str) -> Moved:
             with closing(sqlite_engine.read_only(source)) as file:
                 return _copy(file, target, url)
     except psycopg.Error as exc:
-        raise StoreUnavailable(explain(url, exc)) from exc
+        raise StoreUnavailable(explain(url, exc, given_in="the --to URL")) from exc
 
 
 def _tables(file: sqlite3.Connection) -> list[str]:

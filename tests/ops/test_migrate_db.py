@@ -10,9 +10,11 @@ import sqlite3
 from contextlib import closing
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import psycopg
 import pytest
+from pg import with_database
 from simulated_cohort import simulate, start
 from support import choice_for
 
@@ -20,6 +22,7 @@ from bot.core.clock import SystemClock
 from bot.core.messages import Actor, ChoiceMade, Command, Place
 from bot.runtime.app import StudyBot
 from bot.store import Store
+from bot.store.postgres_engine import redacted
 from bot.store.schema import SCHEMA_VERSION
 
 CHART_ID = re.compile(r"chart-[0-9a-f]{8}-[0-9a-f-]{27}")
@@ -150,3 +153,18 @@ def test_cli_failures_are_one_line(tmp_path, studybot) -> None:
     line = one_line(studybot("migrate-db", "--to", "postgresql://studybot@127.0.0.1:1/db"))
     assert "cannot reach PostgreSQL at postgresql://studybot@127.0.0.1:1/db" in line
     assert "--to" in one_line(studybot("migrate-db"))  # the URL is required
+
+
+@pytest.mark.parametrize("problem", ["no such database", "no such user", "unreachable"])
+def test_a_target_it_cannot_use_is_named_as_given_with_to(tmp_path, pg_server, studybot, problem: str) -> None:
+    """The advice names the --to URL the user typed, not STUDYBOT_DATABASE_URL (which migrate-db does not read)."""
+    sqlite3.connect(tmp_path / "studybot.db").close()
+    host = urlsplit(pg_server.url).netloc.rpartition("@")[2]
+    url = {"no such database": with_database(pg_server.url, "studybot_no_such_db"),
+           "no such user": urlsplit(pg_server.url)._replace(netloc=f"studybot_no_such_user@{host}").geturl(),
+           "unreachable": "postgresql://studybot@127.0.0.1:1/db"}[problem]
+    line = one_line(studybot("migrate-db", "--to", url))
+    assert "the --to URL" in line and "STUDYBOT_DATABASE_URL" not in line, line
+    if problem == "no such database":
+        assert line.endswith("does not exist on " + redacted(url) + "; create it (createdb studybot_no_such_db) or "
+                             "point the --to URL at an existing database"), line
