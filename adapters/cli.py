@@ -4,7 +4,8 @@ disputes export.
 `.env` in the working directory is read first; a variable already in the environment wins.
 Every failure is one line on stderr, `studybot: <what>: <what to do>`, with exit status 2
 (`validate` exits 1 when it finds problems, `health` 1 when unhealthy); `--debug` shows the
-traceback instead.
+traceback instead. Output cut short by its reader (`studybot health | head -3`) ends quietly with
+status 141, as `ls | head` does.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from bot.store.installs import Install, read_installs
 RUNNING_WITHIN = timedelta(seconds=30 * TICK)
 GIVEN_UP_WITHIN = timedelta(days=1)  # health lists the timers given up this recently
 FAILED = 2  # the exit status of every failure
+PIPE_CLOSED = 128 + signal.SIGPIPE  # the exit status once stdout's reader went away (a shell's for `ls | head`)
 DISPUTES_FOLDER = "@disputes"  # under STUDYBOT_RESULTS_DIR; '@' is escaped in every cohort's folder name
 ENV_FILE = Path(".env")
 
@@ -463,29 +465,50 @@ def _fail(message: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    try:
+        try:
+            code = _main(argv)
+        finally:
+            sys.stdout.flush()  # output still buffered meets a closed pipe here, not at exit
+    except BrokenPipeError:
+        code = _reader_gone()
+    sys.exit(code)
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        code = _command(args)
+        return _command(args)
     except KeyboardInterrupt:
-        code = 0  # Ctrl-C in the console chat
+        return 0  # Ctrl-C in the console chat
+    except BrokenPipeError:
+        raise  # not a failure: the reader of the output went away (see main)
     except ContentErrors as exc:
         if args.debug:
             raise
         for problem in exc.problems:
             _fail(str(problem))
-        code = FAILED
+        return FAILED
     except SetupError as exc:
         if args.debug:
             raise
         _fail(str(exc))
-        code = FAILED
+        return FAILED
     except Exception as exc:
         if args.debug:
             raise
         _fail(f"unexpected {type(exc).__name__}: {str(exc)[:200]}; run it again with --debug to see the traceback, "
               "and report it")
-        code = FAILED
-    sys.exit(code)
+        return FAILED
+
+
+def _reader_gone() -> int:
+    """The reader of stdout went away (`studybot health | head -3`): end quietly, as `ls | head` does, with
+    the status a shell shows for it."""
+    nowhere = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(nowhere, sys.stdout.fileno())  # what is still buffered goes nowhere at exit, with no error
+    os.close(nowhere)
+    return PIPE_CLOSED
 
 
 if __name__ == "__main__":
