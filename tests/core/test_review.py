@@ -9,7 +9,7 @@ from fsrs import Card, Scheduler
 from support import answer as answer_event
 from support import channel, dont_know, learner, with_cohort
 
-from bot.core.messages import Audience, ChoiceMade, Command, MessageRef
+from bot.core.messages import Audience, ChoiceMade, Command, MessageRef, TextSubmitted
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
 
@@ -29,6 +29,13 @@ async def answer(bot, who, reply, right: bool):
     q = next(q for q in questions(bot) if q.prompt in reply.text)
     [feedback] = await bot.handle(answer_event(q, reply, who, channel(), right))
     return q, feedback
+
+
+def said_dont_know(reply, who) -> ChoiceMade | TextSubmitted:
+    """ "I don't know" to a question as asked: its button, or typed in its form."""
+    if reply.form is not None:
+        return TextSubmitted(reply.form.token, "I don't know", who, channel())
+    return ChoiceMade(dont_know(reply).token, who, channel())
 
 
 async def due_of(bot, who, question_id):
@@ -64,7 +71,7 @@ async def test_due_cards_come_before_new_ones(bot, clock) -> None:
 
 async def test_i_dont_know_in_a_review_says_what_becomes_of_the_card(bot, clock) -> None:
     """"I don't know" on a card answered before scores nothing and is not called a first answer: the
-    card is due again at once, and the review's next card is that one when no other card is due."""
+    card is due again at once, and, as it says, the review's next card is that one when no other card is due."""
     who = learner()
     first, _ = await answer(bot, who, await review(bot, who), right=False)  # its first answer, wrong
     clock.advance(3600)
@@ -72,7 +79,7 @@ async def test_i_dont_know_in_a_review_says_what_becomes_of_the_card(bot, clock)
     assert "due card" in again.text and first.prompt in again.text
     [feedback] = await bot.handle(ChoiceMade(dont_know(again).token, who, channel()))
     assert "first answer, with no points" not in feedback.text and "comes back soon in /review" not in feedback.text
-    assert "This card is due again now: it comes back after any other cards due." in feedback.text
+    assert "This card is due again now, and no other card is, so /review asks it next." in feedback.text
     assert "(Review: no points this time; only a question's first answer scores.)" in feedback.text
     assert "Practice:" not in feedback.text
     [following] = await bot.handle(ChoiceMade(feedback.choices[-1].token, who, channel()))
@@ -85,7 +92,7 @@ async def test_i_dont_know_on_a_new_card_in_a_review_is_its_first_answer(bot, cl
     assert "new card" in fresh.text
     [feedback] = await bot.handle(ChoiceMade(dont_know(fresh).token, who, channel()))
     assert feedback.text.startswith("🤷 Fair enough: that counts as your first answer, with no points. This card is "
-                                    "due again now: it comes back after any other cards due.\n")
+                                    "due again now, and no other card is, so /review asks it next.\n")
     assert "Practice:" not in feedback.text
 
 
@@ -153,7 +160,7 @@ async def plant(bot, who, question_id: str, due: str) -> None:
                                  lambda state: (Card(card_id=len(question_id), due=moment).to_json(), moment))
 
 
-async def test_review_header_counts_the_cards_due_by_the_end_of_the_learners_local_day(settings, clock) -> None:
+async def test_review_header_counts_the_cards_due_now_and_later_in_the_learners_local_day(settings, clock) -> None:
     bot = await StudyBot.start(with_cohort(settings, timezone="America/New_York"), clock)  # 04:00 there
     try:
         who = learner()
@@ -161,10 +168,10 @@ async def test_review_header_counts_the_cards_due_by_the_end_of_the_learners_loc
         await plant(bot, who, "core-q2", "2026-12-01T02:00:00+00:00")  # 21:00 tonight in New York
         await plant(bot, who, "core-q3", "2026-12-01T06:00:00+00:00")  # 01:00 tomorrow in New York
         [reply] = await bot.handle(Command("review", "", who, channel()))
-        assert reply.text.startswith("Review · due card · 2 due today · Core basics\n")
+        assert reply.text.startswith("Review · due card · 1 due now · 1 due later today · Core basics\n")
         assert questions(bot)[0].prompt in reply.text
         [fresh] = await bot.handle(Command("review", "", learner("U2"), channel()))
-        assert fresh.text.startswith("Review · new card · none due today · Core basics\n")
+        assert fresh.text.startswith("Review · new card · none due now · Core basics\n")
     finally:
         await bot.close()
 
@@ -177,5 +184,47 @@ async def test_a_due_card_of_a_question_no_longer_in_the_lesson_is_passed_over(b
     lesson = next(iter(bot.library.lessons.values()))
     bot.ctx.library.lessons[lesson.id] = replace(lesson, questions=tuple(q for q in lesson.questions if q is not first))
     reply = await review(bot, who)
-    assert "new card" in reply.text and "none due today" in reply.text and first.prompt not in reply.text
+    assert "new card" in reply.text and "none due now" in reply.text and first.prompt not in reply.text
     assert first.id in {c.question_id for c in await bot.store.cards.of(who)}  # kept, should it come back
+
+
+async def test_a_new_card_is_served_with_none_due_now_and_the_cards_due_later_today_counted_apart(bot, clock) -> None:
+    """Answered cards come due again in minutes: until then /review serves new cards, and its header
+    says none is due now (not "2 due today" over a new card). "I don't know" on that new card makes
+    it the one card due now: the note says /review asks it next, and it does."""
+    who = learner()
+    for _ in range(2):
+        asked = await review(bot, who)
+        clock.advance(30)  # not within 10 s: Good, not Easy
+        await answer(bot, who, asked, right=True)  # Good: due again in ten minutes
+    fresh = await review(bot, who)
+    assert fresh.text.startswith("Review · new card · none due now · 2 due later today · Core basics\n")
+    [feedback] = await bot.handle(said_dont_know(fresh, who))
+    assert "This card is due again now, and no other card is, so /review asks it next." in feedback.text
+    [following] = await bot.handle(ChoiceMade(feedback.choices[-1].token, who, channel()))
+    assert following.text.startswith("Review · due card · 1 due now · 2 due later today · Core basics\n")
+    assert questions(bot)[2].prompt in following.text
+    clock.advance(3600)
+    assert (await review(bot, who)).text.startswith("Review · due card · 3 due now · Core basics\n")
+
+
+async def test_i_dont_know_in_a_review_says_how_many_cards_are_asked_before_it(bot, clock) -> None:
+    """The card comes back after the cards of its lesson due before it (the longest due first), as
+    the note says, and before any new card."""
+    who = learner()
+    first, _ = await answer(bot, who, await review(bot, who), right=False)  # Again: due in a minute
+    clock.advance(30)
+    second = await review(bot, who)  # the first is not due yet: a new card
+    [_] = await bot.handle(TextSubmitted(second.form.token, "It copies the whole model to every GPU.", who, channel()))
+    clock.advance(3600)
+    card = await review(bot, who)
+    assert card.text.startswith("Review · due card · 2 due now · Core basics\n") and first.prompt in card.text
+    [feedback] = await bot.handle(said_dont_know(card, who))
+    assert "This card is due again now: /review asks it after the 1 other card due now." in feedback.text
+    [following] = await bot.handle(ChoiceMade(feedback.choices[-1].token, who, channel()))
+    assert following.text.startswith("Review · due card · 2 due now · Core basics\n")
+    assert questions(bot)[1].prompt in second.text and questions(bot)[1].prompt in following.text
+    _, answered = await answer(bot, who, following, right=True)
+    [then] = await bot.handle(ChoiceMade(answered.choices[-1].token, who, channel()))
+    assert then.text.startswith("Review · due card · 1 due now · 1 due later today · Core basics\n")
+    assert first.prompt in then.text
