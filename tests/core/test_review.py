@@ -228,3 +228,82 @@ async def test_i_dont_know_in_a_review_says_how_many_cards_are_asked_before_it(b
     [then] = await bot.handle(ChoiceMade(answered.choices[-1].token, who, channel()))
     assert then.text.startswith("Review · due card · 1 due now · 1 due later today · Core basics\n")
     assert first.prompt in then.text
+
+
+def letters(reply) -> dict[str, str]:
+    """What a multiple-choice reply shows under each letter: {"A": "The math inside each layer", ...}."""
+    return dict(c.label.split(". ", 1) for c in reply.choices if c.label[1:3] == ". ")
+
+
+def pressed(reply, letter: str) -> ChoiceMade:
+    """The learner presses the button shown with `letter`."""
+    return ChoiceMade(next(c.token for c in reply.choices if c.label.startswith(f"{letter}. ")), learner(), channel())
+
+
+def step_numbers(reply) -> dict[str, str]:
+    """The number an order question's form shows before each step: {"Clean the data": "3", ...}."""
+    return {line.split(". ", 1)[1]: line.split(". ", 1)[0] for line in reply.form.prompt.splitlines()
+            if line[:1].isdigit() and ". " in line}
+
+
+async def test_a_review_card_is_shown_graded_recorded_and_explained_in_its_own_order(bot, clock) -> None:
+    """The quiz showed the question in the learner's order, the review in one of its own: the letter
+    pressed on the review card means what that card shows there, in the feedback and in the stored
+    answer, and the quiz's message, still on screen, keeps its own order. "I don't know" names the
+    answer by the letter its card shows, and the card asked again next has letters of its own."""
+    who, q = learner(), questions(bot)[0]
+    right = q.choices[q.correct_index].text
+    [quizzed] = await bot.handle(Command("quiz", "", who, channel()))
+    quiz_letter = next(k for k, text in letters(quizzed).items() if text == right)
+    for _ in range(40):  # the review shuffles afresh: until it shows a wrong choice where the quiz showed the right one
+        card = await review(bot, who)
+        if letters(card)[quiz_letter] != right:
+            break
+    assert letters(card)[quiz_letter] != right
+    picked = letters(card)[quiz_letter]
+    index = next(i for i, o in enumerate(q.choices) if o.text == picked)
+    [feedback] = await bot.handle(pressed(card, quiz_letter))
+    review_letter = next(k for k, text in letters(card).items() if text == right)
+    assert f"❌ Not quite. You chose {quiz_letter}: {q.choices[index].why_wrong}" in feedback.text
+    assert f"The answer is {review_letter}. {right}" in feedback.text
+    card_prompt = pressed(card, quiz_letter).token.split(".")[0]
+    rows = await bot.store.engine.read("SELECT choice FROM answers WHERE prompt_id = ?", (card_prompt,))
+    assert [r["choice"] for r in rows] == [index]
+    [practised] = await bot.handle(pressed(quizzed, quiz_letter))
+    assert practised.text.startswith("✅ Correct.")  # the quiz's message, graded in the order it showed
+    clock.advance(40 * 24 * 3600)  # due again
+    again = await review(bot, who)
+    assert q.prompt in again.text
+    [unsure] = await bot.handle(said_dont_know(again, who))
+    assert f"Answer: {next(k for k, t in letters(again).items() if t == right)}. {right}" in unsure.text
+    [following] = await bot.handle(ChoiceMade(unsure.choices[-1].token, who, channel()))
+    assert q.prompt in following.text
+    [passed] = await bot.handle(pressed(following, next(k for k, t in letters(following).items() if t == right)))
+    assert passed.text.startswith("✅ Correct.")
+
+
+async def test_an_order_card_is_graded_and_explained_by_the_numbers_its_review_shows(bot, clock) -> None:
+    """A review's order question: the shown numbers typed are read in that review's order, the
+    feedback lists each step with the number it was shown with, and so does "I don't know"."""
+    who = learner()
+    for done in ("core-q1", "core-q2"):
+        await plant(bot, who, done, "2026-12-30T09:00:00+00:00")
+    order = questions(bot)[2]
+    card = await review(bot, who)
+    assert order.prompt in card.text and "new card" in card.text
+    shown = step_numbers(card)
+    typed = [shown[step] for step in order.steps]
+    typed[0], typed[1] = typed[1], typed[0]  # the first two swapped: two steps in their place
+    [feedback] = await bot.handle(TextSubmitted(card.form.token, " ".join(typed), who, channel()))
+    assert "❌ 2 of 4 in the right place." in feedback.text
+    assert f"The right order: {' '.join(shown[step] for step in order.steps)}" in feedback.text
+    assert all(f"({shown[step]}) {step}" in feedback.text for step in order.steps)
+    clock.advance(3600)
+    again = await review(bot, who)
+    [unsure] = await bot.handle(said_dont_know(again, who))
+    assert all(f"({step_numbers(again)[step]}) {step}" in unsure.text for step in order.steps)
+    [following] = await bot.handle(ChoiceMade(unsure.choices[-1].token, who, channel()))
+    numbers = step_numbers(following)
+    [passed] = await bot.handle(TextSubmitted(following.form.token, " ".join(numbers[s] for s in order.steps),
+                                              who, channel()))
+    assert passed.text.startswith("✅ Right order.")
