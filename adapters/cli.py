@@ -4,7 +4,8 @@ disputes export.
 `.env` in the working directory is read first; a variable already in the environment wins.
 Every failure is one line on stderr, `studybot: <what>: <what to do>`, with exit status 2
 (`validate` exits 1 when it finds problems, `health` 1 when unhealthy); `--debug` shows the
-traceback instead.
+traceback instead. Output cut short by its reader (`studybot health | head -3`) ends quietly with
+status 141, as `ls | head` does.
 """
 
 from __future__ import annotations
@@ -47,12 +48,16 @@ from bot.core.suggest import did_you_mean
 from bot.features import results
 from bot.reports.dispute_examples import by_lesson, examples_yaml
 from bot.runtime.app import RELOAD_LOG, StudyBot, settings_problems
+from bot.runtime.scheduler import TICK
 from bot.store import Store, moving, postgres_engine, sqlite_engine
 from bot.store.installs import Install, read_installs
 
-HEALTHY_WITHIN = timedelta(seconds=90)
+# A process whose last beat is older is not running (killed, or hung): the scheduler beats every tick,
+# and a busy database delays a beat by seconds, never this long.
+RUNNING_WITHIN = timedelta(seconds=30 * TICK)
 GIVEN_UP_WITHIN = timedelta(days=1)  # health lists the timers given up this recently
 FAILED = 2  # the exit status of every failure
+PIPE_CLOSED = 128 + signal.SIGPIPE  # the exit status once stdout's reader went away (a shell's for `ls | head`)
 DISPUTES_FOLDER = "@disputes"  # under STUDYBOT_RESULTS_DIR; '@' is escaped in every cohort's folder name
 ENV_FILE = Path(".env")
 
@@ -269,6 +274,8 @@ async def migrate_db(settings: Settings, url: str) -> int:
     moved = await moving.move(settings.db_path, url)
     for table, rows in moved.counts.items():
         print(f"{table}: {rows} row(s)")
+    for table, why in moving.NOT_COPIED.items():
+        print(f"{table}: not copied ({why})")
     print(f"copied {moved.rows} row(s) in {len(moved.counts)} tables from {settings.db_path} to "
           f"{postgres_engine.redacted(url)}, every count checked; set STUDYBOT_DATABASE_URL to it and start studybot")
     return 0
@@ -294,18 +301,24 @@ async def health(settings: Settings) -> int:
         where = store.engine.where
     finally:
         await store.close()
-    live = [p for p in processes if clock.now() - p.beat_at <= HEALTHY_WITHIN]
-    beat = processes[0].beat_at if processes else None
-    if not live:
-        print(f"unhealthy: the scheduler's last heartbeat in {where} was {beat or 'never'}; is studybot "
-              "run running on this database?", file=sys.stderr)
+    now = clock.now()
+    running = [p for p in processes if now - p.beat_at <= RUNNING_WITHIN]
+    if not running:
+        last = f" (the last heartbeat was at {processes[0].beat_at.isoformat(timespec='seconds')})" if processes else ""
+        variable = "STUDYBOT_DATABASE_URL" if settings.database_url else "STUDYBOT_DB"
+        print(f"unhealthy: no studybot process is running on {where}{last}; start it with studybot run, or set "
+              f"{variable} to the database it runs on", file=sys.stderr)
         return 1
-    print(f"healthy: heartbeat {int((clock.now() - live[0].beat_at).total_seconds())} s ago, "
-          f"{len(live)} process(es) running")
-    for process in live:
-        print(f"process {process.host} pid {process.pid}{f' ({process.platforms})' if process.platforms else ''}: "
-              f"beat {int((clock.now() - process.beat_at).total_seconds())} s ago, "
-              f"up since {process.started_at.isoformat(timespec='seconds')}")
+    print(f"healthy: heartbeat {int((now - running[0].beat_at).total_seconds())} s ago, "
+          f"{len(running)} process(es) running")
+    for process in processes:  # the running ones, then those that stopped without leaving (latest first)
+        named = f"process {process.host} pid {process.pid}{f' ({process.platforms})' if process.platforms else ''}"
+        if process in running:
+            print(f"{named}: beat {int((now - process.beat_at).total_seconds())} s ago, "
+                  f"up since {process.started_at.isoformat(timespec='seconds')}")
+        else:
+            print(f"{named}: not heard from since {process.beat_at.isoformat(timespec='seconds')}; it stopped "
+                  "without leaving (killed, or its machine went down)")
     for line in workspaces(installs, settings):
         print(line)
     for failed in given_up:  # the process is fine; a channel it cannot post to is the operator's to fix
@@ -452,29 +465,50 @@ def _fail(message: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    try:
+        try:
+            code = _main(argv)
+        finally:
+            sys.stdout.flush()  # output still buffered meets a closed pipe here, not at exit
+    except BrokenPipeError:
+        code = _reader_gone()
+    sys.exit(code)
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        code = _command(args)
+        return _command(args)
     except KeyboardInterrupt:
-        code = 0  # Ctrl-C in the console chat
+        return 0  # Ctrl-C in the console chat
+    except BrokenPipeError:
+        raise  # not a failure: the reader of the output went away (see main)
     except ContentErrors as exc:
         if args.debug:
             raise
         for problem in exc.problems:
             _fail(str(problem))
-        code = FAILED
+        return FAILED
     except SetupError as exc:
         if args.debug:
             raise
         _fail(str(exc))
-        code = FAILED
+        return FAILED
     except Exception as exc:
         if args.debug:
             raise
         _fail(f"unexpected {type(exc).__name__}: {str(exc)[:200]}; run it again with --debug to see the traceback, "
               "and report it")
-        code = FAILED
-    sys.exit(code)
+        return FAILED
+
+
+def _reader_gone() -> int:
+    """The reader of stdout went away (`studybot health | head -3`): end quietly, as `ls | head` does, with
+    the status a shell shows for it."""
+    nowhere = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(nowhere, sys.stdout.fileno())  # what is still buffered goes nowhere at exit, with no error
+    os.close(nowhere)
+    return PIPE_CLOSED
 
 
 if __name__ == "__main__":

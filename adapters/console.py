@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import re
 import signal
 import sys
@@ -97,6 +98,7 @@ class ConsoleChat(ChatAdapter):
         self._replying = False  # printing the replies to a typed line (else a message arrived on its own)
         self._chosen_in: str | None = None  # the message whose choice was just made (a form it opens is its)
         self._retyped: Form | None = None  # the form just answered, kept if the reply asks for the text again
+        self.unread = False  # the reader of the output went away (`studybot console | head`): the chat ends
 
     @property
     def prompt(self) -> str:
@@ -189,7 +191,13 @@ class ConsoleChat(ChatAdapter):
         await self.send(replace(reply, text=f"[message {ref.message_id} updated]\n{reply.text}"))
 
     def say(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        """Print a line; once the output's reader has gone, nothing more is printed (and the chat ends)."""
+        if self.unread:
+            return
+        try:
+            print(text, file=self.out, flush=True)
+        except BrokenPipeError:
+            self.unread = True
 
 
 def _either(labels: list[str]) -> str:
@@ -242,7 +250,7 @@ async def run_console(bot: StudyBot, stdin: TextIO = sys.stdin, out: TextIO = sy
     text: str | None = ""
     with _terminal_kept(stdin if reader.tty else None), _interrupt_ends(loop, reader):
         try:
-            while True:
+            while not chat.unread:
                 reader.ask(chat.prompt)
                 text = await reader.lines.get()
                 if text is None or text.strip() in QUIT:
@@ -253,6 +261,8 @@ async def run_console(bot: StudyBot, stdin: TextIO = sys.stdin, out: TextIO = sy
             if text is None and reader.tty:
                 chat.say("")  # end the prompt's line
             chat.say("Bye.")
+    if chat.unread:  # the CLI ends quietly, as for any command whose output was cut short
+        raise BrokenPipeError(errno.EPIPE, "the console's output was closed")
 
 
 @contextlib.contextmanager

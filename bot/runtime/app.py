@@ -163,7 +163,15 @@ class StudyBot:
         return bot
 
     async def close(self) -> None:
-        await self.ctx.store.close()
+        """This process stops: it leaves the processes `studybot health` lists, then the store closes."""
+        store = self.ctx.store
+        if store.engine.failure is None:  # a database deleted or replaced under the bot is left as it is
+            try:
+                await store.processes.leave()
+            except Exception as exc:
+                log.warning("could not remove this process from the database's processes (%s); studybot health "
+                            "lists it as not heard from", type(exc).__name__)
+        await store.close()
 
     async def purge_uninstalled(self) -> None:
         """Delete the scores of workspaces uninstalled longer ago than STUDYBOT_UNINSTALLED_RETENTION_DAYS."""

@@ -27,6 +27,7 @@ log = logging.getLogger("studybot.scheduler")
 
 DELIVERY_TIMEOUT = 30.0  # seconds one timer's deliveries may take before they count as failed
 PURGE_EVERY = 3600.0  # seconds between looks for uninstalled workspaces past their retention
+TICK = 1.0  # seconds between the scheduler's ticks; each tick beats (`studybot health` reads the beats)
 
 
 class Scheduler:
@@ -112,7 +113,7 @@ async def fire_due(bot: StudyBot, outboxes: Mapping[str, Outbox]) -> int:
     return len(tasks)
 
 
-async def run_scheduler(bot: StudyBot, outboxes: Mapping[str, Outbox], interval: float = 1.0) -> None:
+async def run_scheduler(bot: StudyBot, outboxes: Mapping[str, Outbox], interval: float = TICK) -> None:
     """Fire due timers every `interval` seconds until cancelled; the heartbeat says it is alive."""
     scheduler = Scheduler(bot, outboxes)
     purged = asyncio.get_running_loop().time()  # StudyBot.start purged

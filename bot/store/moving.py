@@ -5,6 +5,9 @@ read-only connection; PostgreSQL gets the same schema steps (`migrate`) and must
 rows yet. Every table is copied with COPY, its ids kept, its identity moved past them; before the
 commit each table's count is compared with the file's. A copy that fails or is killed commits
 nothing, so running it again starts from the same empty database.
+
+What the file's processes held is not data, and none of them runs on the new database: their
+heartbeats (`processes`) are not copied, and the timers they had claimed are copied unclaimed.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from bot.store.postgres_engine import PgConn, explain, redacted
 
 COLUMNS = "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?"
 SKIPPED = frozenset({"schema_version"})  # PostgreSQL keeps its own
+NOT_COPIED = {"processes": "each process lists itself on the database it runs on"}  # table: why
+RELEASED = {"timers": ("lease_until", "lease_owner")}  # a claim held by a process of the file: copied as NULL
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,7 @@ async def move(source: Path, url: str) -> Moved:
             with closing(sqlite_engine.read_only(source)) as file:
                 return _copy(file, target, url)
     except psycopg.Error as exc:
-        raise StoreUnavailable(explain(url, exc)) from exc
+        raise StoreUnavailable(explain(url, exc, given_in="the --to URL")) from exc
 
 
 def _tables(file: sqlite3.Connection) -> list[str]:
@@ -78,15 +83,16 @@ def _copy(file: sqlite3.Connection, target: PgConn, url: str) -> Moved:
     counts: dict[str, int] = {}
     target.execute("BEGIN")
     try:
-        for table in tables:
+        for table in (t for t in tables if t not in NOT_COPIED):
             columns = [r[1] for r in file.execute(f"PRAGMA table_info({table})")]
             known = {r[0] for r in target.execute(COLUMNS, (table,))}
             if unknown := [c for c in columns if c not in known]:
                 raise SetupError(f"the file's table {table} has a column {unknown[0]!r} that this studybot's schema "
                                  "lacks; give a database made by studybot")
             names = ", ".join(columns)
+            read = ", ".join("NULL" if c in RELEASED.get(table, ()) else c for c in columns)
             with target.conn.cursor().copy(f"COPY {table} ({names}) FROM STDIN") as copy:
-                for row in file.execute(f"SELECT {names} FROM {table}"):
+                for row in file.execute(f"SELECT {read} FROM {table}"):
                     copy.write_row(row)
             counts[table] = file.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
             sequence = target.execute("SELECT pg_get_serial_sequence(?, 'id')", (table,)).fetchone()[0] \

@@ -103,28 +103,29 @@ def redacted(url: str) -> str:
     return f"postgresql://{user}{info.get('host') or 'localhost'}:{info.get('port') or 5432}/{info.get('dbname', '')}"
 
 
-def explain(url: str, exc: Exception) -> str:
-    """One line saying why PostgreSQL cannot be used, and what to do."""
+def explain(url: str, exc: Exception, given_in: str = "STUDYBOT_DATABASE_URL") -> str:
+    """One line saying why PostgreSQL cannot be used, and what to do (to the URL `given_in`, where the
+    user gave it)."""
     where = redacted(url)
     text = " ".join(str(exc).split())
     try:
         info = conninfo_to_dict(url)
     except psycopg.ProgrammingError:
-        return f"STUDYBOT_DATABASE_URL is not a PostgreSQL URL ({text[:100]}); write postgresql://user:password@host/db"
+        return f"{given_in} is not a PostgreSQL URL ({text[:100]}); write postgresql://user:password@host/db"
     if "password authentication failed" in text or "no password supplied" in text:
         return (f"PostgreSQL at {where} refused the password of user {info.get('user', '')!r}; "
-                "put the right password in STUDYBOT_DATABASE_URL")
+                f"put the right password in {given_in}")
     if "does not exist" in text and "database" in text:
         db = info.get("dbname", "")
-        return (f"the database {db!r} does not exist on {where}; create it (createdb {db}) or set "
-                "STUDYBOT_DATABASE_URL to an existing database")
+        return (f"the database {db!r} does not exist on {where}; create it (createdb {db}) or point {given_in} at "
+                "an existing database")
     if "role" in text and "does not exist" in text:
-        return f"PostgreSQL at {where} has no user {info.get('user', '')!r}; create it, or fix STUDYBOT_DATABASE_URL"
+        return f"PostgreSQL at {where} has no user {info.get('user', '')!r}; create it, or fix {given_in}"
     if any(w in text.lower() for w in ("connection refused", "could not connect", "timeout", "could not translate",
                                        "no route", "connection failed", "server closed")):
         return (f"cannot reach PostgreSQL at {where} ({text[:120]}); start it, or fix the host and port in "
-                "STUDYBOT_DATABASE_URL")
-    return f"cannot use PostgreSQL at {where}: {text[:160]}; check STUDYBOT_DATABASE_URL"
+                f"{given_in}")
+    return f"cannot use PostgreSQL at {where}: {text[:160]}; check {given_in}"
 
 
 def connect(url: str) -> psycopg.Connection[Any]:

@@ -1,5 +1,6 @@
 """Processes: each running studybot beats here (host, pid, platforms, when it started and last beat),
-so `studybot health` sees every process on every machine, and a process that stopped beating is known."""
+so `studybot health` sees every process on every machine. A process that stops cleanly leaves (its row
+is deleted); one that was killed stays, silent, until it is forgotten a day later."""
 
 from __future__ import annotations
 
@@ -49,9 +50,14 @@ class Processes:
         self.me = new_id()
         self.platforms = ""  # what this process serves, set by the runner
         self._started = engine.now()
+        self._listed = False  # whether this process has beat: it has a row to delete when it leaves
+        self._left = False
 
     async def beat(self) -> None:
-        """This process is alive (the scheduler beats once a tick); long-silent processes are forgotten."""
+        """This process is alive (the scheduler beats once a tick); long-silent processes are forgotten.
+        A process that left does not come back."""
+        if self._left:
+            return
         now = self._engine.now()
         forget = iso(self._engine.clock.now() - FORGET_AFTER)
         host, pid = socket.gethostname()[:80], os.getpid()
@@ -62,14 +68,18 @@ class Processes:
                       (self.me, host, pid, self.platforms, self._started, now))
             c.execute("DELETE FROM processes WHERE beat_at < ?", (forget,))
 
+        self._listed = True  # before the write: a leave queued meanwhile is committed after it
         await self._engine.write(run)
 
     async def leave(self) -> None:
-        """This process stops (a clean shutdown): it is no longer listed."""
-        await self._engine.write(lambda c: c.execute("DELETE FROM processes WHERE id = ?", (self.me,)))
+        """This process stops (a clean shutdown): it is no longer listed, and beats no more."""
+        self._left = True
+        if self._listed:
+            await self._engine.write(lambda c: c.execute("DELETE FROM processes WHERE id = ?", (self.me,)))
 
     async def listed(self) -> list[Process]:
-        """Every process that beat in the last day, the latest beat first."""
+        """Every process listed (those that beat in the last day, and any left by a killed process with
+        no other beating since), the latest beat first."""
         rows = await self._engine.read("SELECT * FROM processes ORDER BY beat_at DESC, id")
         return [Process(r["id"], r["host"], r["pid"], r["platforms"], datetime.fromisoformat(r["started_at"]),
                         datetime.fromisoformat(r["beat_at"])) for r in rows]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -218,3 +219,52 @@ def test_health_lists_the_timers_given_up_without_failing(studybot: Run, tmp_pat
     assert warning.endswith(": channel_not_found (archived)")
     assert checked.startswith("warning: cohorts.T0001.daily.channel (checked at ")
     assert checked.endswith("): studybot cannot post in channel C0X")
+
+
+@pytest.mark.parametrize("argv, buffered", [
+    (("validate",), False), (("check",), False), (("health",), False), (("console",), False),
+    (("disputes", "export"), False), (("health",), True), (("validate",), True),
+], ids=lambda value: " ".join(value) if isinstance(value, tuple) else "buffered" if value else "unbuffered")
+def test_a_reader_that_went_away_ends_it_quietly(tmp_path: Path, argv: tuple[str, ...], buffered: bool) -> None:
+    """`studybot health | head -3`: once the reader of its output has gone, studybot ends as `ls | head`
+    does, with no word on stderr and the status a shell shows for a closed pipe (128 + SIGPIPE); whether
+    its output is written at once (PYTHONUNBUFFERED, as in the Docker image) or at exit."""
+    async def beating() -> None:  # health has a running process to list
+        store = await Store.open(tmp_path / "bot.db", SystemClock())
+        await store.beat()
+        await store.close()
+
+    asyncio.run(beating())
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SLACK_", "DISCORD_", "STUDYBOT_")) and k != "PYTHONUNBUFFERED"}
+    env.update(STUDYBOT_CONTENT=str(CORE_PACK), STUDYBOT_DB=str(tmp_path / "bot.db"),
+               STUDYBOT_RESULTS_DIR=str(tmp_path / "results"), PYTHONPATH=str(REPO),
+               **({} if buffered else {"PYTHONUNBUFFERED": "1"}))
+    reader, writer = os.pipe()
+    os.close(reader)  # the reader went away before the first line
+    try:
+        done = subprocess.run([sys.executable, "-m", "adapters.cli", *argv], cwd=tmp_path, env=env,
+                              stdin=subprocess.DEVNULL, stdout=writer, stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(writer)
+    assert (done.returncode, done.stderr) == (128 + signal.SIGPIPE, "")
+
+
+def test_a_console_whose_reader_went_away_mid_chat_ends_quietly(tmp_path: Path) -> None:
+    """`studybot console | head -1`: the replies to lines typed after the reader went away are no bug,
+    and the chat ends as at the end of input."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DISCORD_", "STUDYBOT_"))}
+    env.update(STUDYBOT_CONTENT=str(CORE_PACK), STUDYBOT_DB=str(tmp_path / "bot.db"),
+               STUDYBOT_RESULTS_DIR=str(tmp_path / "results"), PYTHONPATH=str(REPO), PYTHONUNBUFFERED="1")
+    console = subprocess.Popen([sys.executable, "-m", "adapters.cli", "console"], cwd=tmp_path, env=env,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert console.stdin is not None and console.stdout is not None
+    try:
+        assert console.stdout.readline().startswith("studybot console.")
+        console.stdout.close()  # the reader goes away after the first line
+        console.stdin.write("/help\n/quiz\n")
+        console.stdin.flush()
+        _, err = console.communicate(timeout=60)
+    finally:
+        console.kill()
+    assert (console.returncode, err) == (128 + signal.SIGPIPE, "")

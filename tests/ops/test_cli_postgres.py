@@ -48,8 +48,8 @@ def test_check_refuses_a_schema_ahead_of_this_studybot(studybot: Run, database: 
 def test_health_lists_the_processes_beating_on_the_database(studybot: Run, database: str) -> None:  # noqa: F811
     code, out, err = studybot("health", STUDYBOT_DATABASE_URL=database)
     assert code == 1 and out == ""
-    assert err.splitlines() == [f"unhealthy: the scheduler's last heartbeat in {redacted(database)} was never; "
-                                "is studybot run running on this database?"]
+    assert err.splitlines() == [f"unhealthy: no studybot process is running on {redacted(database)}; start it with "
+                                "studybot run, or set STUDYBOT_DATABASE_URL to the database it runs on"]
 
     async def beat() -> None:  # a running process's scheduler beats
         store = await Store.open(database, SystemClock())

@@ -8,15 +8,21 @@ import asyncio
 import re
 import sqlite3
 from contextlib import closing
+from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import psycopg
 import pytest
+from pg import with_database
 from simulated_cohort import simulate, start
 from support import choice_for
 
+from bot.core.clock import SystemClock
 from bot.core.messages import Actor, ChoiceMade, Command, Place
 from bot.runtime.app import StudyBot
+from bot.store import Store
+from bot.store.postgres_engine import redacted
 from bot.store.schema import SCHEMA_VERSION
 
 CHART_ID = re.compile(r"chart-[0-9a-f]{8}-[0-9a-f-]{27}")
@@ -109,6 +115,37 @@ async def test_a_freshly_migrated_database_is_accepted_and_an_emptied_file_copie
         pg_server.drop(url)
 
 
+async def test_what_the_files_processes_held_is_not_copied_as_live(tmp_path, pg_server, studybot) -> None:
+    """None of the file's processes runs on the new database: their heartbeats are not copied (health
+    lists no ghost) and a timer one of them had claimed is copied free for any process to claim."""
+    bot, _ = await start(tmp_path)
+    await bot.close()
+    store = await Store.open(tmp_path / "studybot.db", SystemClock())  # a process that beat, then was killed
+    await store.timers.set("reminder:slack:T1:U03", SystemClock().now())
+    assert await store.timers.claim(SystemClock().now(), store.processes.me, timedelta(hours=1))
+    await store.beat()
+    await store.close()
+    url = pg_server.empty_database()
+    try:
+        code, copied, err = await asyncio.to_thread(studybot, "migrate-db", "--to", url)
+        assert code == 0, err
+        code, out, err = await asyncio.to_thread(studybot, "health", STUDYBOT_DATABASE_URL=url)
+        assert (code, out) == (1, "") and err.startswith("unhealthy: no studybot process is running on "), out
+
+        moved = await Store.open(url, SystemClock())
+        try:
+            assert await moved.processes.listed() == []
+            claimed = await moved.timers.claim(SystemClock().now(), "a process on the new database",
+                                               timedelta(seconds=90))
+            assert [c.key for c in claimed] == ["reminder:slack:T1:U03"]
+        finally:
+            await moved.close()
+        assert "timers: 1 row(s)" in copied.splitlines()
+        assert "processes: not copied (each process lists itself on the database it runs on)" in copied.splitlines()
+    finally:
+        pg_server.drop(url)
+
+
 def test_cli_failures_are_one_line(tmp_path, studybot) -> None:
     assert "not a PostgreSQL URL" in one_line(studybot("migrate-db", "--to", "mysql://x@127.0.0.1/db"))
     assert "does not exist" in one_line(studybot("migrate-db", "--to", "postgresql://x@127.0.0.1:1/db"))
@@ -116,3 +153,18 @@ def test_cli_failures_are_one_line(tmp_path, studybot) -> None:
     line = one_line(studybot("migrate-db", "--to", "postgresql://studybot@127.0.0.1:1/db"))
     assert "cannot reach PostgreSQL at postgresql://studybot@127.0.0.1:1/db" in line
     assert "--to" in one_line(studybot("migrate-db"))  # the URL is required
+
+
+@pytest.mark.parametrize("problem", ["no such database", "no such user", "unreachable"])
+def test_a_target_it_cannot_use_is_named_as_given_with_to(tmp_path, pg_server, studybot, problem: str) -> None:
+    """The advice names the --to URL the user typed, not STUDYBOT_DATABASE_URL (which migrate-db does not read)."""
+    sqlite3.connect(tmp_path / "studybot.db").close()
+    host = urlsplit(pg_server.url).netloc.rpartition("@")[2]
+    url = {"no such database": with_database(pg_server.url, "studybot_no_such_db"),
+           "no such user": urlsplit(pg_server.url)._replace(netloc=f"studybot_no_such_user@{host}").geturl(),
+           "unreachable": "postgresql://studybot@127.0.0.1:1/db"}[problem]
+    line = one_line(studybot("migrate-db", "--to", url))
+    assert "the --to URL" in line and "STUDYBOT_DATABASE_URL" not in line, line
+    if problem == "no such database":
+        assert line.endswith("does not exist on " + redacted(url) + "; create it (createdb studybot_no_such_db) or "
+                             "point the --to URL at an existing database"), line
