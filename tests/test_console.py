@@ -340,3 +340,20 @@ async def test_a_round_question_arriving_never_retargets_a_pending_choice(tmp_pa
         assert chat.form is None and chat.prompt == "> "
     finally:
         await bot.close()
+
+
+async def test_one_question_rounds_and_one_teachback_attempt_are_counted_in_the_singular(tmp_path: Path) -> None:
+    lesson = next(iter(load_library(CORE_PACK).lessons.values()))
+    clock = FixedClock("2026-11-30T08:00:00+00:00")
+    bot, chat, out = await start_chat(tmp_path, clock)
+    try:
+        await chat.line("/quiz round 1 seconds:10")
+        assert "Round started: 1 question, 10 s each." in out.getvalue()
+        prompt = lesson.prompts[0]
+        await chat.line(f"/teachback {prompt.id}")
+        await chat.line(". ".join(k.accept[0] for k in prompt.key_points))
+        await chat.line("/insights")
+        assert f"{prompt.id}" in out.getvalue() and ": 1 attempt\n" in out.getvalue()
+    finally:
+        await bot.close()
+

@@ -13,7 +13,7 @@ import logging
 from datetime import datetime, timedelta
 
 from bot.core.errors import StudyError
-from bot.core.messages import Actor, Audience, Choice, ChoiceMade, Command, Reply, TimerKey
+from bot.core.messages import Actor, Audience, Choice, ChoiceMade, Command, Reply, TimerKey, counted
 from bot.features.asking import arrangement, revealed
 from bot.questions.base import Tally
 from bot.runtime.context import Context
@@ -96,18 +96,18 @@ async def start_round(ctx: Context, cmd: Command, words: list[str]) -> list[Repl
         ctx.require_instructor(cmd.actor, "start rounds in this cohort")
     name, count, seconds, practice = parse(ctx, words)
     lesson = ctx.lesson(name)
-    pool, kind = (lesson.practice, "practice questions") if practice else (lesson.questions, "questions")
+    pool, kind = (lesson.practice, "practice question") if practice else (lesson.questions, "question")
     if not pool:
-        raise StudyError(f"Lesson {lesson.id} has no {kind} yet.")
+        raise StudyError(f"Lesson {lesson.id} has no {kind}s yet.")
     if count is not None and not 1 <= count <= len(pool):
-        raise StudyError(f"Lesson {lesson.id} has {len(pool)} {kind}; pick 1 to {len(pool)}.")
+        raise StudyError(f"Lesson {lesson.id} has {counted(len(pool), kind)}; pick 1 to {len(pool)}.")
     chosen = [q.id for q in pool][:count]
     per_question = seconds or ctx.settings.round_seconds
     round_id, first = await ctx.store.rounds.open(cmd.place, cmd.actor, lesson.id, chosen, timer_key,
                                                   ctx.clock.now() + timedelta(seconds=per_question), seconds)
     round_ = await _round(ctx, round_id)
-    started = Reply(f"Round started: {len(chosen)} questions, {per_question} s each. Press Next on a question "
-                    "to reveal it early; /quiz round stop ends it.")
+    started = Reply(f"Round started: {counted(len(chosen), 'question')}, {per_question} s each. Press Next on a "
+                    "question to reveal it early; /quiz round stop ends it.")
     return [started, _question(ctx, round_, first)]
 
 
@@ -254,7 +254,7 @@ async def _summary(ctx: Context, round_: Round, note: str = "") -> Reply:
     scores = await ctx.store.rounds.scores(round_.id)
     asked, total = min(round_.position + 1, len(round_.question_ids)), len(round_.question_ids)
     board = "\n".join(f"{s.display_name}: {s.correct}/{asked}" for s in scores[:10]) or "Nobody answered this time."
-    over = "Round over." if asked == total else f"Round over after {asked} of {total} questions."
+    over = "Round over." if asked == total else f"Round over after {asked} of {counted(total, 'question')}."
     return Reply(f"{over}{note}\n{board}\nPractise privately with /quiz; see the week with /leaderboard.",
                  Audience.PUBLIC, tag=_summary_tag(round_.id), place=round_.place)
 
