@@ -10,6 +10,7 @@ or summary already posted is not posted again.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from bot.core.errors import StudyError
@@ -92,6 +93,9 @@ def parse(ctx: Context, words: list[str]) -> tuple[str, int | None, int | None, 
 
 
 async def start_round(ctx: Context, cmd: Command, words: list[str]) -> list[Reply]:
+    running = await ctx.store.rounds.in_channel(cmd.place)
+    if running is not None:
+        return [await _running(ctx, cmd.actor, running)]
     if ctx.settings.rounds_instructors_only:
         ctx.require_instructor(cmd.actor, "start rounds in this cohort")
     name, count, seconds, practice = parse(ctx, words)
@@ -109,6 +113,24 @@ async def start_round(ctx: Context, cmd: Command, words: list[str]) -> list[Repl
     started = Reply(f"Round started: {counted(len(chosen), 'question')}, {per_question} s each. Press Next on a "
                     "question to reveal it early; /quiz round stop ends it.")
     return [started, _question(ctx, round_, first)]
+
+
+async def _running(ctx: Context, actor: Actor, round_: Round) -> Reply:
+    """The answer to starting a round in a channel that has one: its open question again, privately,
+    to answer there (the post may have scrolled away, or be in an earlier console chat), and how it ends."""
+    steers = _steers(actor, round_)
+    if round_.state is RoundState.PAUSED:
+        return Reply("A round is paused in this channel. " + (
+            "/quiz round resume goes on with it; /quiz round stop ends it." if steers
+            else "Its starter or an instructor can resume it or stop it."))
+    then = ("To start another, end this one with /quiz round stop." if steers
+            else "Another can start once it ends.")
+    prompt = await ctx.store.rounds.prompt_at(round_.id, round_.position)
+    if prompt is None:
+        return Reply(f"A round is already running in this channel. {then}")
+    question = _question(ctx, round_, prompt)
+    return replace(question, text=f"A round is already running in this channel; its question again, to answer "
+                                  f"here. {then}\n{question.text}", audience=Audience.PRIVATE, tag=None, place=None)
 
 
 async def stop_round(ctx: Context, cmd: Command) -> list[Reply]:
@@ -132,8 +154,13 @@ async def resume_round(ctx: Context, cmd: Command) -> list[Reply]:
     return [Reply("Round resumed."), _question(ctx, await _round(ctx, round_.id), prompt)]
 
 
+def _steers(actor: Actor, round_: Round) -> bool:
+    """Whether `actor` may stop, resume or move on this round: its starter or an instructor."""
+    return actor.user_id == round_.starter or actor.is_instructor
+
+
 def _may_steer(actor: Actor, round_: Round, what: str) -> None:
-    if actor.user_id != round_.starter and not actor.is_instructor:
+    if not _steers(actor, round_):
         raise StudyError(f"Only the person who started the round (or an instructor) can {what}.")
 
 
