@@ -357,3 +357,37 @@ async def test_one_question_rounds_and_one_teachback_attempt_are_counted_in_the_
     finally:
         await bot.close()
 
+
+def right_label(question, asked: str) -> str:
+    """The label shown before a multiple-choice question's right option."""
+    right = question.choices[question.correct_index].text
+    return next(line.split(".", 1)[0] for line in asked.splitlines() if line.endswith(right))
+
+
+async def test_a_round_question_above_round_started_is_answered(tmp_path: Path) -> None:
+    """The round's question is printed, then "Round started" under it: the question's choices still
+    answer the next line (a reply without choices to the same line keeps them), and the next line
+    typed takes them away again (a label answers only what answered the last line)."""
+    question = next(iter(load_library(CORE_PACK).lessons.values())).questions[0]
+    clock = FixedClock("2026-11-30T08:00:00+00:00")
+    bot, chat, out = await start_chat(tmp_path, clock)
+    try:
+        await chat.line("/quiz round 2 seconds:10")
+        asked = out.getvalue()
+        assert asked.index("Round · question 1 of 2") < asked.index("Round started: 2 questions, 10 s each.")
+        label = right_label(question, asked)
+        await chat.line(label.lower())
+        assert "✅" in out.getvalue()[len(asked):]
+        clock.set("2026-11-30T08:00:10+00:00")
+        await fire_due(bot, {"console": chat})  # question 1 revealed, question 2 posted on its own
+        assert "1 answered, 1 correct" in out.getvalue()
+        await chat.line("/glossary fsdp")
+        await chat.line("1")  # question 2's Answer, but a line was typed since it was shown
+        assert "1 is not a choice here" in out.getvalue().rsplit("Fully Sharded Data Parallel", 1)[1]
+        await chat.line("/quiz round stop")
+        clock.set("2026-11-30T08:00:11+00:00")
+        await fire_due(bot, {"console": chat})
+        assert "Round over after 2 of 2 questions" not in out.getvalue() and "\nlearner: 1/2\n" in out.getvalue()
+    finally:
+        await bot.close()
+
