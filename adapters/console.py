@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import secrets
 import signal
 import sys
 import threading
@@ -93,6 +94,7 @@ class ConsoleChat(ChatAdapter):
         self.form: Form | None = None  # the form waiting for the next line
         self._origin: dict[str, str] = {}  # the message each pending choice (and "form") came in
         self.shown_file = False  # whether this line's replies showed a file sent by DM
+        self._chat_mark = secrets.token_hex(4)  # in each message id: an earlier chat's post is told apart
         self._posted = 0
         self._replying = False  # printing the replies to a typed line (else a message arrived on its own)
         self._answered = False  # whether a reply to the line being handled was printed yet
@@ -148,7 +150,7 @@ class ConsoleChat(ChatAdapter):
         came on its own, add theirs to the ones pending."""
         self.say(reply.text.replace("**", ""))  # the core's bold markers mean nothing in a terminal
         self._posted += 1
-        here = str(self._posted)
+        here = f"{self._chat_mark}.{self._posted}"
         pending = {} if self._replying and not self._answered else self.choices
         self._answered = self._answered or self._replying
         taken = sorted(k for k in pending if not k.isdecimal()
@@ -189,7 +191,9 @@ class ConsoleChat(ChatAdapter):
         self.choices = {k: v for k, v in self.choices.items() if self._origin.get(k) != ref.message_id}
         if self.form is not None and self._origin.get("form") == ref.message_id:
             self.form = None
-        await self.send(replace(reply, text=f"[message {ref.message_id} updated]\n{reply.text}"))
+        mark, _, number = ref.message_id.rpartition(".")
+        which = f"message {number}" if mark == self._chat_mark else "a message of an earlier chat"
+        await self.send(replace(reply, text=f"[{which} updated]\n{reply.text}"))
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)

@@ -391,3 +391,23 @@ async def test_a_round_question_above_round_started_is_answered(tmp_path: Path) 
     finally:
         await bot.close()
 
+
+async def test_a_reveal_of_an_earlier_chats_post_leaves_this_chats_choices(tmp_path: Path) -> None:
+    """Each console chat counts its messages from 1: the reveal of a round question posted in an
+    earlier chat must not close the choices of this chat's message with the same number."""
+    question = next(iter(load_library(CORE_PACK).lessons.values())).questions[0]
+    clock = FixedClock("2026-11-30T08:00:00+00:00")
+    bot, first, _ = await start_chat(tmp_path, clock)
+    out = io.StringIO()
+    later = ConsoleChat(bot, out)
+    try:
+        await first.line("/quiz round 1 seconds:10")
+        await later.line("/quiz")  # the practice question: this chat's first message
+        asked = out.getvalue()
+        clock.set("2026-11-30T08:00:10+00:00")
+        await fire_due(bot, {"console": later})  # the round's question revealed, and its summary
+        assert "Round over." in out.getvalue() and "[message 1 updated]" not in out.getvalue()
+        await later.line(right_label(question, asked))
+        assert "✅" in out.getvalue().rsplit("Round over.", 1)[1]
+    finally:
+        await bot.close()
