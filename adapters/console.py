@@ -10,13 +10,15 @@ ones, so a number typed never lands on another question than the one it was read
 it takes over are said to. A form's answer is the next line typed; its reply ends the form,
 unless it asks for the text again (nothing was recorded). In a terminal, lines are read with the
 standard `readline` (arrow keys edit the line, up and down walk the history); Ctrl-D or Ctrl-C
-end the chat at any prompt. Timers (a round's reveal) fire in the background.
+end the chat at any prompt. Timers (a round's reveal) fire in the background, and what is due
+when the chat ends (a stopped round's summary) is shown before it does.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
 import secrets
 import signal
@@ -39,7 +41,9 @@ from bot.core.messages import (
     TextSubmitted,
 )
 from bot.runtime.app import StudyBot
-from bot.runtime.scheduler import run_scheduler
+from bot.runtime.scheduler import fire_due, run_scheduler
+
+log = logging.getLogger("studybot.console")
 
 PLATFORM, COHORT, CHANNEL = "console", "local", "console"
 BANNER = "studybot console. Type /help for the commands, /quit (or Ctrl-D) to leave."
@@ -257,9 +261,20 @@ async def run_console(bot: StudyBot, stdin: TextIO = sys.stdin, out: TextIO = sy
                 await chat.line(text)
         finally:
             ticker.cancel()
+            await asyncio.wait({ticker})  # its deliveries under way end first
+            await _deliver_due(bot, chat)
             if text is None and reader.tty:
                 chat.say("")  # end the prompt's line
             chat.say("Bye.")
+
+
+async def _deliver_due(bot: StudyBot, chat: ConsoleChat) -> None:
+    """Show what came due since the scheduler last looked (a stopped round's summary, when the
+    input ended right after /quiz round stop) before the chat ends, rather than in the next one."""
+    try:
+        await fire_due(bot, {PLATFORM: chat})
+    except Exception:
+        log.exception("cannot read the due timers; they are shown in the next chat")
 
 
 @contextlib.contextmanager

@@ -392,6 +392,46 @@ async def test_a_round_question_above_round_started_is_answered(tmp_path: Path) 
         await bot.close()
 
 
+async def test_a_later_chat_sees_the_running_rounds_question_and_answers_it(tmp_path: Path) -> None:
+    """A round left running when one console chat ended: in the next one, /quiz round shows its question
+    again to answer, and says how to stop it; stopped there, its summary follows while the console waits."""
+    question = next(iter(load_library(CORE_PACK).lessons.values())).questions[0]
+    console = await Console.start(tmp_path, CORE_PACK)
+    try:
+        await console.expect("Type /help")
+        await console.type("/quiz round")
+        await console.expect("Round started")
+        assert await console.quit() == 0
+    finally:
+        if console.proc.returncode is None:
+            console.proc.kill()
+
+    console = await Console.start(tmp_path, CORE_PACK)
+    try:
+        await console.expect("Type /help")
+        await console.type("/quiz round")
+        again = await console.reply()
+        assert "A round is already running" in again and "/quiz round stop" in again and question.prompt in again
+        await console.type(right_label(question, again))
+        assert "✅" in await console.reply()
+        await console.type("/quiz round stop")
+        await console.expect("Round stopped")
+        summary = await console.expect("Practise privately", timeout=5)  # the scheduler runs while it waits
+        assert "Round over after 1 of 4 questions." in summary and "\nlearner: 1/1\n" in summary
+        assert await console.quit() == 0
+    finally:
+        if console.proc.returncode is None:
+            console.proc.kill()
+
+
+def test_a_round_stopped_just_before_the_input_ends_still_shows_its_summary(tmp_path: Path) -> None:
+    """Piped lines end at once: what came due meanwhile (the stopped round's summary) is shown before Bye."""
+    total = len(next(iter(load_library(CONTENT).lessons.values())).questions)
+    out = run_console(tmp_path, ["/quiz round", "/quiz round stop"])
+    assert "Round stopped" in out
+    assert out.index(f"Round over after 1 of {total} questions.") < out.index("Bye.")
+
+
 async def test_a_reveal_of_an_earlier_chats_post_leaves_this_chats_choices(tmp_path: Path) -> None:
     """Each console chat counts its messages from 1: the reveal of a round question posted in an
     earlier chat must not close the choices of this chat's message with the same number."""
