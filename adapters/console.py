@@ -1,16 +1,17 @@
 """The console chat: the same command lines as the platforms, in a terminal, with no network.
 
 Choices are shown one a line under one label each: the letter a multiple-choice option already
-has (`A. …`), else a number, numbered afresh in each reply to what you typed. A label answers
-only the message just above it: once another message was shown it is refused, and at a form's
+has (`A. …`), else a number, numbered afresh for each line typed. A label answers only the
+messages that answered the last line typed (a note under a question, such as "Round started",
+leaves the question's choices open): once another line is typed it is refused, and at a form's
 prompt (a short answer, an order) a number is part of the answer. A message that arrives on its
 own (a round's next question) while a choice is pending numbers its choices after the pending
 ones, so a number typed never lands on another question than the one it was read on; letters
 it takes over are said to. A form's answer is the next line typed; its reply ends the form,
 unless it asks for the text again (nothing was recorded). In a terminal, lines are read with the
 standard `readline` (arrow keys edit the line, up and down walk the history); Ctrl-D or Ctrl-C
-end the chat at any prompt. Timers (a round's
-reveal) fire in the background.
+end the chat at any prompt. Timers (a round's reveal) fire in the background, and what is due
+when the chat ends (a stopped round's summary) is shown before it does.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import logging
 import re
+import secrets
 import signal
 import sys
 import threading
@@ -39,7 +42,9 @@ from bot.core.messages import (
     TextSubmitted,
 )
 from bot.runtime.app import StudyBot
-from bot.runtime.scheduler import run_scheduler
+from bot.runtime.scheduler import fire_due, run_scheduler
+
+log = logging.getLogger("studybot.console")
 
 PLATFORM, COHORT, CHANNEL = "console", "local", "console"
 BANNER = "studybot console. Type /help for the commands, /quit (or Ctrl-D) to leave."
@@ -94,8 +99,10 @@ class ConsoleChat(ChatAdapter):
         self.form: Form | None = None  # the form waiting for the next line
         self._origin: dict[str, str] = {}  # the message each pending choice (and "form") came in
         self.shown_file = False  # whether this line's replies showed a file sent by DM
+        self._chat_mark = secrets.token_hex(4)  # in each message id: an earlier chat's post is told apart
         self._posted = 0
         self._replying = False  # printing the replies to a typed line (else a message arrived on its own)
+        self._answered = False  # whether a reply to the line being handled was printed yet
         self._chosen_in: str | None = None  # the message whose choice was just made (a form it opens is its)
         self._retyped: Form | None = None  # the form just answered, kept if the reply asks for the text again
         self.unread = False  # the reader of the output went away (`studybot console | head`): the chat ends
@@ -130,7 +137,7 @@ class ConsoleChat(ChatAdapter):
                                                                 if self.choices else "."))
             return
         self.shown_file = False
-        self._replying = True
+        self._replying, self._answered = True, False
         if isinstance(event, TextSubmitted):  # answered: the next line is no longer an attempt, unless
             self._retyped, self.form = self.form, None  # the reply asks for it again (see send)
 
@@ -144,11 +151,14 @@ class ConsoleChat(ChatAdapter):
 
     async def send(self, reply: Reply) -> MessageRef:
         """The console's Outbox: print the reply; its choices or its form are what the next line
-        answers (a message with neither leaves a waiting form, never old choices)."""
+        answers. The first reply to a typed line drops the choices shown before it (a message with
+        neither leaves a waiting form, never old choices); the replies after it, and a message that
+        came on its own, add theirs to the ones pending."""
         self.say(reply.text.replace("**", ""))  # the core's bold markers mean nothing in a terminal
         self._posted += 1
-        here = str(self._posted)
-        pending = {} if self._replying else self.choices  # a message that came on its own keeps them
+        here = f"{self._chat_mark}.{self._posted}"
+        pending = {} if self._replying and not self._answered else self.choices
+        self._answered = self._answered or self._replying
         taken = sorted(k for k in pending if not k.isdecimal()
                        and any(LETTERED.match(c.label) and c.label[0] == k for c in reply.choices))
         choices = {k: v for k, v in pending.items() if k not in taken}
@@ -165,8 +175,7 @@ class ConsoleChat(ChatAdapter):
             self._origin[key] = here
         if taken:
             self.say(f"({', '.join(taken)} now answer this message, no longer the one before.)")
-        if reply.choices or self._replying:
-            self.choices = choices
+        self.choices = choices
         if reply.choices and self._replying:
             self.form = None
         if reply.form:
@@ -188,7 +197,9 @@ class ConsoleChat(ChatAdapter):
         self.choices = {k: v for k, v in self.choices.items() if self._origin.get(k) != ref.message_id}
         if self.form is not None and self._origin.get("form") == ref.message_id:
             self.form = None
-        await self.send(replace(reply, text=f"[message {ref.message_id} updated]\n{reply.text}"))
+        mark, _, number = ref.message_id.rpartition(".")
+        which = f"message {number}" if mark == self._chat_mark else "a message of an earlier chat"
+        await self.send(replace(reply, text=f"[{which} updated]\n{reply.text}"))
 
     def say(self, text: str) -> None:
         """Print a line; once the output's reader has gone, nothing more is printed (and the chat ends)."""
@@ -258,11 +269,22 @@ async def run_console(bot: StudyBot, stdin: TextIO = sys.stdin, out: TextIO = sy
                 await chat.line(text)
         finally:
             ticker.cancel()
+            await asyncio.wait({ticker})  # its deliveries under way end first
+            await _deliver_due(bot, chat)
             if text is None and reader.tty:
                 chat.say("")  # end the prompt's line
             chat.say("Bye.")
     if chat.unread:  # the CLI ends quietly, as for any command whose output was cut short
         raise BrokenPipeError(errno.EPIPE, "the console's output was closed")
+
+
+async def _deliver_due(bot: StudyBot, chat: ConsoleChat) -> None:
+    """Show what came due since the scheduler last looked (a stopped round's summary, when the
+    input ended right after /quiz round stop) before the chat ends, rather than in the next one."""
+    try:
+        await fire_due(bot, {PLATFORM: chat})
+    except Exception:
+        log.exception("cannot read the due timers; they are shown in the next chat")
 
 
 @contextlib.contextmanager

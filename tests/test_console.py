@@ -342,6 +342,117 @@ async def test_a_round_question_arriving_never_retargets_a_pending_choice(tmp_pa
         await bot.close()
 
 
+async def test_one_question_rounds_and_one_teachback_attempt_are_counted_in_the_singular(tmp_path: Path) -> None:
+    lesson = next(iter(load_library(CORE_PACK).lessons.values()))
+    clock = FixedClock("2026-11-30T08:00:00+00:00")
+    bot, chat, out = await start_chat(tmp_path, clock)
+    try:
+        await chat.line("/quiz round 1 seconds:10")
+        assert "Round started: 1 question, 10 s each." in out.getvalue()
+        prompt = lesson.prompts[0]
+        await chat.line(f"/teachback {prompt.id}")
+        await chat.line(". ".join(k.accept[0] for k in prompt.key_points))
+        await chat.line("/insights")
+        assert f"{prompt.id}" in out.getvalue() and ": 1 attempt\n" in out.getvalue()
+    finally:
+        await bot.close()
+
+
+def right_label(question, asked: str) -> str:
+    """The label shown before a multiple-choice question's right option."""
+    right = question.choices[question.correct_index].text
+    return next(line.split(".", 1)[0] for line in asked.splitlines() if line.endswith(right))
+
+
+async def test_a_round_question_above_round_started_is_answered(tmp_path: Path) -> None:
+    """The round's question is printed, then "Round started" under it: the question's choices still
+    answer the next line (a reply without choices to the same line keeps them), and the next line
+    typed takes them away again (a label answers only what answered the last line)."""
+    question = next(iter(load_library(CORE_PACK).lessons.values())).questions[0]
+    clock = FixedClock("2026-11-30T08:00:00+00:00")
+    bot, chat, out = await start_chat(tmp_path, clock)
+    try:
+        await chat.line("/quiz round 2 seconds:10")
+        asked = out.getvalue()
+        assert asked.index("Round · question 1 of 2") < asked.index("Round started: 2 questions, 10 s each.")
+        label = right_label(question, asked)
+        await chat.line(label.lower())
+        assert "✅" in out.getvalue()[len(asked):]
+        clock.set("2026-11-30T08:00:10+00:00")
+        await fire_due(bot, {"console": chat})  # question 1 revealed, question 2 posted on its own
+        assert "1 answered, 1 correct" in out.getvalue()
+        await chat.line("/glossary fsdp")
+        await chat.line("1")  # question 2's Answer, but a line was typed since it was shown
+        assert "1 is not a choice here" in out.getvalue().rsplit("Fully Sharded Data Parallel", 1)[1]
+        await chat.line("/quiz round stop")
+        clock.set("2026-11-30T08:00:11+00:00")
+        await fire_due(bot, {"console": chat})
+        assert "Round over after 2 of 2 questions" not in out.getvalue() and "\nlearner: 1/2\n" in out.getvalue()
+    finally:
+        await bot.close()
+
+
+async def test_a_later_chat_sees_the_running_rounds_question_and_answers_it(tmp_path: Path) -> None:
+    """A round left running when one console chat ended: in the next one, /quiz round shows its question
+    again to answer, and says how to stop it; stopped there, its summary follows while the console waits."""
+    question = next(iter(load_library(CORE_PACK).lessons.values())).questions[0]
+    console = await Console.start(tmp_path, CORE_PACK)
+    try:
+        await console.expect("Type /help")
+        await console.type("/quiz round")
+        await console.expect("Round started")
+        assert await console.quit() == 0
+    finally:
+        if console.proc.returncode is None:
+            console.proc.kill()
+
+    console = await Console.start(tmp_path, CORE_PACK)
+    try:
+        await console.expect("Type /help")
+        await console.type("/quiz round")
+        again = await console.reply()
+        assert "A round is already running" in again and "/quiz round stop" in again and question.prompt in again
+        await console.type(right_label(question, again))
+        assert "✅" in await console.reply()
+        await console.type("/quiz round stop")
+        await console.expect("Round stopped")
+        summary = await console.expect("Practise privately", timeout=5)  # the scheduler runs while it waits
+        assert "Round over after 1 of 4 questions." in summary and "\nlearner: 1/1\n" in summary
+        assert await console.quit() == 0
+    finally:
+        if console.proc.returncode is None:
+            console.proc.kill()
+
+
+def test_a_round_stopped_just_before_the_input_ends_still_shows_its_summary(tmp_path: Path) -> None:
+    """Piped lines end at once: what came due meanwhile (the stopped round's summary) is shown before Bye."""
+    total = len(next(iter(load_library(CONTENT).lessons.values())).questions)
+    out = run_console(tmp_path, ["/quiz round", "/quiz round stop"])
+    assert "Round stopped" in out
+    assert out.index(f"Round over after 1 of {total} questions.") < out.index("Bye.")
+
+
+async def test_a_reveal_of_an_earlier_chats_post_leaves_this_chats_choices(tmp_path: Path) -> None:
+    """Each console chat counts its messages from 1: the reveal of a round question posted in an
+    earlier chat must not close the choices of this chat's message with the same number."""
+    question = next(iter(load_library(CORE_PACK).lessons.values())).questions[0]
+    clock = FixedClock("2026-11-30T08:00:00+00:00")
+    bot, first, _ = await start_chat(tmp_path, clock)
+    out = io.StringIO()
+    later = ConsoleChat(bot, out)
+    try:
+        await first.line("/quiz round 1 seconds:10")
+        await later.line("/quiz")  # the practice question: this chat's first message
+        asked = out.getvalue()
+        clock.set("2026-11-30T08:00:10+00:00")
+        await fire_due(bot, {"console": later})  # the round's question revealed, and its summary
+        assert "Round over." in out.getvalue() and "[message 1 updated]" not in out.getvalue()
+        await later.line(right_label(question, asked))
+        assert "✅" in out.getvalue().rsplit("Round over.", 1)[1]
+    finally:
+        await bot.close()
+
+
 async def test_a_review_on_the_console_answers_by_what_it_shows(tmp_path: Path) -> None:
     """/quiz shows a question in the learner's order and /review in one of its own: the letter typed
     answers the review card just above, in the feedback and the stored answer. "I don't know" says

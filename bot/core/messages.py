@@ -29,6 +29,11 @@ def fit(text: str, limit: int, note: str = "…") -> str:
     return text[: max(0, limit - len(note))] + note
 
 
+def counted(n: int, noun: str) -> str:
+    """A count with its noun, singular or plural: "1 question", "2 questions"."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 class Audience(StrEnum):
     PUBLIC = "public"  # the channel
     PRIVATE = "private"  # ephemeral where the platform has it, else a direct message

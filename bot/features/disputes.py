@@ -10,7 +10,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.core.errors import StoreBusy, StudyError
-from bot.core.messages import Audience, Choice, ChoiceMade, Command, Form, Place, Reply, TextSubmitted, TimerKey
+from bot.core.messages import (
+    Audience,
+    Choice,
+    ChoiceMade,
+    Command,
+    Form,
+    Place,
+    Reply,
+    TextSubmitted,
+    TimerKey,
+    counted,
+)
 from bot.runtime.context import Context
 from bot.runtime.feature import Feature, TimerSpec
 from bot.store.model import Dispute, Disputed, DisputeState, Prompt, PromptKind
@@ -45,8 +56,8 @@ async def on_ask(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -
         return [Reply("You already asked your instructor about this answer; you will hear back by direct message "
                       "once they have looked at it.")]
     if opened.dispute is None and opened.open:
-        raise StudyError(f"You have {opened.open} questions waiting for your instructor, the most at once. You can "
-                         "ask about this answer once one of them is settled.")
+        raise StudyError(f"You have {counted(opened.open, 'question')} waiting for your instructor, the most at "
+                         "once. You can ask about this answer once one of them is settled.")
     if opened.dispute is None:
         raise StudyError("That answer is no longer stored, so it cannot be sent to your instructor.")
     return [Reply("Sent to your instructor, with your answer and the rubric's verdict. You will hear back by "

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from bot.core.errors import StudyError
-from bot.core.messages import MAX_TEXT, Attachment, Audience, Command, Reply
+from bot.core.messages import MAX_TEXT, Attachment, Audience, Command, Reply, counted
 from bot.features import results
 from bot.reports import cohort_csv, cohort_report
 from bot.reports.cohort_figures import (
@@ -61,7 +61,7 @@ def question_line(f: QuestionFigures) -> str:
 
 
 def teachback_line(t: TeachbackFigures) -> str:
-    line = f"• {titled(t.prompt.id, t.prompt.prompt)}: {t.attempts} attempts"
+    line = f"• {titled(t.prompt.id, t.prompt.prompt)}: {counted(t.attempts, 'attempt')}"
     return line + (f"; most missed: {_counted(t.missed)}" if t.missed else "")
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from bot.core.clock import iso_week
-from bot.core.messages import Actor, Command, Reply
+from bot.core.messages import Actor, Command, Reply, counted
 from bot.features import review
 from bot.runtime.commands import command
 from bot.runtime.context import Context
@@ -16,18 +16,13 @@ from bot.store.model import TeachbackCount
 MISSED = 3  # key points named
 
 
-def counted(n: int, word: str) -> str:
-    """"1 point", "2 points"."""
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def trend_line(this: tuple[int, int] | None, last: tuple[int, int] | None) -> str:
     """This week's answers (practice too) and share right, beside last week's, with the direction in words."""
 
     def week(counts: tuple[int, int] | None) -> str:
         if not counts:
             return "no answers"
-        return f"{counts[0]} answer{'' if counts[0] == 1 else 's'}, {round(100 * counts[1] / counts[0])}% right"
+        return f"{counted(counts[0], 'answer')}, {round(100 * counts[1] / counts[0])}% right"
 
     line = f"  this week: {week(this)} · last week: {week(last)}"
     if this and last:
@@ -77,7 +72,7 @@ async def progress(ctx: Context, cmd: Command) -> list[Reply]:
     day_ends = ctx.end_of_local_day(cmd.actor.in_cohort)
     due_today = [c for c in cards if c.due < day_ends]  # the cards are loaded anyway
     chance = review.recall(ctx, [c.state for c in cards])
-    lines.append(f"Review: {len(due_today)} of {len(cards)} cards due today"
+    lines.append(f"Review: {len(due_today)} of {counted(len(cards), 'card')} due today"
                  + (f"; predicted recall now {chance:.0%}" if chance is not None else "") + " (/review)")
     week = ctx.week(cmd.actor.in_cohort)
     mine_now = await ctx.store.boards.standing(cmd.actor, week, ctx.settings.self_graded)

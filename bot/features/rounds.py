@@ -10,10 +10,11 @@ or summary already posted is not posted again.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from bot.core.errors import StudyError
-from bot.core.messages import Actor, Audience, Choice, ChoiceMade, Command, Reply, TimerKey
+from bot.core.messages import Actor, Audience, Choice, ChoiceMade, Command, Reply, TimerKey, counted
 from bot.features.asking import arrangement, revealed
 from bot.questions.base import Tally
 from bot.runtime.context import Context
@@ -92,23 +93,44 @@ def parse(ctx: Context, words: list[str]) -> tuple[str, int | None, int | None, 
 
 
 async def start_round(ctx: Context, cmd: Command, words: list[str]) -> list[Reply]:
+    running = await ctx.store.rounds.in_channel(cmd.place)
+    if running is not None:
+        return [await _running(ctx, cmd.actor, running)]
     if ctx.settings.rounds_instructors_only:
         ctx.require_instructor(cmd.actor, "start rounds in this cohort")
     name, count, seconds, practice = parse(ctx, words)
     lesson = ctx.lesson(name)
-    pool, kind = (lesson.practice, "practice questions") if practice else (lesson.questions, "questions")
+    pool, kind = (lesson.practice, "practice question") if practice else (lesson.questions, "question")
     if not pool:
-        raise StudyError(f"Lesson {lesson.id} has no {kind} yet.")
+        raise StudyError(f"Lesson {lesson.id} has no {kind}s yet.")
     if count is not None and not 1 <= count <= len(pool):
-        raise StudyError(f"Lesson {lesson.id} has {len(pool)} {kind}; pick 1 to {len(pool)}.")
+        raise StudyError(f"Lesson {lesson.id} has {counted(len(pool), kind)}; pick 1 to {len(pool)}.")
     chosen = [q.id for q in pool][:count]
     per_question = seconds or ctx.settings.round_seconds
     round_id, first = await ctx.store.rounds.open(cmd.place, cmd.actor, lesson.id, chosen, timer_key,
                                                   ctx.clock.now() + timedelta(seconds=per_question), seconds)
     round_ = await _round(ctx, round_id)
-    started = Reply(f"Round started: {len(chosen)} questions, {per_question} s each. Press Next on a question "
-                    "to reveal it early; /quiz round stop ends it.")
+    started = Reply(f"Round started: {counted(len(chosen), 'question')}, {per_question} s each. Press Next on a "
+                    "question to reveal it early; /quiz round stop ends it.")
     return [started, _question(ctx, round_, first)]
+
+
+async def _running(ctx: Context, actor: Actor, round_: Round) -> Reply:
+    """The answer to starting a round in a channel that has one: its open question again, privately,
+    to answer there (the post may have scrolled away, or be in an earlier console chat), and how it ends."""
+    steers = _steers(actor, round_)
+    if round_.state is RoundState.PAUSED:
+        return Reply("A round is paused in this channel. " + (
+            "/quiz round resume goes on with it; /quiz round stop ends it." if steers
+            else "Its starter or an instructor can resume it or stop it."))
+    then = ("To start another, end this one with /quiz round stop." if steers
+            else "Another can start once it ends.")
+    prompt = await ctx.store.rounds.prompt_at(round_.id, round_.position)
+    if prompt is None:
+        return Reply(f"A round is already running in this channel. {then}")
+    question = _question(ctx, round_, prompt)
+    return replace(question, text=f"A round is already running in this channel; its question again, to answer "
+                                  f"here. {then}\n{question.text}", audience=Audience.PRIVATE, tag=None, place=None)
 
 
 async def stop_round(ctx: Context, cmd: Command) -> list[Reply]:
@@ -132,8 +154,13 @@ async def resume_round(ctx: Context, cmd: Command) -> list[Reply]:
     return [Reply("Round resumed."), _question(ctx, await _round(ctx, round_.id), prompt)]
 
 
+def _steers(actor: Actor, round_: Round) -> bool:
+    """Whether `actor` may stop, resume or move on this round: its starter or an instructor."""
+    return actor.user_id == round_.starter or actor.is_instructor
+
+
 def _may_steer(actor: Actor, round_: Round, what: str) -> None:
-    if actor.user_id != round_.starter and not actor.is_instructor:
+    if not _steers(actor, round_):
         raise StudyError(f"Only the person who started the round (or an instructor) can {what}.")
 
 
@@ -254,7 +281,7 @@ async def _summary(ctx: Context, round_: Round, note: str = "") -> Reply:
     scores = await ctx.store.rounds.scores(round_.id)
     asked, total = min(round_.position + 1, len(round_.question_ids)), len(round_.question_ids)
     board = "\n".join(f"{s.display_name}: {s.correct}/{asked}" for s in scores[:10]) or "Nobody answered this time."
-    over = "Round over." if asked == total else f"Round over after {asked} of {total} questions."
+    over = "Round over." if asked == total else f"Round over after {asked} of {counted(total, 'question')}."
     return Reply(f"{over}{note}\n{board}\nPractise privately with /quiz; see the week with /leaderboard.",
                  Audience.PUBLIC, tag=_summary_tag(round_.id), place=round_.place)
 

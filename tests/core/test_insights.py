@@ -130,7 +130,7 @@ async def test_every_figure_of_insights_equals_a_recount_of_the_answers(cohort, 
         [fig] = [t for t in figures.teachbacks if t.prompt.id == prompt.id]
         assert (fig.attempts, fig.missed) == (len(attempts), expected)
         assert fig.covered == tuple((k, names[k], sum(k not in m for m in attempts)) for k in names)
-        assert f"• {titled(prompt.id, prompt.prompt)}: {len(attempts)} attempts" + (
+        assert f"• {titled(prompt.id, prompt.prompt)}: {len(attempts)} attempt{'s' * (len(attempts) != 1)}" + (
             "; most missed: " + ", ".join(f"{p} ({n})" for p, n in expected) if expected else "") in lines
 
     # glossary: counts only

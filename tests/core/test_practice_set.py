@@ -89,11 +89,11 @@ async def test_a_practice_round_asks_the_practice_set(practising) -> None:
     replies = await practising.handle(Command("quiz", "round core-basics practice", learner("U0"), channel()))
     [question] = [r for r in replies if r.audience is Audience.PUBLIC]
     await practising.message_posted(question.tag, MessageRef("slack", "C1", "q1-message"))
-    assert replies[0].text.startswith("Round started: 1 questions")
+    assert replies[0].text.startswith("Round started: 1 question,")
     assert "What does a training checkpoint hold?" in question.text
     [refusal] = await practising.handle(Command("quiz", "round core-basics practice 2", learner("U0"),
                                                 channel("T1", "C2")))
-    assert refusal.text == "Lesson core-basics has 1 practice questions; pick 1 to 1."
+    assert refusal.text == "Lesson core-basics has 1 practice question; pick 1 to 1."
 
 
 async def test_a_practice_round_of_a_lesson_without_a_practice_set_is_refused(bot) -> None:

@@ -150,7 +150,7 @@ async def test_progress_shows_cards_due_and_recall(bot, clock) -> None:
     who = learner()
     await answer(bot, who, await review(bot, who), right=True)
     [reply] = await bot.handle(Command("progress", "", who, channel()))
-    assert "Review: 0 of 1 cards due today; predicted recall now 100%" in reply.text
+    assert "Review: 0 of 1 card due today; predicted recall now 100%" in reply.text
 
 
 async def plant(bot, who, question_id: str, due: str) -> None:

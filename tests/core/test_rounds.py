@@ -105,6 +105,32 @@ async def test_one_round_per_channel_and_not_in_a_dm(bot) -> None:
     assert "already running" in busy.text
     [dm] = await bot.handle(Command("quiz", "round", learner("U1"), channel(channel_id=None)))
     assert "channel" in dm.text
+    assert await rounds_stored(bot) == 1
+
+
+async def test_asking_for_a_round_where_one_runs_shows_its_question_to_answer(bot, clock) -> None:
+    """The question may have scrolled away (or have been posted in an earlier console chat): it is shown
+    again privately, with the buttons of the one in the channel; its starter or an instructor is told
+    how to stop it, everyone else that another round starts once it ends."""
+    posted = await start_round(bot, learner("U0"))
+    [again] = await bot.handle(Command("quiz", "round", learner("U1"), channel()))
+    assert again.audience is Audience.PRIVATE and again.tag is None
+    assert again.choices == posted.choices and again.text.endswith(posted.text)
+    assert "/quiz round stop" not in again.text and "once it ends" in again.text
+    [feedback] = await bot.handle(ChoiceMade(dont_know(again).token, learner("U1"), channel()))
+    assert feedback.audience is Audience.PRIVATE and await bot.store.count("answers") == 1
+    for steers in (learner("U0"), learner("U2", teacher=True)):
+        [reply] = await bot.handle(Command("quiz", "round", steers, channel()))
+        assert "/quiz round stop" in reply.text and reply.choices == posted.choices
+    outbox = RecordingOutbox()
+    for _ in range(3):  # questions 2 and 3 get no answer: the round pauses
+        await time_runs_out(bot, clock, outbox)
+    assert "paused" in outbox.sent[-1].text
+    [paused] = await bot.handle(Command("quiz", "round", learner("U1"), channel()))
+    assert "paused" in paused.text and not paused.choices and "/quiz round resume" not in paused.text
+    [paused] = await bot.handle(Command("quiz", "round", learner("U0"), channel()))
+    assert "/quiz round resume" in paused.text and "/quiz round stop" in paused.text
+    assert await rounds_stored(bot) == 1
 
 
 async def test_a_round_of_n_questions_asks_exactly_n_then_sums_up(bot, clock) -> None:
