@@ -545,7 +545,8 @@ async def test_i_dont_know_in_practice_then_lessons(running, discord_fake: Disco
 
     lessons = await fake.interact(fake.slash("lessons"))
     assert lessons.data["flags"] == 64
-    assert lessons.data["content"] == "Lessons\n• core-basics: Core basics · 1/4 answered, 0 right; teach-backs 0/2"
+    assert lessons.data["content"] == ("Lessons\n• core-basics: Core basics · 1/4 answered, 0 right\n"
+                                      "  teach-backs passed 0 of 2: core-tb1, core-tb2")
 
 
 async def test_teachback_by_id_and_try_this_one_again(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
@@ -569,4 +570,4 @@ async def test_teachback_by_id_and_try_this_one_again(running, discord_fake: Dis
         passed.data["content"]
     assert not passed.data.get("components")  # nothing to try again
     lessons = await fake.interact(fake.slash("lessons"))
-    assert lessons.data["content"].endswith("teach-backs 1/2")
+    assert lessons.data["content"].endswith("teach-backs passed 1 of 2: core-tb1, core-tb2 ✓")
