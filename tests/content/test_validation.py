@@ -65,6 +65,12 @@ TERMS = 'terms:\n  - term: "A"\n    definition: "d"\n    aliases: ["AA"]\n'
 NOTES = "# Reading log\n\n## P1 — A source\n- what it says\n"
 
 
+@pytest.fixture(autouse=True)
+def beside_the_packs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run where the packs are made, so problems name them from here: content/l1/quiz.yaml."""
+    monkeypatch.chdir(tmp_path)
+
+
 def pack(tmp_path: Path, notes: str | None = NOTES, **files: str) -> Path:
     folder = tmp_path / "content" / "l1"
     folder.mkdir(parents=True)
@@ -218,7 +224,7 @@ def test_a_source_not_in_the_notes_is_reported(tmp_path: Path) -> None:
         "content/l1/quiz.yaml:12: questions[0].sources[1]: 'P9' is not a source heading (## P9 — …) of notes.md"
     ]
     assert problems(pack(tmp_path / "without", notes=None)) == [
-        "content/l1/quiz.yaml:12: questions[0].sources[0]: cites 'P1', but the pack has no notes.md to list it"
+        "without/content/l1/quiz.yaml:12: questions[0].sources[0]: cites 'P1', but the pack has no notes.md to list it"
     ]
 
 
@@ -335,7 +341,7 @@ def test_a_tagged_example_is_graded_like_any_other(tmp_path: Path) -> None:
     wrong = TAGGED.replace('answer: "It copies."', 'answer: "It shards."')
     assert problems(pack(tmp_path / "again", quiz=QUIZ + SHORT.replace(
         '    explanation: "Why"\n', '    explanation: "Why"\n' + wrong, 1))) == [
-        'content/l1/quiz.yaml:32: questions[1].examples.wrong[0]: graded correct but listed as wrong: '
+        'again/content/l1/quiz.yaml:32: questions[1].examples.wrong[0]: graded correct but listed as wrong: '
         '"It shards." (matched: p1)']
 
 
@@ -359,9 +365,9 @@ def test_a_teachback_says_why_it_needs_that_many_in_one_line(tmp_path: Path) -> 
     assert load_library(root).prompts["tb1"].needed_because == "One idea is the whole point."
     two_lines = prompts.replace('"One idea is the whole point."', '"One idea\\nis the whole point."')
     assert problems(pack(tmp_path / "lines", teachback=two_lines)) == [
-        "content/l1/teachback.yaml:6: prompts[0].needed_because: must be one line: say in a sentence why that "
+        "lines/content/l1/teachback.yaml:6: prompts[0].needed_because: must be one line: say in a sentence why that "
         "many key points are needed"]
     unset = prompts.replace("    needed: 1\n", "")
     assert problems(pack(tmp_path / "unset", teachback=unset)) == [
-        "content/l1/teachback.yaml:5: prompts[0].needed_because: explains `needed`, which is not set; set it or "
+        "unset/content/l1/teachback.yaml:5: prompts[0].needed_because: explains `needed`, which is not set; set it or "
         "drop the reason"]
