@@ -2,7 +2,7 @@
 
 Fast path: each file is parsed once with PyYAML's C loader and checked as plain data.
 Only a file that has a problem is parsed again as a node tree, to give each problem its
-line number. Warnings (a stale quiz.md) are reported but do not stop the bot.
+line number. Warnings (a quiz.md missing or stale) are reported but do not stop the bot.
 """
 
 from __future__ import annotations
@@ -386,24 +386,26 @@ def check_library(root: Path) -> Report:
         loading.load_pack(folder)
     loading.check_links()
     for lesson in loading.report.library.lessons.values():
-        if quiz_md_is_stale(lesson):
-            loading.report.warnings.append(ContentProblem(
-                shown(lesson.path / QUIZ_MD), 1, "file",
-                f"warning: {QUIZ_MD} does not match {QUIZ_FILE}; run `studybot render` to update it"))
+        if (warning := quiz_md_warning(lesson)) is not None:
+            loading.report.warnings.append(warning)
     return loading.report
 
 
-def quiz_md_is_stale(lesson: Lesson) -> bool:
-    """Whether a lesson's quiz.md exists and differs from what `studybot render` would write.
+def quiz_md_warning(lesson: Lesson) -> ContentProblem | None:
+    """A lesson's quiz.md (its questions and answer key, for reading) missing while it has questions, or
+    not what `studybot render` would write: a warning, never a problem.
 
     Compared by content, not modification time: a fresh clone gives every file a new time."""
     target = lesson.path / QUIZ_MD
     if not target.exists():
-        return False
+        return ContentProblem(shown(target), 0, "file", "warning: missing; run `studybot render` to write it (the "
+                              "questions and answer key)") if lesson.questions else None
     try:
-        return yamlfile.read_text(target) != render_quiz(lesson)
+        stale = yamlfile.read_text(target) != render_quiz(lesson)
     except yamlfile.FileRefused:
-        return True
+        stale = True
+    return ContentProblem(shown(target), 1, "file", f"warning: {QUIZ_MD} does not match {QUIZ_FILE}; run "
+                          "`studybot render` to update it") if stale else None
 
 
 def load_library(root: Path) -> Library:

@@ -1,5 +1,6 @@
 """Every bundled pack validates; each kind of bad YAML gives its exact message and line."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -8,6 +9,7 @@ import pytest
 from support import CONTENT, CORE_PACK, REPO
 
 from bot.content.loader import check_library, load_library
+from bot.content.render import render_quiz
 from bot.core.config import Settings
 from bot.core.errors import ConfigError
 
@@ -78,6 +80,10 @@ def pack(tmp_path: Path, notes: str | None = NOTES, **files: str) -> Path:
         (folder / (name if "." in name else f"{name}.yaml")).write_text(text)
     if notes is not None:
         (folder / "notes.md").write_text(notes)
+    report = check_library(tmp_path / "content")
+    if "quiz.md" not in files and not report.problems:  # rendered, as `studybot render` would
+        for lesson in report.library.lessons.values():
+            (lesson.path / "quiz.md").write_text(render_quiz(lesson), encoding="utf-8")
     return tmp_path / "content"
 
 
@@ -226,6 +232,21 @@ def test_a_source_not_in_the_notes_is_reported(tmp_path: Path) -> None:
     assert problems(pack(tmp_path / "without", notes=None)) == [
         "without/content/l1/quiz.yaml:12: questions[0].sources[0]: cites 'P1', but the pack has no notes.md to list it"
     ]
+
+
+def test_a_missing_quiz_md_is_a_warning_that_says_to_render(tmp_path: Path) -> None:
+    root = pack(tmp_path)
+    (root / "l1" / "quiz.md").unlink()
+    report = check_library(root)
+    assert report.problems == []
+    assert [str(w) for w in report.warnings] == [
+        "content/l1/quiz.md: file: warning: missing; run `studybot render` to write it (the questions and answer key)"]
+    checked = subprocess.run([sys.executable, "-m", "adapters.cli", "validate", "content"], cwd=tmp_path,
+                             capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    [warned, summary] = checked.stdout.splitlines()
+    assert checked.returncode == 0 and warned == str(report.warnings[0]) and summary.endswith("; 1 warning(s).")
+    (root / "l1" / "quiz.yaml").unlink()  # a lesson with no questions has no answer key to render
+    assert check_library(root).warnings == []
 
 
 def test_a_stale_quiz_md_is_a_warning_that_says_to_render(tmp_path: Path) -> None:
