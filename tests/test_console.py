@@ -340,3 +340,56 @@ async def test_a_round_question_arriving_never_retargets_a_pending_choice(tmp_pa
         assert chat.form is None and chat.prompt == "> "
     finally:
         await bot.close()
+
+
+async def test_a_review_on_the_console_answers_by_what_it_shows(tmp_path: Path) -> None:
+    """/quiz shows a question in the learner's order and /review in one of its own: the letter typed
+    answers the review card just above, in the feedback and the stored answer. "I don't know" says
+    the card comes next, and the header counts the cards due now apart from those due later today."""
+    lesson = next(iter(load_library(CORE_PACK).lessons.values()))
+    mc, short, order = lesson.questions[:3]
+    right = mc.choices[mc.correct_index].text
+    bot, chat, out = await start_chat(tmp_path, FixedClock("2026-11-30T08:00:00+00:00"))
+    seen = 0
+
+    async def typed(line: str) -> str:
+        """What the console printed after a line typed."""
+        nonlocal seen
+        await chat.line(line)
+        printed, seen = out.getvalue()[seen:], len(out.getvalue())
+        return printed
+
+    def letters(printed: str) -> dict[str, str]:
+        return dict(line.split(". ", 1) for line in printed.splitlines() if line[:1].isupper() and line[1:3] == ". ")
+
+    try:
+        quiz_letter = next(k for k, text in letters(await typed("/quiz")).items() if text == right)
+        for _ in range(40):  # until the review shows a wrong choice where the quiz showed the right one
+            card = letters(await typed("/review"))
+            if card[quiz_letter] != right:
+                break
+        assert card[quiz_letter] != right
+        index = next(i for i, o in enumerate(mc.choices) if o.text == card[quiz_letter])
+        feedback = await typed(quiz_letter.lower())  # as the newcomer typed it
+        review_letter = next(k for k, text in card.items() if text == right)
+        assert f"❌ Not quite. You chose {quiz_letter}: {mc.choices[index].why_wrong}" in feedback
+        assert f"The answer is {review_letter}. {right}" in feedback
+        rows = await bot.store.engine.read("SELECT choice FROM answers WHERE mode = 'review'")
+        assert [r["choice"] for r in rows] == [index]
+        asked = await typed(numbered(feedback, "Next question"))
+        assert asked.startswith("Review · new card · none due now · 1 due later today · Core basics\n")
+        assert short.prompt in asked
+        unsure = await typed("idk")
+        assert "This card is due again now, and no other card is, so /review asks it next." in unsure
+        again = await typed(numbered(unsure, "Next question"))
+        assert again.startswith("Review · due card · 1 due now · 1 due later today · Core basics\n")
+        assert short.prompt in again
+        done = await typed(short.model_answer)
+        assert done.startswith("✅")
+        steps = await typed(numbered(done, "Next question"))
+        assert order.prompt in steps
+        numbers = order_numbers(order, steps)
+        graded = await typed(numbers)
+        assert "✅ Right order." in graded and f"The right order: {numbers}" in graded
+    finally:
+        await bot.close()

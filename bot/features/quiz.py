@@ -94,12 +94,13 @@ def _dont_know(question: Question, prompt: Prompt) -> Verdict:
     return Verdict(False, tuple(question.answer_lines(arrangement(question, prompt))), dont_know=True)
 
 
-def _dont_know_note(mode: AnswerMode | None, first_answer: bool) -> str:
+async def _dont_know_note(ctx: Context, actor: Actor, question: Question, mode: AnswerMode | None,
+                          first_answer: bool) -> str:
     """What "I don't know" did: it scores only as a first answer, and its card is due at once
-    (`review.card_review`), so a review asks it again once the cards due before it are done."""
+    (`review.card_review`); in a review, when it comes back (`review.comes_back`)."""
     said = "🤷 Fair enough: that counts as your first answer, with no points." if first_answer else "🤷 Fair enough."
     if mode is AnswerMode.REVIEW:
-        return f"{said} This card is due again now: it comes back after any other cards due."
+        return f"{said} {await review.comes_back(ctx, actor, question)}"
     return f"{said} This question comes back soon in /review."
 
 
@@ -116,8 +117,9 @@ async def _answered(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Pro
     )
     if recorded.outcome is not Outcome.RECORDED:
         return [_not_recorded(recorded.outcome)]
-    lead = [_dont_know_note(prompt.mode, recorded.scored)] if verdict.dont_know else []
-    lines = [*lead, *verdict.lines, question.explanation]
+    lines = [*verdict.lines, question.explanation]
+    if verdict.dont_know:
+        lines.insert(0, await _dont_know_note(ctx, event.actor, question, prompt.mode, recorded.scored))
     if not recorded.scored:
         lines.append(REVIEW_NOTE if prompt.mode is AnswerMode.REVIEW else PRACTICE_NOTE)
     self_grades: tuple[Choice, ...] = ()

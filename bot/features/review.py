@@ -104,11 +104,24 @@ async def next_card(ctx: Context, actor: Actor, place: Place, lesson: Lesson) ->
         question, label = fresh[0], "new"
     prompt = await ctx.store.prompts.new(PromptKind.QUESTION, place, actor, lesson_id=lesson.id, item_id=question.id,
                                          mode=AnswerMode.REVIEW)
-    today = await ctx.store.cards.count_due(actor, ctx.end_of_local_day(actor.in_cohort), lesson.id,
-                                         lesson.review_question_ids)
-    where = f"{today} due today" if today else "none due today"
+    due_now, later = await ctx.store.cards.count_due(actor, ctx.clock.now(), ctx.end_of_local_day(actor.in_cohort),
+                                                     lesson.id, lesson.review_question_ids)
+    where = f"{due_now} due now" if due_now else "none due now"  # a new card only when none is
+    where += f" · {later} due later today" if later else ""
     return [question.ask(prompt.id, f"Review · {label} card · {where} · {lesson.title}", Audience.PRIVATE,
                          arrangement(question, prompt))]
+
+
+async def comes_back(ctx: Context, actor: Actor, question: Question) -> str:
+    """When a card made due at once ("I don't know") is asked again: `next_card` asks the cards due
+    longest first, so after the others of its lesson due now, and before any new card."""
+    lesson = ctx.library.lessons.get(question.lesson_id)
+    due_now, _ = await ctx.store.cards.count_due(actor, ctx.clock.now(), ctx.end_of_local_day(actor.in_cohort),
+                                                 question.lesson_id, lesson.review_question_ids if lesson else ())
+    others = max(due_now - 1, 0)  # the card itself is one of them
+    if not others:
+        return "This card is due again now, and no other card is, so /review asks it next."
+    return f"This card is due again now: /review asks it after the {others} other card{'s' * (others > 1)} due now."
 
 
 async def on_reminders(ctx: Context, key: TimerKey) -> list[Reply]:

@@ -64,12 +64,16 @@ class Cards:
                                        (*key(actor), lesson_id, json.dumps(list(questions)), iso(until), limit))
         return [r["question_id"] for r in rows]
 
-    async def count_due(self, actor: Actor, until: datetime, lesson_id: str, questions: Collection[str]) -> int:
-        """How many of the learner's cards of a lesson are due by `until`."""
-        rows = await self._engine.read("SELECT COUNT(*) AS n FROM cards WHERE " + _OWN_CARDS + _OF_LESSON
-                                       + " AND due <= ?", (*key(actor), lesson_id, json.dumps(list(questions)),
-                                                           iso(until)))
-        return int(rows[0]["n"])
+    async def count_due(self, actor: Actor, now: datetime, day_ends: datetime, lesson_id: str,
+                        questions: Collection[str]) -> tuple[int, int]:
+        """How many of the learner's cards of a lesson are due by `now` (what /review asks before any new
+        card), and how many more come due later, before `day_ends`."""
+        rows = await self._engine.read("SELECT COALESCE(SUM(CASE WHEN due <= ? THEN 1 ELSE 0 END), 0) AS due_now,"
+                                       " COUNT(*) AS due_today FROM cards WHERE " + _OWN_CARDS + _OF_LESSON
+                                       + " AND due < ?", (iso(now), *key(actor), lesson_id,
+                                                          json.dumps(list(questions)), iso(day_ends)))
+        due_now = int(rows[0]["due_now"])
+        return due_now, int(rows[0]["due_today"]) - due_now
 
     async def next_due(self, actor: Actor, lesson_id: str, questions: Collection[str]) -> datetime | None:
         rows = await self._engine.read("SELECT MIN(due) AS due FROM cards WHERE " + _OWN_CARDS + _OF_LESSON,
