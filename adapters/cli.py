@@ -37,7 +37,7 @@ from adapters.runner import (
     running_pid,
     stop_signals,
 )
-from bot.content.loader import QUIZ_MD, Report, check_library
+from bot.content.loader import QUIZ_MD, Report, check_library, shown
 from bot.content.render import render_quiz
 from bot.core import yamlfile
 from bot.core.clock import SystemClock
@@ -122,13 +122,13 @@ def render(folder: Path) -> int:
     for lesson in report.library.lessons.values():
         target = lesson.path / QUIZ_MD
         if target.is_symlink() or (target.exists() and not target.is_file()):
-            raise SetupError(f"{target}: is a link or not a regular file; studybot render writes only regular files: "
-                             "delete it and run studybot render again")
+            raise SetupError(f"{shown(target)}: is a link or not a regular file; studybot render writes only regular "
+                             "files: delete it and run studybot render again")
         staged = target.with_name(f".{QUIZ_MD}.new")
         staged.unlink(missing_ok=True)
         staged.write_text(render_quiz(lesson), encoding="utf-8")
         os.replace(staged, target)  # replaces the file itself, never writes through it
-        print(f"wrote {target}")
+        print(f"wrote {shown(target)}")
     return 0
 
 

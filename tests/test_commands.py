@@ -11,7 +11,7 @@ from support import REPO, channel, learner
 
 from bot.core.messages import Command
 from bot.runtime.app import declared_commands
-from bot.runtime.commands import CommandSpec
+from bot.runtime.commands import CommandSpec, command
 
 MANIFEST = yaml.safe_load((REPO / "slack_manifest.yaml").read_text())
 COMMANDS = declared_commands()
@@ -49,6 +49,18 @@ def test_every_declaration_fits_discord_and_slack() -> None:
         for option in spec.options:
             assert option.name.islower() and 1 <= len(option.description) <= 100, (spec.name, option.name)
             assert len(option.choices) <= 25, (spec.name, option.name)
+
+
+def test_slacks_usage_hint_is_made_of_the_forms_help_shows() -> None:
+    """The docstring's usage lines are the one place a command's forms are written."""
+
+    @command(summary="A demo")
+    async def demo(ctx, cmd):
+        """/demo [lesson]: one thing.
+        /demo round [lesson] [seconds:S]: another; not /demo this."""
+
+    assert demo.forms == ("/demo [lesson]", "/demo round [lesson] [seconds:S]")
+    assert demo.hint == "[lesson] | round [lesson] [seconds:S]"
 
 
 async def test_help_prints_every_declared_usage_line(bot) -> None:

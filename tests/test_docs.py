@@ -168,3 +168,25 @@ def test_every_command_the_docs_show_exists() -> None:
         assert cli_problems(shown) == [], page.name
         assert chat_problems(shown) == [], page.name
         assert make_problems(shown) == [], page.name
+
+
+TABLE_FORM = re.compile(r"^\| `(/[^`]+)` \|", re.M)
+
+
+def help_form_mismatches(page: str, specs: list) -> list[str]:
+    """Where the command forms a page's tables list (`| `/quiz [lesson]` | …`) and the forms /help shows
+    differ; a row ending in `…` points elsewhere (`/insights …`)."""
+    listed = {form.replace("\\|", "|") for form in TABLE_FORM.findall(page) if not form.endswith("…")}
+    shown = {form for spec in specs for form in spec.forms}
+    return sorted([f"{form}: in the README, not in /help" for form in listed - shown]
+                  + [f"{form}: in /help, not in the README" for form in shown - listed])
+
+
+def test_the_readme_lists_exactly_the_forms_help_shows() -> None:
+    specs = declared_commands()
+    readme = (REPO / "README.md").read_text()
+    assert help_form_mismatches("| `/quiz round [lesson] [N]` | anyone |", specs[:1]) == [  # the check can fail
+        "/quiz [lesson]: in /help, not in the README", "/quiz round [lesson] [N]: in the README, not in /help",
+        "/quiz round [lesson] [practice] [N] [seconds:S]: in /help, not in the README",
+        "/quiz round resume: in /help, not in the README", "/quiz round stop: in /help, not in the README"]
+    assert help_form_mismatches(readme, specs) == []

@@ -2,11 +2,12 @@
 
 Fast path: each file is parsed once with PyYAML's C loader and checked as plain data.
 Only a file that has a problem is parsed again as a node tree, to give each problem its
-line number. Warnings (a stale quiz.md) are reported but do not stop the bot.
+line number. Warnings (a quiz.md missing or stale) are reported but do not stop the bot.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -49,6 +50,16 @@ class Report:
     library: Library
     problems: list[ContentProblem] = field(default_factory=list)
     warnings: list[ContentProblem] = field(default_factory=list)
+
+
+def shown(file: Path) -> str:
+    """A file as messages name it, so that it opens from where the command ran: relative to the current
+    directory when it is under it, else absolute (however the folder of packs was given)."""
+    try:
+        full, here = Path(os.path.abspath(file)), Path.cwd()
+    except OSError:  # the current directory was deleted
+        return str(file)
+    return str(full.relative_to(here)) if full.is_relative_to(here) else str(full)
 
 
 # ---------------------------------------------------------------- the four files
@@ -161,7 +172,6 @@ class _Loading:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.base = root.parent if root.is_dir() else root
         self.report = Report(Library())
         self.seen: dict[str, tuple[Path, FieldPath]] = {}  # id -> where it was first defined
         self._finders: dict[Path, _LineFinder] = {}
@@ -173,16 +183,8 @@ class _Loading:
             self._finders[file] = _LineFinder(self._texts.get(file))
         return self._finders[file]
 
-    def name(self, file: Path) -> str:
-        """A file as problems name it: from the folder above the root (the root itself in full)."""
-        try:
-            relative = file.relative_to(self.base)
-        except ValueError:
-            return str(file)
-        return str(relative) if relative.parts else str(file)
-
     def problem(self, file: Path, line: int, where: str, message: str) -> None:
-        self.report.problems.append(ContentProblem(self.name(file), line, where, message))
+        self.report.problems.append(ContentProblem(shown(file), line, where, message))
 
     def parse(self, file: Path) -> Any:
         """The file's YAML as plain data; None (with the problem reported) when it cannot be used:
@@ -210,7 +212,7 @@ class _Loading:
         for path, message in checker.problems:
             self.problem(file, lines.line(path), field_name(path), message)
         for path, message in checker.warnings:
-            self.report.warnings.append(ContentProblem(self.name(file), lines.line(path), field_name(path),
+            self.report.warnings.append(ContentProblem(shown(file), lines.line(path), field_name(path),
                                                      f"warning: {message}"))
 
     def load_pack(self, folder: Path) -> None:
@@ -289,7 +291,7 @@ class _Loading:
             self.seen[slot] = (file, path)
             return True
         first_file, first_path = where
-        message = f"duplicate {kind} '{key[:40]}' (first at {self.name(first_file)}:" \
+        message = f"duplicate {kind} '{key[:40]}' (first at {shown(first_file)}:" \
                   f"{self.lines(first_file).line(first_path)})"
         if checker is not None:
             checker.fail(path, message)
@@ -384,24 +386,26 @@ def check_library(root: Path) -> Report:
         loading.load_pack(folder)
     loading.check_links()
     for lesson in loading.report.library.lessons.values():
-        if quiz_md_is_stale(lesson):
-            loading.report.warnings.append(ContentProblem(
-                loading.name(lesson.path / QUIZ_MD), 1, "file",
-                f"warning: {QUIZ_MD} does not match {QUIZ_FILE}; run `studybot render` to update it"))
+        if (warning := quiz_md_warning(lesson)) is not None:
+            loading.report.warnings.append(warning)
     return loading.report
 
 
-def quiz_md_is_stale(lesson: Lesson) -> bool:
-    """Whether a lesson's quiz.md exists and differs from what `studybot render` would write.
+def quiz_md_warning(lesson: Lesson) -> ContentProblem | None:
+    """A lesson's quiz.md (its questions and answer key, for reading) missing while it has questions, or
+    not what `studybot render` would write: a warning, never a problem.
 
     Compared by content, not modification time: a fresh clone gives every file a new time."""
     target = lesson.path / QUIZ_MD
     if not target.exists():
-        return False
+        return ContentProblem(shown(target), 0, "file", "warning: missing; run `studybot render` to write it (the "
+                              "questions and answer key)") if lesson.questions else None
     try:
-        return yamlfile.read_text(target) != render_quiz(lesson)
+        stale = yamlfile.read_text(target) != render_quiz(lesson)
     except yamlfile.FileRefused:
-        return True
+        stale = True
+    return ContentProblem(shown(target), 1, "file", f"warning: {QUIZ_MD} does not match {QUIZ_FILE}; run "
+                          "`studybot render` to update it") if stale else None
 
 
 def load_library(root: Path) -> Library:

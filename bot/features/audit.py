@@ -39,7 +39,6 @@ def _line(ctx: Context, answer: SelfGradedAnswer) -> str:
 
 
 @command(summary="This week's self-graded answers, or the open disputes to settle (instructors)",
-         hint="[learner] | disputes",
          options=(Option("view", "self-graded answers (default) or the open disputes",
                          choices={"self-graded": "", "disputes": "disputes"}),
                   Option("learner", "a learner's name or user id (leave empty for the whole cohort)")))

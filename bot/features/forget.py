@@ -11,7 +11,7 @@ from bot.runtime.feature import Feature
 from bot.store.model import Prompt, PromptKind
 
 
-@command(summary="Delete everything studybot stores about you (asks first)", hint="me",
+@command(summary="Delete everything studybot stores about you (asks first)",
          options=(Option("confirm", "me", choices={"me": "me"}),))
 async def forget(ctx: Context, cmd: Command) -> list[Reply]:
     """/forget me: delete your answers, attempts, cards and results files (asks first)."""

@@ -37,7 +37,7 @@ def suggest_terms(ctx: Context, typed: str) -> list[str]:
     return ctx.glossary.autocomplete(typed)
 
 
-@command(summary="Look up a term's plain-language definition", hint="[term]",
+@command(summary="Look up a term's plain-language definition",
          options=(Option("term", "the term (leave empty to list them all)", suggest=suggest_terms),))
 async def glossary(ctx: Context, cmd: Command) -> list[Reply]:
     """/glossary [term]: a term's plain-language definition; no term lists them all."""

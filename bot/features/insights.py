@@ -130,7 +130,6 @@ async def export(ctx: Context, cmd: Command) -> list[Reply]:
 
 
 @command(summary="The cohort at a glance: who is behind, what it misses (instructors)",
-         hint="[lesson] [week|all] | export",
          options=(Option("action", "view (privately, default) or export (a CSV and an HTML report by DM)",
                          choices={"view": "", "export": "export"}),
                   Option("lesson", "lesson id (leave empty for every lesson)"),

@@ -55,7 +55,6 @@ async def board_text(ctx: Context, cohort: Cohort, week: str | None) -> str:
 
 
 @command(summary="The cohort leaderboard; instructors can post it in the channel",
-         hint="[week | all | week 2026-W48 | post [week|all]]",
          options=(Option("action", "view (privately, default) or post (instructors)",
                          choices={"view": "", "post": "post"}),
                   Option("period", "week or all", choices={"week": "week", "all": "all"}),

@@ -32,7 +32,7 @@ def trend_line(this: tuple[int, int] | None, last: tuple[int, int] | None) -> st
 
 
 async def missed_most(ctx: Context, actor: Actor) -> str | None:
-    """The key points the learner's answers and teach-backs missed most, by name."""
+    """The key points the learner missed most (answers graded wrong, teach-backs), by name."""
     missed = await ctx.store.insights.missed(actor)
     named = []
     for (item, point), n in sorted(missed.items(), key=lambda kv: (-kv[1], kv[0])):

@@ -28,24 +28,26 @@ FOLLOWED = (AnswerMode.PRACTICE, AnswerMode.REVIEW)  # modes whose feedback offe
 
 
 @command(summary="Practise the next question privately, or start a public round",
-         hint="[lesson] | round [lesson] [practice] [N] [seconds:S] | round stop | round resume",
          options=(Option("mode", "practice (private, default), round (public, in this channel), stop or resume a round",
                          choices={"practice": "", "round": "round", "stop": "round stop", "resume": "round resume"}),
                   Option("lesson", "lesson id"),
+                  Option("set", "the round's questions: the lesson's quiz (default) or its practice set",
+                         choices={"quiz": "", "practice": rounds.PRACTICE}),
                   Option("questions", "how many questions the round asks (default: all)", number=(1, 100)),
                   Option("seconds", "seconds per question in the round", prefix="seconds:", number=(5, 3600))))
 async def quiz(ctx: Context, cmd: Command) -> list[Reply]:
     """/quiz [lesson]: practise privately, one question at a time.
-    /quiz round [lesson] [N] [seconds:S]: a public round of N questions in this channel; everyone answers once
-    (with `practice`, of the lesson's practice set instead of its quiz).
-    /quiz round stop: end this channel's round now (its starter or an instructor); /quiz round resume goes on."""
+    /quiz round [lesson] [practice] [N] [seconds:S]: a public round in this channel, of the quiz or its practice set.
+    /quiz round stop: end this channel's round now (its starter or an instructor).
+    /quiz round resume: go on with a paused round (its starter or an instructor)."""
     words = cmd.args.split()
     if words and words[0].lower() == "round":
         return await rounds.round_command(ctx, cmd, words[1:])
     name = " ".join(words)
-    round_words = any(rounds.looks_like_number(w) or w.lower().startswith("seconds") for w in words)
+    round_words = any(rounds.looks_like_number(w) or w.lower().startswith("seconds") or w.lower() == rounds.PRACTICE
+                      for w in words)
     if round_words and ctx.library.lesson(name) is None:
-        raise StudyError(f"A number of questions and seconds are for a round. {rounds.USAGE}")
+        raise StudyError(f"A number of questions, seconds and the practice set are for a round. {rounds.USAGE}")
     return await next_question(ctx, cmd.actor, cmd.place, ctx.lesson(name))
 
 

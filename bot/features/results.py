@@ -133,7 +133,6 @@ async def learner_blocks(ctx: Context, learner: Actor) -> list[str]:
 
 
 @command(summary="Get your quiz_results.txt by direct message (here posts it in this channel)",
-         hint="[here | cohort]",
          options=(Option("where", "me (by DM, default), here (in this channel) or cohort (instructors)",
                          choices={"me": "", "here": "here", "cohort": "cohort"}),))
 async def results(ctx: Context, cmd: Command) -> list[Reply]:

@@ -70,7 +70,6 @@ def recall(ctx: Context, states: Sequence[str]) -> float | None:
 
 
 @command(summary="Review the questions that are due, or turn the daily reminder on or off",
-         hint="[lesson] | remind on | remind off",
          options=(Option("remind", "turn the daily reminder on or off",
                          choices={"on": "remind on", "off": "remind off"}),
                   Option("lesson", "lesson id")))

@@ -23,7 +23,7 @@ def suggest_prompts(ctx: Context, typed: str) -> list[str]:
     return [name for name in (*ctx.library.prompts, *ctx.library.lessons) if name.lower().startswith(typed)][:25]
 
 
-@command(summary="Explain an idea in your own words and see which key points you covered", hint="[lesson | prompt id]",
+@command(summary="Explain an idea in your own words and see which key points you covered",
          options=(Option("prompt", "a lesson id, or a teach-back prompt id such as meta-tb5",
                          suggest=suggest_prompts),))
 async def teachback(ctx: Context, cmd: Command) -> list[Reply]:

@@ -1,12 +1,14 @@
 """Each command declared once, beside its handler: its name, its options, its help.
 
     @command(summary="A glossary term's plain-language definition",
-             options=(Option("term", "the term", suggest=suggest_terms),), hint="[term]")
+             options=(Option("term", "the term", suggest=suggest_terms),))
     async def glossary(ctx, cmd): '''/glossary [term]: a term's definition; no term lists them all.'''
 
-The router routes by the declaration, `/help` prints the usage lines of the docstrings, the
-Discord adapter builds its command tree (options, choices, autocomplete) from the options,
-and a test checks `slack_manifest.yaml` against the summaries and hints. A platform whose
+The router routes by the declaration; the docstring's usage lines (`/name words: what it does`)
+are the one place each form of a command is written: `/help` prints them, and Slack's usage
+hint is their words joined (`[term]`). The Discord adapter builds its command tree (options,
+choices, autocomplete) from the options, and a test checks `slack_manifest.yaml` against the
+summaries and hints. A platform whose
 commands have no options (Slack, the console) passes the words typed after the command;
 one with options (Discord) turns their values back into those words with `CommandSpec.args`.
 """
@@ -52,10 +54,19 @@ class Option:
 class CommandSpec:
     name: str
     summary: str  # one line: Discord's description, Slack's manifest description
-    hint: str  # what follows the command, as Slack shows it ("[lesson] | round [lesson]")
     options: tuple[Option, ...]
     handler: Handler
     usage: tuple[str, ...]  # the /help lines, from the handler's docstring
+
+    @property
+    def forms(self) -> tuple[str, ...]:
+        """Each usage line's form, before its description: `/quiz round [lesson] [N]`."""
+        return tuple(line.split(": ", 1)[0] for line in self.usage)
+
+    @property
+    def hint(self) -> str:
+        """What follows the command, as Slack shows it: the forms' words (`[lesson] | round [lesson]`)."""
+        return " | ".join(words for form in self.forms if (words := form.removeprefix(f"/{self.name}").strip()))
 
     def args(self, values: Mapping[str, str | None]) -> str:
         """The typed form of a command given as options (`mode: round, lesson: x` -> "round x")."""
@@ -65,13 +76,14 @@ class CommandSpec:
         return next((o for o in self.options if o.name == name), None)
 
 
-def command(*, summary: str, hint: str = "", options: tuple[Option, ...] = (),
+def command(*, summary: str, options: tuple[Option, ...] = (),
             name: str | None = None) -> Callable[[Handler], CommandSpec]:
-    """Declare a command handler: the function's name (or `name`) is the command's."""
+    """Declare a command handler: the function's name (or `name`) is the command's; each line of its
+    docstring that starts with `/` is a usage line."""
 
     def declare(handler: Handler) -> CommandSpec:
         doc = handler.__doc__ or ""
         usage = tuple(line.strip() for line in doc.splitlines() if line.strip().startswith("/"))
-        return CommandSpec(name or handler.__name__, summary, hint, options, handler, usage)
+        return CommandSpec(name or handler.__name__, summary, options, handler, usage)
 
     return declare

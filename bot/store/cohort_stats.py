@@ -264,10 +264,12 @@ class Insights:
         return {(r["lesson_id"], r["week"]): (r["n"], r["n_right"]) for r in rows}
 
     async def missed(self, actor: Actor) -> Counter[tuple[str, str]]:
-        """(question or teach-back prompt id, key point id) -> how often the learner's answers missed it."""
+        """(question or teach-back prompt id, key point id) -> how often the learner missed it: in answers graded
+        wrong (a correct one's other points are only worth knowing) and in teach-backs (whose feedback names
+        every point missed)."""
         rows = await self._engine.read(
             "SELECT a.question_id AS item, m.value AS point, COUNT(*) AS n FROM answers a, json_each(a.missed) m"
-            " WHERE a.missed IS NOT NULL AND a.learner_id = " + LEARNER_ID + " GROUP BY 1, 2"
+            " WHERE a.missed IS NOT NULL AND a.correct = 0 AND a.learner_id = " + LEARNER_ID + " GROUP BY 1, 2"
             " UNION ALL SELECT t.prompt_id, m.value, COUNT(*) FROM teachbacks t, json_each(t.missed) m"
             " WHERE t.learner_id = " + LEARNER_ID + " GROUP BY 1, 2", (*key(actor), *key(actor)))
         return Counter({(r["item"], r["point"]): r["n"] for r in rows})

@@ -74,6 +74,13 @@ class Teachbacks:
             key(actor))
         return {r["lesson_id"]: TeachbackCount(r["n"], r["p"] or 0) for r in rows}
 
+    async def passed(self, actor: Actor) -> set[str]:
+        """The prompts the learner has passed at least once, by the rubric or an instructor (an attempt that
+        scored passed, also from before the verdict was kept)."""
+        rows = await self._engine.read(
+            "SELECT DISTINCT prompt_id FROM teachbacks WHERE (passed = 1 OR points > 0) AND " + _OWN, key(actor))
+        return {r["prompt_id"] for r in rows}
+
     async def attempts(self, actor: Actor) -> dict[str, int]:
         """Per prompt: how many attempts."""
         rows = await self._engine.read(

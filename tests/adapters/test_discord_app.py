@@ -117,6 +117,9 @@ async def eventually(predicate: Callable[[], object], timeout: float = 2.0) -> N
         ("quiz", {"mode": None, "lesson": None}, ""),
         ("quiz", {"mode": "round", "lesson": "meta-llm-scale"}, "round meta-llm-scale"),
         ("quiz", {"mode": "practice", "lesson": None}, ""),
+        ("quiz", {"mode": "round", "lesson": "meta-llm-scale", "set": "practice", "questions": 3},
+         "round meta-llm-scale practice 3"),
+        ("quiz", {"mode": "round", "lesson": None, "set": "quiz"}, "round"),
         ("leaderboard", {"action": "post", "period": "all", "week": None}, "post all"),
         ("leaderboard", {"action": None, "period": None, "week": "2026-W48"}, "week 2026-W48"),
         ("results", {"where": "me"}, ""),
@@ -459,9 +462,10 @@ def quiz_options(fake: DiscordStandIn) -> dict[str, dict[str, Any]]:
 
 async def test_quiz_round_options_are_registered_as_typed_options(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
     options = quiz_options(discord_fake)
-    assert list(options) == ["mode", "lesson", "questions", "seconds"]
+    assert list(options) == ["mode", "lesson", "set", "questions", "seconds"]
     assert options["mode"]["type"] == 3 and [(c["name"], c["value"]) for c in options["mode"]["choices"]] == [
         ("practice", "practice"), ("round", "round"), ("stop", "stop"), ("resume", "resume")]
+    assert [c["value"] for c in options["set"]["choices"]] == ["quiz", "practice"]  # a round of the practice set
     assert options["lesson"]["type"] == 3 and "choices" not in options["lesson"]
     for name, (low, high) in (("questions", (1, 100)), ("seconds", (5, 3600))):
         assert {k: options[name].get(k) for k in ("type", "min_value", "max_value", "required")} == {
@@ -477,8 +481,8 @@ async def test_quiz_round_of_two_with_seconds_and_i_dont_know(running, discord_f
     studybot, adapter = running
     fake = discord_fake
     assert await said(fake, fake.slash("quiz", {"questions": 2, "seconds": 30})) == (  # mode:round forgotten
-        "A number of questions and seconds are for a round. Use /quiz round [lesson] [practice] [number of questions] "
-        "[seconds:N], /quiz round stop or /quiz round resume.")
+        "A number of questions, seconds and the practice set are for a round. Use /quiz round [lesson] [practice] "
+        "[number of questions] [seconds:N], /quiz round stop or /quiz round resume.")
     started = await said(fake, fake.slash("quiz", {"mode": "round", "lesson": "core-basics", "questions": 2,
                                                    "seconds": 30}))
     assert started.startswith("Round started: 2 questions, 30 s each.")
@@ -545,7 +549,8 @@ async def test_i_dont_know_in_practice_then_lessons(running, discord_fake: Disco
 
     lessons = await fake.interact(fake.slash("lessons"))
     assert lessons.data["flags"] == 64
-    assert lessons.data["content"] == "Lessons\n• core-basics: Core basics · 1/4 answered, 0 right; teach-backs 0/2"
+    assert lessons.data["content"] == ("Lessons\n• core-basics: Core basics · 1/4 answered, 0 right\n"
+                                      "  teach-backs passed 0 of 2: core-tb1, core-tb2")
 
 
 async def test_teachback_by_id_and_try_this_one_again(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
@@ -569,4 +574,4 @@ async def test_teachback_by_id_and_try_this_one_again(running, discord_fake: Dis
         passed.data["content"]
     assert not passed.data.get("components")  # nothing to try again
     lessons = await fake.interact(fake.slash("lessons"))
-    assert lessons.data["content"].endswith("teach-backs 1/2")
+    assert lessons.data["content"].endswith("teach-backs passed 1 of 2: core-tb1, core-tb2 ✓")

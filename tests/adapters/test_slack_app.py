@@ -467,7 +467,7 @@ async def test_teachback_by_id_try_this_one_again_and_lessons(adapter: SlackAdap
     """`/teachback core-tb2` opens that prompt's modal; a miss is answered ephemerally with "Try this
     one again", whose click opens the same prompt in a fresh modal; /lessons then counts it."""
     assert await command(adapter, fake, "/lessons") == (
-        "Lessons\n• core-basics: Core basics · not started; teach-backs 0/2")
+        "Lessons\n• core-basics: Core basics · not started\n  teach-backs passed 0 of 2: core-tb1, core-tb2")
     prompt = "Explain what MFU tells you about a training run."
     status, _ = await post(adapter, slash_command("/teachback", "core-tb2", trigger_id=fake.new_trigger_id()))
     assert status == 200
@@ -492,4 +492,5 @@ async def test_teachback_by_id_try_this_one_again_and_lessons(adapter: SlackAdap
     passed = fake.calls_to("chat.postEphemeral")[-1].params
     assert passed["text"].startswith("You covered 1 of 1 key points.") and "That earns 1 point." in passed["text"]
     assert await command(adapter, fake, "/lessons") == (
-        "Lessons\n• core-basics: Core basics · 0/4 answered, 0 right; teach-backs 1/2")
+        "Lessons\n• core-basics: Core basics · 0/4 answered, 0 right\n"
+        "  teach-backs passed 1 of 2: core-tb1, core-tb2 ✓")

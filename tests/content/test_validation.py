@@ -1,5 +1,6 @@
 """Every bundled pack validates; each kind of bad YAML gives its exact message and line."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -8,6 +9,7 @@ import pytest
 from support import CONTENT, CORE_PACK, REPO
 
 from bot.content.loader import check_library, load_library
+from bot.content.render import render_quiz
 from bot.core.config import Settings
 from bot.core.errors import ConfigError
 
@@ -65,6 +67,12 @@ TERMS = 'terms:\n  - term: "A"\n    definition: "d"\n    aliases: ["AA"]\n'
 NOTES = "# Reading log\n\n## P1 — A source\n- what it says\n"
 
 
+@pytest.fixture(autouse=True)
+def beside_the_packs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run where the packs are made, so problems name them from here: content/l1/quiz.yaml."""
+    monkeypatch.chdir(tmp_path)
+
+
 def pack(tmp_path: Path, notes: str | None = NOTES, **files: str) -> Path:
     folder = tmp_path / "content" / "l1"
     folder.mkdir(parents=True)
@@ -72,6 +80,10 @@ def pack(tmp_path: Path, notes: str | None = NOTES, **files: str) -> Path:
         (folder / (name if "." in name else f"{name}.yaml")).write_text(text)
     if notes is not None:
         (folder / "notes.md").write_text(notes)
+    report = check_library(tmp_path / "content")
+    if "quiz.md" not in files and not report.problems:  # rendered, as `studybot render` would
+        for lesson in report.library.lessons.values():
+            (lesson.path / "quiz.md").write_text(render_quiz(lesson), encoding="utf-8")
     return tmp_path / "content"
 
 
@@ -218,8 +230,23 @@ def test_a_source_not_in_the_notes_is_reported(tmp_path: Path) -> None:
         "content/l1/quiz.yaml:12: questions[0].sources[1]: 'P9' is not a source heading (## P9 — …) of notes.md"
     ]
     assert problems(pack(tmp_path / "without", notes=None)) == [
-        "content/l1/quiz.yaml:12: questions[0].sources[0]: cites 'P1', but the pack has no notes.md to list it"
+        "without/content/l1/quiz.yaml:12: questions[0].sources[0]: cites 'P1', but the pack has no notes.md to list it"
     ]
+
+
+def test_a_missing_quiz_md_is_a_warning_that_says_to_render(tmp_path: Path) -> None:
+    root = pack(tmp_path)
+    (root / "l1" / "quiz.md").unlink()
+    report = check_library(root)
+    assert report.problems == []
+    assert [str(w) for w in report.warnings] == [
+        "content/l1/quiz.md: file: warning: missing; run `studybot render` to write it (the questions and answer key)"]
+    checked = subprocess.run([sys.executable, "-m", "adapters.cli", "validate", "content"], cwd=tmp_path,
+                             capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    [warned, summary] = checked.stdout.splitlines()
+    assert checked.returncode == 0 and warned == str(report.warnings[0]) and summary.endswith("; 1 warning(s).")
+    (root / "l1" / "quiz.yaml").unlink()  # a lesson with no questions has no answer key to render
+    assert check_library(root).warnings == []
 
 
 def test_a_stale_quiz_md_is_a_warning_that_says_to_render(tmp_path: Path) -> None:
@@ -335,7 +362,7 @@ def test_a_tagged_example_is_graded_like_any_other(tmp_path: Path) -> None:
     wrong = TAGGED.replace('answer: "It copies."', 'answer: "It shards."')
     assert problems(pack(tmp_path / "again", quiz=QUIZ + SHORT.replace(
         '    explanation: "Why"\n', '    explanation: "Why"\n' + wrong, 1))) == [
-        'content/l1/quiz.yaml:32: questions[1].examples.wrong[0]: graded correct but listed as wrong: '
+        'again/content/l1/quiz.yaml:32: questions[1].examples.wrong[0]: graded correct but listed as wrong: '
         '"It shards." (matched: p1)']
 
 
@@ -359,9 +386,9 @@ def test_a_teachback_says_why_it_needs_that_many_in_one_line(tmp_path: Path) -> 
     assert load_library(root).prompts["tb1"].needed_because == "One idea is the whole point."
     two_lines = prompts.replace('"One idea is the whole point."', '"One idea\\nis the whole point."')
     assert problems(pack(tmp_path / "lines", teachback=two_lines)) == [
-        "content/l1/teachback.yaml:6: prompts[0].needed_because: must be one line: say in a sentence why that "
+        "lines/content/l1/teachback.yaml:6: prompts[0].needed_because: must be one line: say in a sentence why that "
         "many key points are needed"]
     unset = prompts.replace("    needed: 1\n", "")
     assert problems(pack(tmp_path / "unset", teachback=unset)) == [
-        "content/l1/teachback.yaml:5: prompts[0].needed_because: explains `needed`, which is not set; set it or "
+        "unset/content/l1/teachback.yaml:5: prompts[0].needed_because: explains `needed`, which is not set; set it or "
         "drop the reason"]

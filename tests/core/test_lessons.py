@@ -28,17 +28,24 @@ async def test_lessons_lists_each_lesson_with_the_learners_progress(settings, cl
         await record(bot, who, "core-q1", correct=True, lesson_id="core-basics")
         await record(bot, who, "core-q4", correct=False, lesson_id="core-basics")
         await record(bot, who, "core-q4", correct=True, lesson_id="core-basics")  # practice: the first one counts
-        [form] = await bot.handle(Command("teachback", "more-tb2", who, channel()))
-        await bot.handle(TextSubmitted(form.form.token, "It is throughput over peak.", who, channel()))
+        for prompt_id, explanation in (("more-tb2", "It is throughput over peak."),
+                                       ("core-tb2", "It is about buying more GPUs for the team, I think.")):
+            [form] = await bot.handle(Command("teachback", prompt_id, who, channel()))
+            [graded] = await bot.handle(TextSubmitted(form.form.token, explanation, who, channel()))
+            assert ("earns 1 point" in graded.text) == (prompt_id == "more-tb2")
         [mine] = await bot.handle(Command("lessons", "", who, channel()))
         assert mine.text.splitlines() == [
             "Lessons",
-            "• core-basics: Core basics · 2/4 answered, 1 right; teach-backs 0/2",
-            "• more-basics: More basics · 0/4 answered, 0 right; teach-backs 1/2",
+            "• core-basics: Core basics · 2/4 answered, 1 right",
+            "  teach-backs passed 0 of 2: core-tb1, core-tb2 (tried)",  # a failed attempt is no pass
+            "• more-basics: More basics · 0/4 answered, 0 right",
+            "  teach-backs passed 1 of 2: more-tb1, more-tb2 ✓",
         ]
         [theirs] = await bot.handle(Command("lessons", "", learner("U2"), channel()))
-        assert theirs.text.splitlines()[1:] == ["• core-basics: Core basics · not started; teach-backs 0/2",
-                                                "• more-basics: More basics · not started; teach-backs 0/2"]
+        assert theirs.text.splitlines()[1:] == ["• core-basics: Core basics · not started",
+                                                "  teach-backs passed 0 of 2: core-tb1, core-tb2",
+                                                "• more-basics: More basics · not started",
+                                                "  teach-backs passed 0 of 2: more-tb1, more-tb2"]
     finally:
         await bot.close()
 

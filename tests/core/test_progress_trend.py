@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
-from support import channel, choice_for, learner
+from support import CONTENT, channel, choice_for, learner
 
 from bot.core.messages import Audience, ChoiceMade, Command, TextSubmitted
 from bot.features.asking import arrangement
+from bot.runtime.app import StudyBot
 from bot.store.model import AnswerMode, PromptKind
 
 pytestmark = pytest.mark.both_engines
@@ -45,6 +48,27 @@ async def test_progress_compares_this_week_with_last_and_names_what_to_reread(bo
     [fresh] = await bot.handle(Command("progress", "", learner("U3"), channel()))
     assert "  this week: no answers · last week: no answers" in fresh.text.splitlines()
     assert "Re-read" not in fresh.text
+
+
+async def test_a_point_a_correct_answer_did_not_need_is_not_missed(settings, clock) -> None:
+    """A correct answer lists the points it did not need as "also worth knowing": they are not to re-read;
+    an answer graded wrong names its missed points, and they are."""
+    bot = await StudyBot.start(replace(settings, content_dir=CONTENT), clock)
+    try:
+        who = learner("U1")
+        q08 = bot.library.questions["meta-q08"]
+        [right] = await bot.handle(TextSubmitted((await ask(bot, who, q08.id)).form.token,
+                                                 q08.examples.correct[0], who, channel()))
+        assert right.text.startswith("✅") and "Also worth knowing:\n✗ It fits on a single GPU" in right.text
+        [reply] = await bot.handle(Command("progress", "", who, channel()))
+        assert "Re-read" not in reply.text
+        [wrong] = await bot.handle(TextSubmitted((await ask(bot, who, q08.id)).form.token, GUESS, who, channel()))
+        assert "You missed:\n✗ Pretraining a model family" in wrong.text
+        [reply] = await bot.handle(Command("progress", "", who, channel()))
+        [reread] = [line for line in reply.text.splitlines() if line.startswith("Re-read")]
+        assert reread.count("(meta-q08, missed 1×)") == 3 and "“It fits on a single GPU" in reread
+    finally:
+        await bot.close()
 
 
 async def test_the_trend_goes_down_and_stays_the_same_in_words(bot, clock) -> None:

@@ -34,10 +34,11 @@ Q1_REWORDED = "Which part of the work does tensor parallelism split?"
 
 
 @pytest.fixture
-def content(tmp_path: Path) -> Path:
-    """A copy of the core pack the test may edit."""
+def content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the core pack the test may edit, run from the folder above it (problems name content/…)."""
     folder = tmp_path / "content"
     shutil.copytree(CORE_PACK, folder)
+    monkeypatch.chdir(tmp_path)
     return folder
 
 

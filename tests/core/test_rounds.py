@@ -166,9 +166,9 @@ async def test_odd_numbers_in_a_round_get_a_clear_answer_and_start_nothing(bot) 
                          ("round seconds:-5", "Give the seconds per question as a number, such as seconds:30.")):
         [refusal] = await bot.handle(Command("quiz", args, learner("U0"), channel()))
         assert refusal.text == wanted, args
-    for args in ("³", "-2"):
+    for args in ("³", "-2", "core-basics practice"):  # the practice set too (Discord's set:practice without a round)
         [practice] = await bot.handle(Command("quiz", args, learner("U0"), channel()))
-        assert practice.text.startswith("A number of questions and seconds are for a round."), args
+        assert practice.text.startswith("A number of questions, seconds and the practice set are for a round."), args
     assert await rounds_stored(bot) == 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -76,10 +77,31 @@ def test_a_port_in_use_is_one_line(studybot: Run, command: str) -> None:
 
 @pytest.mark.parametrize("command", ["run", "check", "console"])
 def test_a_missing_content_folder_is_one_line(studybot: Run, tmp_path: Path, command: str) -> None:
-    missing = tmp_path / "no-content"
+    missing = tmp_path / "no-content"  # studybot runs in tmp_path: the folder is named from there
     line = failure(studybot(command, STUDYBOT_CONTENT=str(missing), **SLACK_HTTP))
-    assert line == (f"studybot: {missing}:1: folder: no such folder of lesson packs; set STUDYBOT_CONTENT or pass "
+    assert line == ("studybot: no-content:1: folder: no such folder of lesson packs; set STUDYBOT_CONTENT or pass "
                     "a folder")
+
+
+@pytest.mark.parametrize("command", ["validate", "check", "run"])
+def test_content_problems_name_files_as_they_open_from_the_current_folder(
+        studybot: Run, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, command: str) -> None:
+    """Under the current folder a file is named from it, however the packs were given; elsewhere in full
+    (never from the folder above the packs: `packs/basics/quiz.yaml` opened from nowhere)."""
+    outside = tmp_path_factory.mktemp("outside").resolve()
+    here = Path.cwd()
+    for root in (here / "packs", outside / "packs"):
+        shutil.copytree(CORE_PACK, root)
+        quiz = root / "basics" / "quiz.yaml"
+        quiz.write_text(quiz.read_text().replace("    type: mc", "    type: essay", 1))
+    away = str(outside / "packs")
+    for given, named in (("packs", "packs"), (str(here / "packs"), "packs"), (away, away),
+                         (os.path.relpath(away), away)):  # ../../outside0/packs, named in full
+        argv, env = ((command, given), {}) if command == "validate" else ((command,), {"STUDYBOT_CONTENT": given})
+        code, out, err = studybot(*argv, **env, **SLACK_HTTP)
+        [problem] = out.splitlines()[:1] if command == "validate" else err.splitlines()
+        assert code == (1 if command == "validate" else 2), (given, out, err)
+        assert problem.removeprefix("studybot: ").startswith(f"{named}/basics/quiz.yaml:3: questions[0].type: "), given
 
 
 def test_no_platform_names_the_variables(studybot: Run) -> None:

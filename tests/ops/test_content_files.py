@@ -18,9 +18,11 @@ from bot.core.errors import SetupError
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
-    """A content folder holding a copy of the core pack (its id is core-basics)."""
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A content folder holding a copy of the core pack (its id is core-basics), run from the folder
+    above it (so problems name content/…)."""
     shutil.copytree(CORE_PACK, tmp_path / "content")
+    monkeypatch.chdir(tmp_path)
     return tmp_path / "content"
 
 
