@@ -15,6 +15,8 @@ from datetime import UTC, timedelta
 from pathlib import Path
 
 from benchmarks import goal
+from bot.content.loader import load_library
+from bot.content.render import render_quiz
 from bot.core.clock import FixedClock, iso_week
 from bot.core.config import Settings
 from bot.core.messages import Actor, Command, Place
@@ -57,6 +59,8 @@ def write_library(root: Path) -> None:
                    + points.replace("        ", "      ") for p in range(PROMPTS)]
         (folder / "teachback.yaml").write_text("prompts:\n" + "".join(prompts))
         (folder / "notes.md").write_text("# Reading log\n\n## S1 — A source\n")
+    for lesson in load_library(root).lessons.values():  # as `studybot render` would, so the packs load without warnings
+        (lesson.path / "quiz.md").write_text(render_quiz(lesson), encoding="utf-8")
 
 
 def fill(path: Path, clock: FixedClock, questions: list[tuple[str, str, str]], prompts: list[tuple[str, str]]) -> None:
