@@ -104,7 +104,8 @@ async def start_round(ctx: Context, cmd: Command, words: list[str]) -> list[Repl
     if not pool:
         raise StudyError(f"Lesson {lesson.id} has no {kind}s yet.")
     if count is not None and not 1 <= count <= len(pool):
-        raise StudyError(f"Lesson {lesson.id} has {counted(len(pool), kind)}; pick 1 to {len(pool)}.")
+        pick = "leave the number out, or give 1" if len(pool) == 1 else f"pick 1 to {len(pool)}"
+        raise StudyError(f"Lesson {lesson.id} has {counted(len(pool), kind)}; {pick}.")
     chosen = [q.id for q in pool][:count]
     per_question = seconds or ctx.settings.round_seconds
     round_id, first = await ctx.store.rounds.open(cmd.place, cmd.actor, lesson.id, chosen, timer_key,

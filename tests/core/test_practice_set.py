@@ -93,7 +93,7 @@ async def test_a_practice_round_asks_the_practice_set(practising) -> None:
     assert "What does a training checkpoint hold?" in question.text
     [refusal] = await practising.handle(Command("quiz", "round core-basics practice 2", learner("U0"),
                                                 channel("T1", "C2")))
-    assert refusal.text == "Lesson core-basics has 1 practice question; pick 1 to 1."
+    assert refusal.text == "Lesson core-basics has 1 practice question; leave the number out, or give 1."
 
 
 async def test_a_practice_round_of_a_lesson_without_a_practice_set_is_refused(bot) -> None:
