@@ -30,6 +30,7 @@ from dataclasses import replace
 from typing import TextIO
 
 from adapters.replies import ChatAdapter, Inbound
+from bot.core.errors import DeliveryFailed
 from bot.core.messages import (
     Actor,
     Audience,
@@ -190,6 +191,8 @@ class ConsoleChat(ChatAdapter):
                 self.say(f"--- {reply.file.filename} ---\n{reply.file.content.decode()}--- end ---")
             if reply.file.saved_to is not None:
                 self.say(f"{reply.file.filename} was written to {reply.file.saved_to}")
+        if self.unread and not self._replying:  # a timer's message nobody saw: it stays due for the next chat
+            raise DeliveryFailed("the console's output was closed")
         return MessageRef(PLATFORM, CHANNEL, here)
 
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
@@ -270,7 +273,8 @@ async def run_console(bot: StudyBot, stdin: TextIO = sys.stdin, out: TextIO = sy
         finally:
             ticker.cancel()
             await asyncio.wait({ticker})  # its deliveries under way end first
-            await _deliver_due(bot, chat)
+            if not chat.unread:
+                await _deliver_due(bot, chat)
             if text is None and reader.tty:
                 chat.say("")  # end the prompt's line
             chat.say("Bye.")

@@ -504,3 +504,34 @@ async def test_a_review_on_the_console_answers_by_what_it_shows(tmp_path: Path) 
         assert "✅ Right order." in graded and f"The right order: {numbers}" in graded
     finally:
         await bot.close()
+
+
+class ClosedLater(io.StringIO):
+    """A console output whose reader goes away (`studybot console | head`) when told."""
+
+    gone = False
+
+    def write(self, text: str) -> int:
+        if self.gone:
+            raise BrokenPipeError(32, "Broken pipe")
+        return super().write(text)
+
+
+async def test_a_timers_message_nobody_could_read_stays_due_for_the_next_chat(tmp_path: Path) -> None:
+    clock = FixedClock("2026-11-30T08:00:00+00:00")
+    bot, _, _ = await start_chat(tmp_path, clock)
+    out = ClosedLater()
+    chat = ConsoleChat(bot, out)
+    try:
+        await chat.line("/quiz round 1 seconds:10")
+        await chat.line("/quiz round stop")
+        out.gone = True
+        clock.advance(11)
+        await fire_due(bot, {"console": chat})  # the summary's timer, with the output closed
+        assert chat.unread
+        clock.advance(11)  # past the retry the failed delivery asked for
+        later = io.StringIO()
+        await fire_due(bot, {"console": ConsoleChat(bot, later)})
+        assert "Round over" in later.getvalue()
+    finally:
+        await bot.close()
