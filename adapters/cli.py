@@ -16,6 +16,7 @@ import io
 import logging
 import os
 import re
+import select
 import signal
 import sys
 from collections.abc import Mapping, MutableMapping
@@ -481,8 +482,10 @@ def _main(argv: list[str] | None) -> int:
         return _command(args)
     except KeyboardInterrupt:
         return 0  # Ctrl-C in the console chat
-    except BrokenPipeError:
-        raise  # not a failure: the reader of the output went away (see main)
+    except BrokenPipeError as exc:
+        if _stdout_gone():
+            raise  # not a failure: the reader of the output went away (see main)
+        return _unexpected(exc, args.debug)  # another pipe (a socket, a child's) broke: a failure like any
     except ContentErrors as exc:
         if args.debug:
             raise
@@ -495,11 +498,25 @@ def _main(argv: list[str] | None) -> int:
         _fail(str(exc))
         return FAILED
     except Exception as exc:
-        if args.debug:
-            raise
-        _fail(f"unexpected {type(exc).__name__}: {str(exc)[:200]}; run it again with --debug to see the traceback, "
-              "and report it")
-        return FAILED
+        return _unexpected(exc, args.debug)
+
+
+def _unexpected(exc: Exception, debug: bool) -> int:
+    if debug:
+        raise exc
+    _fail(f"unexpected {type(exc).__name__}: {str(exc)[:200]}; run it again with --debug to see the traceback, "
+          "and report it")
+    return FAILED
+
+
+def _stdout_gone() -> bool:
+    """Whether stdout is a pipe whose reader has closed it (its write end then polls as an error)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError):  # no file descriptor (a test's captured output): not a closed pipe
+        return False
 
 
 def _reader_gone() -> int:

@@ -290,3 +290,16 @@ def test_a_console_whose_reader_went_away_mid_chat_ends_quietly(tmp_path: Path) 
     finally:
         console.kill()
     assert (console.returncode, err) == (128 + signal.SIGPIPE, "")
+
+
+def test_a_broken_pipe_that_is_not_the_output_is_a_failure(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """Only stdout's reader going away ends studybot quietly; another pipe breaking (a socket, a child's)
+    is an unexpected failure, said in one line."""
+    async def broken(settings) -> int:
+        raise BrokenPipeError(32, "Broken pipe (a socket, not the output)")
+
+    monkeypatch.setattr(cli, "health", broken)
+    with pytest.raises(SystemExit) as ended:
+        cli.main(["health"])
+    assert ended.value.code == 2
+    assert capsys.readouterr().err.startswith("studybot: unexpected BrokenPipeError: [Errno 32] Broken pipe (a socket")
