@@ -99,6 +99,7 @@ class ConsoleChat(ChatAdapter):
         self.choices: dict[str, str] = {}  # label as typed (upper case) -> choice token, of the last message
         self.form: Form | None = None  # the form waiting for the next line
         self._origin: dict[str, str] = {}  # the message each pending choice (and "form") came in
+        self._offered: dict[str, set[str]] = {}  # the prompts whose choices each message showed
         self.shown_file = False  # whether this line's replies showed a file sent by DM
         self._chat_mark = secrets.token_hex(4)  # in each message id: an earlier chat's post is told apart
         self._posted = 0
@@ -174,6 +175,7 @@ class ConsoleChat(ChatAdapter):
                 self.say(f"{key}. {choice.label}")
             choices[key] = choice.token
             self._origin[key] = here
+        self._offered[here] = {choice.token.partition(".")[0] for choice in reply.choices}
         if taken:
             self.say(f"({', '.join(taken)} now answer this message, no longer the one before.)")
         self.choices = choices
@@ -196,8 +198,11 @@ class ConsoleChat(ChatAdapter):
         return MessageRef(PLATFORM, CHANNEL, here)
 
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
-        """Print the message again, updated; what it offered (a round question, now revealed) is closed."""
-        self.choices = {k: v for k, v in self.choices.items() if self._origin.get(k) != ref.message_id}
+        """Print the message again, updated; what it offered (a round question, now revealed) is closed, also
+        where the same question was shown again (its choices carry the same prompt)."""
+        closed = self._offered.pop(ref.message_id, set())
+        self.choices = {k: v for k, v in self.choices.items()
+                        if self._origin.get(k) != ref.message_id and v.partition(".")[0] not in closed}
         if self.form is not None and self._origin.get("form") == ref.message_id:
             self.form = None
         mark, _, number = ref.message_id.rpartition(".")

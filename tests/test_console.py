@@ -535,3 +535,22 @@ async def test_a_timers_message_nobody_could_read_stays_due_for_the_next_chat(tm
         assert "Round over" in later.getvalue()
     finally:
         await bot.close()
+
+
+async def test_a_revealed_round_question_shown_again_takes_no_more_answers(tmp_path: Path) -> None:
+    """`/quiz round` while one runs shows its question again; the reveal closes that copy's choices too, so
+    the next question's choices are numbered from 1 and a stray `1` answers nothing that has ended."""
+    clock = FixedClock("2026-11-30T08:00:00+00:00")
+    bot, chat, out = await start_chat(tmp_path, clock)
+    try:
+        await chat.line("/quiz round 2 seconds:10")
+        await chat.line("/quiz round")  # the running round's question, shown again
+        assert chat.choices
+        clock.advance(10)
+        await fire_due(bot, {"console": chat})  # revealed, and the second question posted
+        shown = out.getvalue()
+        second = shown[shown.rindex("question 2 of 2"):]
+        assert "\n1. Answer\n2. I don't know" in second  # numbered from 1: nothing of the first is pending
+        assert all(token.partition(".")[0] == chat.choices["1"].partition(".")[0] for token in chat.choices.values())
+    finally:
+        await bot.close()
