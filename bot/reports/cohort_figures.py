@@ -25,7 +25,7 @@ BEHIND_DAYS = 7  # a learner who started but did nothing in the last 7 local day
 TOP = 3  # key points named per question or prompt
 TERMS = 5  # glossary terms and missing queries named
 SHORT = 50  # characters of a prompt's short form, its ellipsis included
-ESCAPED = re.compile(r"\\([^\w\s])")  # \* stays a star
+ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")  # \* stays a star, \_ an underscore: ASCII punctuation, as in Markdown
 MARKDOWN = (  # pattern, what is kept: the inline Markdown a prompt may hold, in the order it is undone
     (re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]+|>[ \t]?|[-*+][ \t]+|\d{1,9}[.)][ \t]+)", re.M), ""),  # a line's mark
     (re.compile(r"!?\[([^\]]*)\]\([^)]*\)"), r"\1"),  # [text](link), ![alt](image)

@@ -86,6 +86,16 @@ def _static(root: Any, tips: Mapping[str, str]) -> Any:
     return root
 
 
+def _cut(labels: Sequence[str], width: int) -> list[str]:
+    """Labels cut to `width` characters, each still its own: where two would read alike cut at the end,
+    their middles go instead ("core-tb1/data-par…syncs-gradients")."""
+    shown = [fit(label, width) for label in labels]
+    alike = {cut for cut in shown if shown.count(cut) > 1}
+    head = (width - 1) // 2
+    return [label[:head] + "…" + label[len(label) - (width - 1 - head):] if cut in alike and len(label) > width
+            else cut for label, cut in zip(labels, shown, strict=True)]
+
+
 def _text_width(labels: Iterable[str]) -> float:
     """About how wide the longest of `labels` is drawn, in SVG units."""
     return max((len(label) for label in labels), default=0) * GLYPH * FONT_SIZE
@@ -110,7 +120,7 @@ def _chart(kind: type[pygal.graph.graph.Graph], title: str, labels: Sequence[str
     highest bar for its printed value. A horizontal chart (`bar_height` per bar) cuts its labels to
     `size.label` characters, with `tips` (each label's full name) as their tooltips."""
     rows = len(labels)
-    shown = [fit(label, size.label) for label in labels] if bar_height else list(labels)
+    shown = _cut(labels, size.label) if bar_height else list(labels)
     if unit == "%":
         ticks = _percent_ticks(shown, size) if bar_height else [0, 25, 50, 75, 100]
         span: tuple[float, float] = (0, PERCENT_SPAN if bar_height else 100)

@@ -9,12 +9,14 @@ import re
 import shutil
 from dataclasses import replace
 
+import pygal
 import pytest
 from simulated_cohort import NOW, settings_for, simulate, start
 from support import CORE_PACK, channel, choice_for
 
 from bot.core.clock import FixedClock
 from bot.core.messages import Actor, ChoiceMade, Command, Place
+from bot.reports import cohort_report
 from bot.reports.cohort_csv import COLUMNS, neutral
 from bot.reports.cohort_figures import SHORT, short_prompt, titled
 from bot.runtime.app import StudyBot
@@ -111,6 +113,7 @@ def test_a_cell_a_spreadsheet_would_run_is_quoted(cell: str, shown: str) -> None
     ("Set `fsdp_config` and the snake_case_flag for 2 * 8 GPUs", "Set fsdp_config and the snake_case_flag for 2 * 8…"),
     ("## Step 1\n> Put *these* in order:\n- load\n- train", "Step 1 Put these in order: load train"),
     ("An \\*escaped\\* star, ~~not~~ __now__ ![a chart](c.png)", "An *escaped* star, not now a chart"),
+    ("\\*5 and \\_x_ and C:\\Users", "*5 and _x_ and C:\\Users"),
     ("Pneumonoultramicroscopicsilicovolcanoconiosis" * 2, "Pneumonoultramicroscopicsilicovolcanoconiosis" + "Pneu…"),
 ])
 def test_a_prompts_short_form_is_plain_text_cut_at_a_word(prompt: str, short: str) -> None:
@@ -186,3 +189,12 @@ async def test_the_report_is_one_page_that_fetches_nothing(tmp_path) -> None:
     wide, narrow = questions.split('<div class="narrow">')  # the chart drawn for a wide screen and for a phone
     assert [part.count('class="rect reactive tooltip-trigger"') for part in (wide, narrow)] == [
         len(bot.library.questions)] * 2
+
+
+def test_chart_labels_that_would_be_cut_alike_keep_their_own_names_and_tooltips() -> None:
+    names = ["core-tb1/data-parallelism-copies-the-model", "core-tb1/data-parallelism-syncs-gradients"]
+    svg = cohort_report._chart(pygal.HorizontalBar, "Missed", names, [10, 20], cohort_report.NARROW, unit="%",
+                               bar_height=30, tips=[f"{name} · its point" for name in names])
+    pairs = re.findall(r"<text[^>]*>(core-tb1/[^<]*)</text>\s*<title>([^<]*)</title>", svg)
+    assert len({label for label, _ in pairs}) == 2
+    assert sorted(tip for _, tip in pairs) == sorted(f"{name} · its point" for name in names)
