@@ -53,9 +53,9 @@ from bot.runtime.scheduler import TICK
 from bot.store import Store, moving, postgres_engine, sqlite_engine
 from bot.store.installs import Install, read_installs
 
-# A process whose last beat is older is not running (killed, or hung): the scheduler beats every tick,
-# and a busy database delays a beat by seconds, never this long.
-RUNNING_WITHIN = timedelta(seconds=30 * TICK)
+# A process whose last beat is older is not running (killed, or hung): the scheduler beats every tick; a busy
+# database, or a long instructor's export on the same event loop, delays a beat by seconds, not by a minute.
+RUNNING_WITHIN = timedelta(seconds=60 * TICK)
 GIVEN_UP_WITHIN = timedelta(days=1)  # health lists the timers given up this recently
 FAILED = 2  # the exit status of every failure
 PIPE_CLOSED = 128 + signal.SIGPIPE  # the exit status once stdout's reader went away (a shell's for `ls | head`)
@@ -318,8 +318,8 @@ async def health(settings: Settings) -> int:
             print(f"{named}: beat {int((now - process.beat_at).total_seconds())} s ago, "
                   f"up since {process.started_at.isoformat(timespec='seconds')}")
         else:
-            print(f"{named}: not heard from since {process.beat_at.isoformat(timespec='seconds')}; it stopped "
-                  "without leaving (killed, or its machine went down)")
+            print(f"{named}: not heard from since {process.beat_at.isoformat(timespec='seconds')}; it was killed or "
+                  "is stuck, or its machine went down")
     for line in workspaces(installs, settings):
         print(line)
     for failed in given_up:  # the process is fine; a channel it cannot post to is the operator's to fix

@@ -130,7 +130,7 @@ async def on_settle(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str
                       + (f" (by {dispute.settled_by})." if dispute.settled_by else "."))]
     word = (Choice(f"Add a word for {who}", f"{prompt.id}.{WORD}"),)
     if dispute.state is DisputeState.ACCEPTED:
-        gain = (f"{dispute.points} point{'s' if dispute.points != 1 else ''}, instructor-graded" if dispute.points
+        gain = (f"{counted(dispute.points, 'point')}, instructor-graded" if dispute.points
                 else "no points (not the answer that scores), but the verdict is now correct")
         return [Reply(f"Accepted dispute #{dispute.id}: {who} gets {gain}. They are told by direct message.",
                       choices=word)]
@@ -157,7 +157,7 @@ async def tell_learner(ctx: Context, key: TimerKey) -> list[Reply]:
     if key.parts[1:] == (WORD,):
         text = f"A word from your instructor on {what}:\n{dispute.note or ''}"
     elif dispute.state is DisputeState.ACCEPTED:
-        gain = (f"You get {dispute.points} point{'s' if dispute.points != 1 else ''}, marked instructor-graded."
+        gain = (f"You get {counted(dispute.points, 'point')}, marked instructor-graded."
                 if dispute.points else "It is now graded correct (it was not the answer that scores, so no points).")
         text = f"Your instructor accepted {what}. {gain}"
     else:

@@ -17,7 +17,7 @@ from fsrs import Card, Rating
 
 from bot.content.model import Lesson
 from bot.core.errors import StudyError
-from bot.core.messages import Actor, Audience, Cohort, Command, Place, Reply, TimerKey
+from bot.core.messages import Actor, Audience, Cohort, Command, Place, Reply, TimerKey, counted
 from bot.features.asking import arrangement
 from bot.questions.base import Question
 from bot.runtime.commands import Option, command
@@ -121,7 +121,7 @@ async def comes_back(ctx: Context, actor: Actor, question: Question) -> str:
     others = max(due_now - 1, 0)  # the card itself is one of them
     if not others:
         return "This card is due again now, and no other card is, so /review asks it next."
-    return f"This card is due again now: /review asks it after the {others} other card{'s' * (others > 1)} due now."
+    return f"This card is due again now: /review asks it after the {counted(others, 'other card')} due now."
 
 
 async def on_reminders(ctx: Context, key: TimerKey) -> list[Reply]:

@@ -103,6 +103,6 @@ async def test_a_process_silent_longer_than_a_few_beats_is_not_counted_as_runnin
     assert healthy.startswith("healthy: heartbeat ") and healthy.endswith(", 1 process(es) running")
     assert re.fullmatch(r"process \S+ pid \d+: beat [0-9] s ago, up since \S+", running), running
     assert silent.startswith("process ") and silent.endswith(
-        f" (slack): not heard from since {killed.isoformat()}; it stopped without leaving (killed, or its machine "
-        "went down)")
+        f" (slack): not heard from since {killed.isoformat()}; it was killed or is stuck, or its machine "
+        "went down")
 
