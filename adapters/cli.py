@@ -36,6 +36,7 @@ from adapters.runner import (
     reload_on_hangup,
     run_platforms,
     running_pid,
+    serving_alone,
     stop_signals,
 )
 from bot.content.loader import QUIZ_MD, Report, check_library, shown
@@ -179,13 +180,14 @@ async def console(settings: Settings) -> int:
     except OSError as exc:
         raise StoreUnavailable(f"cannot create the database folder {settings.db_path.parent} ({exc.strerror}); "
                                "make its parent writable or set STUDYBOT_DB") from exc
-    bot = await StudyBot.start(settings)  # the database's problems first, then the results folder's
-    try:
-        results.check_folder(settings.results_dir)
-        with reload_on_hangup(bot):
-            await run_console(bot)
-    finally:
-        await bot.close()
+    with serving_alone(settings):
+        bot = await StudyBot.start(settings)  # the database's problems first, then the results folder's
+        try:
+            results.check_folder(settings.results_dir)
+            with reload_on_hangup(bot):
+                await run_console(bot)
+        finally:
+            await bot.close()
     return 0
 
 
@@ -198,7 +200,7 @@ async def run(settings: Settings, or_console: bool) -> int:
             return await console(settings)
         needs = " or ".join(p.needs for p in platforms.PLATFORMS)
         raise SetupError(f"no platform is configured: set {needs}, or try the console with `studybot console`")
-    with stop_signals(asyncio.Event()) as stop:  # from here on, SIGTERM and Ctrl-C stop it cleanly
+    with stop_signals(asyncio.Event()) as stop, serving_alone(settings):  # SIGTERM and Ctrl-C stop it cleanly
         bot = await StudyBot.start(settings)  # the database's problems first, then the results folder's
         try:
             results.check_folder(settings.results_dir)
