@@ -100,6 +100,7 @@ class ConsoleChat(ChatAdapter):
         self.form: Form | None = None  # the form waiting for the next line
         self._origin: dict[str, str] = {}  # the message each pending choice (and "form") came in
         self._offered: dict[str, set[str]] = {}  # the prompts whose choices each message showed
+        self._headings: dict[str, str] = {}  # the first line of each message this chat showed (its edits name it)
         self.shown_file = False  # whether this line's replies showed a file sent by DM
         self._chat_mark = secrets.token_hex(4)  # in each message id: an earlier chat's post is told apart
         self._posted = 0
@@ -156,9 +157,11 @@ class ConsoleChat(ChatAdapter):
         answers. The first reply to a typed line drops the choices shown before it (a message with
         neither leaves a waiting form, never old choices); the replies after it, and a message that
         came on its own, add theirs to the ones pending."""
-        self.say(reply.text.replace("**", ""))  # the core's bold markers mean nothing in a terminal
+        text = reply.text.replace("**", "")  # the core's bold markers mean nothing in a terminal
+        self.say(text)
         self._posted += 1
         here = f"{self._chat_mark}.{self._posted}"
+        self._headings[here] = _heading(text)
         pending = {} if self._replying and not self._answered else self.choices
         self._answered = self._answered or self._replying
         taken = sorted(k for k in pending if not k.isdecimal()
@@ -198,16 +201,17 @@ class ConsoleChat(ChatAdapter):
         return MessageRef(PLATFORM, CHANNEL, here)
 
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
-        """Print the message again, updated; what it offered (a round question, now revealed) is closed, also
-        where the same question was shown again (its choices carry the same prompt)."""
+        """Print the message again, named by the first line it was shown with; what it offered (a round
+        question, now revealed) is closed, also where the same question was shown again (its choices
+        carry the same prompt)."""
         closed = self._offered.pop(ref.message_id, set())
         self.choices = {k: v for k, v in self.choices.items()
                         if self._origin.get(k) != ref.message_id and v.partition(".")[0] not in closed}
         if self.form is not None and self._origin.get("form") == ref.message_id:
             self.form = None
-        mark, _, number = ref.message_id.rpartition(".")
-        which = f"message {number}" if mark == self._chat_mark else "a message of an earlier chat"
-        await self.send(replace(reply, text=f"[{which} updated]\n{reply.text}"))
+        heading = self._headings.get(ref.message_id)
+        said = "a message of an earlier chat updated" if heading is None else f"update to the message above: {heading}"
+        await self.send(replace(reply, text=f"[{said}]\n{reply.text}"))
 
     def say(self, text: str) -> None:
         """Print a line; once the output's reader has gone, nothing more is printed (and the chat ends)."""
@@ -217,6 +221,12 @@ class ConsoleChat(ChatAdapter):
             print(text, file=self.out, flush=True)
         except BrokenPipeError:
             self.unread = True
+
+
+def _heading(text: str, width: int = 70) -> str:
+    """A message's first line, as a learner recognises it when it is updated further down."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "a message above")
+    return first if len(first) <= width else first[:width - 1].rstrip() + "…"
 
 
 def _either(labels: list[str]) -> str:

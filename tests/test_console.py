@@ -446,7 +446,7 @@ async def test_a_reveal_of_an_earlier_chats_post_leaves_this_chats_choices(tmp_p
         asked = out.getvalue()
         clock.set("2026-11-30T08:00:10+00:00")
         await fire_due(bot, {"console": later})  # the round's question revealed, and its summary
-        assert "Round over." in out.getvalue() and "[message 1 updated]" not in out.getvalue()
+        assert "Round over." in out.getvalue() and "[a message of an earlier chat updated]" in out.getvalue()
         await later.line(right_label(question, asked))
         assert "✅" in out.getvalue().rsplit("Round over.", 1)[1]
     finally:
@@ -552,5 +552,22 @@ async def test_a_revealed_round_question_shown_again_takes_no_more_answers(tmp_p
         second = shown[shown.rindex("question 2 of 2"):]
         assert "\n1. Answer\n2. I don't know" in second  # numbered from 1: nothing of the first is pending
         assert all(token.partition(".")[0] == chat.choices["1"].partition(".")[0] for token in chat.choices.values())
+    finally:
+        await bot.close()
+
+
+async def test_an_update_names_the_message_it_updates_by_its_first_line(tmp_path: Path) -> None:
+    """A round question revealed in this chat is printed again under the first line the learner read
+    it by, not an internal message number."""
+    clock = FixedClock("2026-11-30T08:00:00+00:00")
+    bot, chat, out = await start_chat(tmp_path, clock)
+    try:
+        await chat.line("/quiz round 1 seconds:10")
+        heading = out.getvalue().splitlines()[0]
+        clock.set("2026-11-30T08:00:10+00:00")
+        await fire_due(bot, {"console": chat})
+        revealed = out.getvalue().split(f"[update to the message above: {heading}]\n", 1)
+        assert len(revealed) == 2 and revealed[1].startswith(heading), out.getvalue()
+        assert "[message " not in out.getvalue()
     finally:
         await bot.close()
