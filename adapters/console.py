@@ -11,7 +11,8 @@ it takes over are said to. A form's answer is the next line typed; its reply end
 unless it asks for the text again (nothing was recorded). In a terminal, lines are read with the
 standard `readline` (arrow keys edit the line, up and down walk the history); Ctrl-D or Ctrl-C
 end the chat at any prompt. Timers (a round's reveal) fire in the background, and what is due
-when the chat ends (a stopped round's summary) is shown before it does.
+when the chat ends (a stopped round's summary) is shown before it does; a round the learner started
+stops when the chat ends (/quit, end of input, Ctrl-C), its summary shown before "Bye.".
 """
 
 from __future__ import annotations
@@ -289,12 +290,26 @@ async def run_console(bot: StudyBot, stdin: TextIO = sys.stdin, out: TextIO = sy
             ticker.cancel()
             await asyncio.wait({ticker})  # its deliveries under way end first
             if not chat.unread:
+                await _stop_own_round(bot, chat)
                 await _deliver_due(bot, chat)
             if text is None and reader.tty:
                 chat.say("")  # end the prompt's line
             chat.say("Bye.")
     if chat.unread:  # the CLI ends quietly, as for any command whose output was cut short
         raise BrokenPipeError(errno.EPIPE, "the console's output was closed")
+
+
+async def _stop_own_round(bot: StudyBot, chat: ConsoleChat) -> None:
+    """A round this chat's learner started stops with the chat, as /quiz round stop would (its summary
+    is then due): on the console nobody else can answer it, and the next chat would carry it on."""
+    try:
+        round_ = await bot.store.rounds.in_channel(chat.place)
+    except Exception:
+        log.exception("cannot read the console's round; it goes on in the next chat")
+        return
+    if round_ is not None and round_.starter == chat.actor.user_id:
+        chat.say("The chat ends, and your round with it (nobody else can answer it here):")
+        await chat.line("/quiz round stop")
 
 
 async def _deliver_due(bot: StudyBot, chat: ConsoleChat) -> None:

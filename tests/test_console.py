@@ -8,6 +8,7 @@ import sys
 from datetime import time
 from pathlib import Path
 
+import pytest
 from support import CONTENT, CORE_PACK, REPO, order_numbers
 
 from adapters.console import ConsoleChat
@@ -571,3 +572,18 @@ async def test_an_update_names_the_message_it_updates_by_its_first_line(tmp_path
         assert "[message " not in out.getvalue()
     finally:
         await bot.close()
+
+
+@pytest.mark.parametrize("ending", [["/quit"], []], ids=["/quit", "end of input"])
+def test_a_round_started_in_the_chat_stops_when_the_chat_ends(tmp_path: Path, ending: list[str]) -> None:
+    """Nobody else can answer a console round once its chat ends: it stops as /quiz round stop would,
+    its summary shown before Bye., and the next chat starts with no round of the last one."""
+    out = run_console(tmp_path, ["/quiz round 3 seconds:20", *ending])
+    assert out.index("Round stopped") < out.index("Round over after 1 of 3 questions.") < out.index("Bye.")
+    later = run_console(tmp_path, ["/quiz round stop"])
+    assert "No round is running in this channel." in later and "earlier chat" not in later
+
+
+def test_a_chat_without_a_round_ends_as_before(tmp_path: Path) -> None:
+    out = run_console(tmp_path, ["/quiz", "/quit"])
+    assert "Round" not in out and out.rstrip().endswith("Bye.")
