@@ -3,8 +3,9 @@
 Choices are shown one a line under one label each: the letter a multiple-choice option already
 has (`A. …`), else a number, numbered afresh for each line typed. A label answers only the
 messages that answered the last line typed (a note under a question, such as "Round started",
-leaves the question's choices open): once another line is typed it is refused, and at a form's
-prompt (a short answer, an order) a number is part of the answer. A message that arrives on its
+leaves the question's choices open; a choice answered with a note alone, such as "Sent to your
+instructor", leaves the other choices of its message open): once another line is typed it is
+refused, and at a form's prompt (a short answer, an order) a number is part of the answer. A message that arrives on its
 own (a round's next question) while a choice is pending numbers its choices after the pending
 ones, so a number typed never lands on another question than the one it was read on; letters
 it takes over are said to. A form's answer is the next line typed; its reply ends the form,
@@ -108,6 +109,7 @@ class ConsoleChat(ChatAdapter):
         self._replying = False  # printing the replies to a typed line (else a message arrived on its own)
         self._answered = False  # whether a reply to the line being handled was printed yet
         self._chosen_in: str | None = None  # the message whose choice was just made (a form it opens is its)
+        self._pressed: str | None = None  # the label of that choice
         self._retyped: Form | None = None  # the form just answered, kept if the reply asks for the text again
         self.unread = False  # the reader of the output went away (`studybot console | head`): the chat ends
 
@@ -127,6 +129,7 @@ class ConsoleChat(ChatAdapter):
         elif (label := text.rstrip(".").upper()) in self.choices:
             event = ChoiceMade(self.choices[label], self.actor, self.place)
             self._chosen_in = self._origin.get(label)
+            self._pressed = label
         elif text.isdecimal() and self.choices:
             self.say(f"Choose {_either(list(self.choices))}.")
             return
@@ -151,19 +154,19 @@ class ConsoleChat(ChatAdapter):
         try:
             await self.handle(ConsoleTurn(self), happened)
         finally:
-            self._replying, self._chosen_in, self._retyped = False, None, None
+            self._replying, self._chosen_in, self._pressed, self._retyped = False, None, None, None
 
     async def send(self, reply: Reply) -> MessageRef:
         """The console's Outbox: print the reply; its choices or its form are what the next line
         answers. The first reply to a typed line drops the choices shown before it (a message with
-        neither leaves a waiting form, never old choices); the replies after it, and a message that
-        came on its own, add theirs to the ones pending."""
+        neither leaves a waiting form, and the other choices of the message a choice was made in);
+        the replies after it, and a message that came on its own, add theirs to the ones pending."""
         text = reply.text.replace("**", "")  # the core's bold markers mean nothing in a terminal
         self.say(text)
         self._posted += 1
         here = f"{self._chat_mark}.{self._posted}"
         self._headings[here] = _heading(text)
-        pending = {} if self._replying and not self._answered else self.choices
+        pending = self._still_open(reply) if self._replying and not self._answered else self.choices
         self._answered = self._answered or self._replying
         taken = sorted(k for k in pending if not k.isdecimal()
                        and any(LETTERED.match(c.label) and c.label[0] == k for c in reply.choices))
@@ -200,6 +203,14 @@ class ConsoleChat(ChatAdapter):
         if self.unread and not self._replying:  # a timer's message nobody saw: it stays due for the next chat
             raise DeliveryFailed("the console's output was closed")
         return MessageRef(PLATFORM, CHANNEL, here)
+
+    def _still_open(self, reply: Reply) -> dict[str, str]:
+        """The choices the first reply to a typed line leaves pending: none, unless the line was a choice
+        and the reply offers nothing of its own (a dispute sent): then the other choices of the message
+        it was made in (its Next question), as that message keeps its buttons on Slack and Discord."""
+        if self._chosen_in is None or reply.choices or reply.form:
+            return {}
+        return {k: v for k, v in self.choices.items() if self._origin.get(k) == self._chosen_in and k != self._pressed}
 
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
         """Print the message again, named by the first line it was shown with; what it offered (a round
