@@ -34,13 +34,16 @@ def parse_period(ctx: Context, cohort: Cohort, words: list[str]) -> str | None:
     raise StudyError(USAGE)
 
 
-def marks_text(standing: Standing, policy: SelfGraded) -> str:
-    """How a learner's points were graded, as a board marks them: " (3 self-graded)" when the cohort marks
-    them, and always the points instructors gave by accepting disputes: " (1 instructor-graded)"."""
-    marks = [f"{standing.self_graded} self-graded"] if policy is SelfGraded.MARK and standing.self_graded else []
-    if standing.instructor_graded:
-        marks.append(f"{standing.instructor_graded} instructor-graded")
+def graded_marks(self_graded: int, instructor_graded: int) -> str:
+    """How some points were graded otherwise than by a rubric: " (3 self-graded, 1 instructor-graded)"."""
+    marks = [f"{n} {how}" for n, how in ((self_graded, "self-graded"), (instructor_graded, "instructor-graded")) if n]
     return f" ({', '.join(marks)})" if marks else ""
+
+
+def marks_text(standing: Standing, policy: SelfGraded) -> str:
+    """A learner's marks as a board shows them: self-graded points when the cohort marks them, and
+    always the points instructors gave by accepting disputes."""
+    return graded_marks(standing.self_graded if policy is SelfGraded.MARK else 0, standing.instructor_graded)
 
 
 def points_text(standing: Standing, policy: SelfGraded) -> str:
