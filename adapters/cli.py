@@ -162,9 +162,8 @@ def check(settings: Settings) -> int:
     else:
         for line in workspaces(installs or [], settings):
             print(line)
-    needs = " or ".join(p.needs for p in platforms.PLATFORMS)
     print(f"platforms: {', '.join(p.name for p in found)}" if found else
-          f"platforms: none configured (set {needs}); studybot run would refuse to start")
+          f"platforms: none configured ({_needs()}); studybot run would refuse to start")
     return 0
 
 
@@ -196,8 +195,7 @@ async def run(settings: Settings, or_console: bool) -> int:
             print("No platform token is set: starting the console chat on the bundled lesson.")
             quiet_for_the_console()
             return await console(settings)
-        needs = " or ".join(p.needs for p in platforms.PLATFORMS)
-        raise SetupError(f"no platform is configured: set {needs}, or try the console with `studybot console`")
+        raise SetupError(f"no platform is configured ({_needs()}), or try the console with `studybot console`")
     with stop_signals(asyncio.Event()) as stop:  # from here on, SIGTERM and Ctrl-C stop it cleanly
         bot = await StudyBot.start(settings)  # the database's problems first, then the results folder's
         try:
@@ -458,6 +456,11 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "migrate-db":
         return asyncio.run(migrate_db(settings, args.to))
     return asyncio.run(health(settings))
+
+
+def _needs() -> str:
+    """What to set for each platform: "for slack set …; for discord set DISCORD_TOKEN"."""
+    return "; ".join(f"for {p.name} set {p.needs}" for p in platforms.PLATFORMS)
 
 
 def _fail(message: str) -> None:
