@@ -38,7 +38,7 @@ from adapters.runner import (
     running_pid,
     stop_signals,
 )
-from bot.content.loader import QUIZ_MD, Report, check_library, shown
+from bot.content.loader import QUIZ_MD, Report, check_library, pack_items, shown
 from bot.content.render import render_quiz
 from bot.core import yamlfile
 from bot.core.clock import SystemClock
@@ -348,14 +348,13 @@ async def export_disputes(settings: Settings, lesson: str | None, out: Path | No
         print(f"no settled disputes{f' of lesson {lesson}' if lesson else ''} yet; nothing written")
         return 0
     folder = out or settings.results_dir / DISPUTES_FOLDER
-    prompts = {**{q.id: q.prompt for q in report.library.questions.values()},
-               **{p.id: p.prompt for p in report.library.prompts.values()}}
+    items_in_pack = pack_items(report.library)
     for lesson_id, disputes in by_lesson(settled).items():
         target = folder / f"{re.sub(r'[^A-Za-z0-9_-]', '_', lesson_id)}.examples.yaml"
         try:
             folder.mkdir(parents=True, exist_ok=True)
             staged = target.with_name(f".{target.name}.new")
-            staged.write_text(examples_yaml(lesson_id, disputes, prompts), encoding="utf-8")
+            staged.write_text(examples_yaml(lesson_id, disputes, items_in_pack), encoding="utf-8")
             os.replace(staged, target)
         except OSError as exc:
             raise SetupError(f"cannot write {target}: {exc.strerror or exc}; choose another folder with --out") from exc
