@@ -39,7 +39,7 @@ from adapters.runner import (
     serving_alone,
     stop_signals,
 )
-from bot.content.loader import QUIZ_MD, Report, check_library, shown
+from bot.content.loader import QUIZ_MD, Report, check_library, pack_items, shown
 from bot.content.render import render_quiz
 from bot.core import yamlfile
 from bot.core.clock import SystemClock
@@ -163,9 +163,8 @@ def check(settings: Settings) -> int:
     else:
         for line in workspaces(installs or [], settings):
             print(line)
-    needs = " or ".join(p.needs for p in platforms.PLATFORMS)
     print(f"platforms: {', '.join(p.name for p in found)}" if found else
-          f"platforms: none configured (set {needs}); studybot run would refuse to start")
+          f"platforms: none configured ({_needs()}); studybot run would refuse to start")
     return 0
 
 
@@ -198,8 +197,7 @@ async def run(settings: Settings, or_console: bool) -> int:
             print("No platform token is set: starting the console chat on the bundled lesson.")
             quiet_for_the_console()
             return await console(settings)
-        needs = " or ".join(p.needs for p in platforms.PLATFORMS)
-        raise SetupError(f"no platform is configured: set {needs}, or try the console with `studybot console`")
+        raise SetupError(f"no platform is configured ({_needs()}), or try the console with `studybot console`")
     with stop_signals(asyncio.Event()) as stop, serving_alone(settings):  # SIGTERM and Ctrl-C stop it cleanly
         bot = await StudyBot.start(settings)  # the database's problems first, then the results folder's
         try:
@@ -352,14 +350,13 @@ async def export_disputes(settings: Settings, lesson: str | None, out: Path | No
         print(f"no settled disputes{f' of lesson {lesson}' if lesson else ''} yet; nothing written")
         return 0
     folder = out or settings.results_dir / DISPUTES_FOLDER
-    prompts = {**{q.id: q.prompt for q in report.library.questions.values()},
-               **{p.id: p.prompt for p in report.library.prompts.values()}}
+    items_in_pack = pack_items(report.library)
     for lesson_id, disputes in by_lesson(settled).items():
         target = folder / f"{re.sub(r'[^A-Za-z0-9_-]', '_', lesson_id)}.examples.yaml"
         try:
             folder.mkdir(parents=True, exist_ok=True)
             staged = target.with_name(f".{target.name}.new")
-            staged.write_text(examples_yaml(lesson_id, disputes, prompts), encoding="utf-8")
+            staged.write_text(examples_yaml(lesson_id, disputes, items_in_pack), encoding="utf-8")
             os.replace(staged, target)
         except OSError as exc:
             raise SetupError(f"cannot write {target}: {exc.strerror or exc}; choose another folder with --out") from exc
@@ -461,6 +458,11 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "migrate-db":
         return asyncio.run(migrate_db(settings, args.to))
     return asyncio.run(health(settings))
+
+
+def _needs() -> str:
+    """What to set for each platform: "for slack set …; for discord set DISCORD_TOKEN"."""
+    return "; ".join(f"for {p.name} set {p.needs}" for p in platforms.PLATFORMS)
 
 
 def _fail(message: str) -> None:

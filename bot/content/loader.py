@@ -157,6 +157,12 @@ PARTS = (
 )
 
 
+def pack_items(library: Library) -> dict[str, tuple[str, str]]:
+    """Every question and teach-back prompt by id: the pack file it is written in, and its prompt."""
+    return {item.id: (part.file, item.prompt) for lesson in library.lessons.values() for part in PARTS
+            if part.id_field == "id" for item in getattr(lesson, part.lesson_field)}
+
+
 # ---------------------------------------------------------------- loading
 
 

@@ -31,6 +31,7 @@ NAMED = 10  # learners named per list before "and N more"
 QUOTED = 50  # characters of a choice's text
 POINTER = "Every figure, with charts: /insights export (by direct message: cohort_answers.csv, cohort_report.html)."
 CUT = "… (cut to fit the chat)"
+MESSAGES = 3  # the most messages one /insights reply takes
 USAGE = "Use /insights [lesson] [week|all], or /insights export for the files."
 
 
@@ -88,15 +89,28 @@ def overview(figures: Figures) -> list[str]:
     return lines
 
 
-def fit_lines(lines: list[str], last: str, limit: int = MAX_TEXT) -> str:
-    """The lines that fit in one message with `last` after them, cut at a line and said so."""
-    kept: list[str] = []
-    room = limit - len(last) - len(CUT) - 2
+def fit_messages(lines: list[str], last: str, limit: int = MAX_TEXT, most: int = MESSAGES) -> list[str]:
+    """The lines in at most `most` messages of `limit` characters, split at lines, with `last` after them;
+    what does not fit is cut at a line, and said so."""
+    packed = _packed([*lines, last], limit)
+    if len(packed) > most:
+        kept = packed[: most - 1]
+        rest = lines[sum(len(message) for message in kept):]
+        packed = [*kept, [*_packed(rest, limit - len(CUT) - len(last) - 2)[0], CUT, last]]
+    return ["\n".join(message) for message in packed]
+
+
+def _packed(lines: list[str], limit: int) -> list[list[str]]:
+    """The lines in order, in messages of at most `limit` characters (a longer line alone in one)."""
+    messages: list[list[str]] = [[]]
+    size = -1  # the length of the message so far, its line breaks included
     for line in lines:
-        if sum(len(k) + 1 for k in kept) + len(line) > room:
-            return "\n".join([*kept, CUT, last])
-        kept.append(line)
-    return "\n".join([*kept, last])
+        if messages[-1] and size + 1 + len(line) > limit:
+            messages.append([])
+            size = -1
+        messages[-1].append(line)
+        size += 1 + len(line)
+    return messages
 
 
 def _scope(words: list[str]) -> tuple[str | None, bool]:
@@ -148,7 +162,7 @@ async def insights(ctx: Context, cmd: Command) -> list[Reply]:
         raise StudyError(USAGE)
     lesson = ctx.lesson(name) if name else None
     figures = await gather(ctx, cmd.actor.in_cohort, lesson, all_time)
-    return [Reply(fit_lines(overview(figures), POINTER))]
+    return [Reply(text) for text in fit_messages(overview(figures), POINTER)]
 
 
 FEATURE = Feature("insights", commands=(insights,))

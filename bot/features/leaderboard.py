@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from bot.core.clock import iso_week
 from bot.core.config import Settings
 from bot.core.errors import StudyError
-from bot.core.messages import Audience, Cohort, Command, Place, Reply, TimerKey
+from bot.core.messages import Audience, Cohort, Command, Place, Reply, TimerKey, counted
 from bot.grading.scoring import SelfGraded
 from bot.runtime.commands import Option, command
 from bot.runtime.context import Context
@@ -34,13 +34,21 @@ def parse_period(ctx: Context, cohort: Cohort, words: list[str]) -> str | None:
     raise StudyError(USAGE)
 
 
+def graded_marks(self_graded: int, instructor_graded: int) -> str:
+    """How some points were graded otherwise than by a rubric: " (3 self-graded, 1 instructor-graded)"."""
+    marks = [f"{n} {how}" for n, how in ((self_graded, "self-graded"), (instructor_graded, "instructor-graded")) if n]
+    return f" ({', '.join(marks)})" if marks else ""
+
+
+def marks_text(standing: Standing, policy: SelfGraded) -> str:
+    """A learner's marks as a board shows them: self-graded points when the cohort marks them, and
+    always the points instructors gave by accepting disputes."""
+    return graded_marks(standing.self_graded if policy is SelfGraded.MARK else 0, standing.instructor_graded)
+
+
 def points_text(standing: Standing, policy: SelfGraded) -> str:
-    """A learner's points as a board shows them: "12 (3 self-graded)" when the cohort marks them, and
-    always the points instructors gave by accepting disputes: "12 (1 instructor-graded)"."""
-    marks = [f"{standing.self_graded} self-graded"] if policy is SelfGraded.MARK and standing.self_graded else []
-    if standing.instructor_graded:
-        marks.append(f"{standing.instructor_graded} instructor-graded")
-    return f"{standing.points} ({', '.join(marks)})" if marks else str(standing.points)
+    """A learner's points as a board's row shows them: "12 (3 self-graded)"."""
+    return f"{standing.points}{marks_text(standing, policy)}"
 
 
 async def board_text(ctx: Context, cohort: Cohort, week: str | None) -> str:
@@ -76,7 +84,7 @@ async def leaderboard(ctx: Context, cmd: Command) -> list[Reply]:
         return [Reply(text, Audience.PUBLIC), Reply("Posted.")]
     policy = ctx.settings.self_graded
     mine = await ctx.store.boards.standing(cmd.actor, week, policy)
-    text += (f"\nYou: rank {mine.rank} with {points_text(mine, policy)} point{'' if mine.points == 1 else 's'}."
+    text += (f"\nYou: rank {mine.rank} with {counted(mine.points, 'point')}{marks_text(mine, policy)}."
              if mine
              else "\nNo points for you in this period yet.")
     return [Reply(text)]

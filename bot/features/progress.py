@@ -3,15 +3,19 @@ and the key points the learner missed most (what to re-read)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import timedelta
 
+from bot.content.model import Lesson
 from bot.core.clock import iso_week
 from bot.core.messages import Actor, Command, Reply, counted
 from bot.features import review
+from bot.features.leaderboard import graded_marks, marks_text
+from bot.grading.scoring import SelfGraded
 from bot.runtime.commands import command
 from bot.runtime.context import Context
 from bot.runtime.feature import Feature
-from bot.store.model import TeachbackCount
+from bot.store.model import ScoredAnswer, TeachbackCount
 
 MISSED = 3  # key points named
 
@@ -45,26 +49,33 @@ async def missed_most(ctx: Context, actor: Actor) -> str | None:
     return "Re-read (missed most): " + "; ".join(named) if named else None
 
 
+def lesson_line(lesson: Lesson, answers: Mapping[str, ScoredAnswer], teachbacks: TeachbackCount) -> str:
+    """A lesson's line: its quiz and its practice set, each answered and right; its teach-backs; and its points,
+    all of them (quiz, practice set and teach-backs, as the leaderboards count them), marked alike."""
+    parts = []
+    for name, questions in (("quiz", lesson.questions), ("practice set", lesson.practice)):
+        if questions:
+            mine = [answers[q.id] for q in questions if q.id in answers]
+            parts.append(f"{name} answered {len(mine)}/{len(questions)}, correct {sum(a.correct for a in mine)}")
+    parts.append(f"teach-backs {teachbacks.attempts} ({counted(teachbacks.points, 'point')})")
+    right = [a for q in lesson.review_questions if (a := answers.get(q.id)) is not None and a.correct]
+    marks = graded_marks(sum(a.self_graded for a in right),
+                         sum(a.instructor_graded for a in right) + teachbacks.instructor_graded)
+    return f"• {lesson.title}: {'; '.join(parts)}; points {len(right) + teachbacks.points}{marks}"
+
+
 @command(summary="Your progress per lesson, privately")
 async def progress(ctx: Context, cmd: Command) -> list[Reply]:
     """/progress: per lesson, what you answered, got right and scored; cards due; this week's rank."""
     await ctx.store.learners.touch(cmd.actor)
-    answers = await ctx.store.answers.scored(cmd.actor)
+    answers = {a.question_id: a for a in await ctx.store.answers.scored(cmd.actor)}
     teachbacks = await ctx.store.teachbacks.counts(cmd.actor)
     zone = ctx.zone(cmd.actor.in_cohort)
     this_week, last_week = ctx.week(cmd.actor.in_cohort), iso_week(ctx.clock.now() - timedelta(weeks=1), zone)
     trend = await ctx.store.insights.trend(cmd.actor, (this_week, last_week))
     lines = ["Your progress"]
     for lesson in ctx.library.lessons.values():
-        ids = {q.id for q in lesson.questions}
-        mine = [a for a in answers if a.question_id in ids]
-        right = sum(a.correct for a in mine)
-        self_graded = sum(a.self_graded for a in mine)
-        tb = teachbacks.get(lesson.id, TeachbackCount())
-        lines.append(
-            f"• {lesson.title}: answered {len(mine)}/{len(ids)}, correct {right} ({self_graded} graded by you), "
-            f"points {right + tb.points}; teach-backs {tb.attempts} ({counted(tb.points, 'point')})"
-        )
+        lines.append(lesson_line(lesson, answers, teachbacks.get(lesson.id, TeachbackCount())))
         lines.append(trend_line(trend.get((lesson.id, this_week)), trend.get((lesson.id, last_week))))
     if (reread := await missed_most(ctx, cmd.actor)) is not None:
         lines.append(reread)
@@ -74,10 +85,12 @@ async def progress(ctx: Context, cmd: Command) -> list[Reply]:
     chance = review.recall(ctx, [c.state for c in cards])
     lines.append(f"Review: {len(due_today)} of {counted(len(cards), 'card')} due today"
                  + (f"; predicted recall now {chance:.0%}" if chance is not None else "") + " (/review)")
-    week = ctx.week(cmd.actor.in_cohort)
-    mine_now = await ctx.store.boards.standing(cmd.actor, week, ctx.settings.self_graded)
-    lines.append(f"This week ({week}): " + (f"rank {mine_now.rank}, {counted(mine_now.points, 'point')}" if mine_now
-                                             else "no points yet"))
+    policy = ctx.settings.self_graded
+    mine_now = await ctx.store.boards.standing(cmd.actor, this_week, policy)
+    left_out = " (self-graded points not counted)" if policy is SelfGraded.EXCLUDE else ""
+    lines.append(f"This week ({this_week}, all lessons): "
+                 + (f"rank {mine_now.rank}, {counted(mine_now.points, 'point')}{marks_text(mine_now, policy)}{left_out}"
+                    if mine_now else "no points yet"))
     return [Reply("\n".join(lines))]
 
 

@@ -22,8 +22,7 @@ SELF_GRADES = {  # choice suffix: (label, rating for the review schedule)
     "h": ("Right, but it was hard", Rating.Hard),
     "0": ("I missed it", Rating.Again),
 }
-PRACTICE_NOTE = "(Practice: your first answer to this question is the one that counts.)"
-REVIEW_NOTE = "(Review: no points this time; only a question's first answer scores.)"
+NO_POINTS_NOTE = "(No points this time: only your first answer to a question scores.)"  # every mode alike
 FOLLOWED = (AnswerMode.PRACTICE, AnswerMode.REVIEW)  # modes whose feedback offers the next question
 
 
@@ -121,7 +120,7 @@ async def _answered(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Pro
     if verdict.dont_know:
         lines.insert(0, await _dont_know_note(ctx, event.actor, question, prompt.mode, recorded.scored))
     if not recorded.scored:
-        lines.append(REVIEW_NOTE if prompt.mode is AnswerMode.REVIEW else PRACTICE_NOTE)
+        lines.append(NO_POINTS_NOTE)
     self_grades: tuple[Choice, ...] = ()
     attempted = typed is not None and not verdict.dont_know and real_attempt(typed.text, question.prompt,
                                                                              verdict.matched,

@@ -2,7 +2,8 @@
 
 Format (version 1), UTF-8 text: a header of `key: value` lines, then one block per
 learner and lesson: `learner:`, `name:`, `lesson:`, `title:`, `score: N/M (P%)`,
-`self-graded: K`, then one tab-separated line per question: id, type, result
+`self-graded: K` (of the lines listed), then one tab-separated line per quiz question (quiz.yaml; the
+practice set is not listed): id, type, result
 (correct, wrong or unanswered), then `self-graded` when the learner graded it, or
 `instructor-graded` when an instructor accepted the learner's dispute of it.
 """
@@ -106,8 +107,8 @@ def lesson_block(lesson: Lesson, answers: dict[str, ScoredAnswer]) -> list[str]:
         f"lesson: {lesson.id}",
         f"title: {lesson.title}",
         f"score: {right}/{total} ({percent}%)",
-        f"self-graded: {sum(1 for a in answers.values() if a.self_graded)}",
-    ]
+        f"self-graded: {sum(1 for q in lesson.questions if q.id in answers and answers[q.id].self_graded)}",
+    ]  # of the lines below: the quiz's questions, as the score
     for q in lesson.questions:
         row = answers.get(q.id)
         result = "unanswered" if row is None else ("correct" if row.correct else "wrong")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.content.model import TeachbackPrompt
 from bot.core.errors import StudyError, TextRefused
-from bot.core.messages import Actor, Choice, ChoiceMade, Command, Form, Place, Reply, TextSubmitted
+from bot.core.messages import Actor, Choice, ChoiceMade, Command, Form, Place, Reply, TextSubmitted, counted
 from bot.core.suggest import did_you_mean
 from bot.features import disputes
 from bot.grading.honor import too_short
@@ -58,6 +58,18 @@ def _item(ctx: Context, prompt: Prompt) -> TeachbackPrompt:
     return item
 
 
+async def _what_next(ctx: Context, actor: Actor, item: TeachbackPrompt) -> str:
+    """After a prompt's point: the lesson's next prompt not passed yet, or that none is left."""
+    lesson = ctx.library.lessons[item.lesson_id]
+    passed = await ctx.store.teachbacks.passed(actor)
+    left = [p for p in lesson.prompts if p.id not in passed and p.id != item.id]
+    if left:
+        return f"Next: /teachback {left[0].id} for another prompt."
+    if len(lesson.prompts) == 1:
+        return f"That was the only teach-back prompt of {lesson.title}."
+    return f"You have now passed all {len(lesson.prompts)} teach-back prompts of {lesson.title}."
+
+
 async def on_again(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:
     """"Try this one again": the same prompt, in a fresh form."""
     if suffix != OPEN_FORM:
@@ -80,12 +92,12 @@ async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Re
         return [Reply("You already sent this explanation; it is stored. Use /teachback for another go.")]
     points = attempt.points
     texts = {k.id: k.point for k in item.key_points}
-    lines = [f"You covered {len(found.matched)} of {len(texts)} key points"
+    lines = [f"You covered {len(found.matched)} of {counted(len(texts), 'key point')}"
              + ("." if passes else f"; {item.rubric.needed} earn the point.")]
     lines += [f"✓ {texts[k]}" for k in found.matched]
     lines += [f"✗ missed: {texts[k]}" for k in found.missed]
     if points:
-        lines.append("That earns 1 point. Try /teachback again for another prompt.")
+        lines.append(f"That earns 1 point. {await _what_next(ctx, event.actor, item)}")
     elif passes:
         lines.append("Well covered (this prompt's point was earned before).")
     choices: tuple[Choice, ...] = ()

@@ -6,6 +6,8 @@
   (by default more than half of them: both of two, two of three, three of four).
 - Ranks are standard competition ranks: 1, 2, 2, 4.
 - Self-graded points count, are marked, or are left out of leaderboards, as a cohort chooses.
+- Every point counts once wherever points are shown: a lesson's are its quiz's, its practice set's and its
+  teach-backs' (/progress), as a week's and the leaderboards' are; quiz_results.txt lists the quiz only.
 - An instructor's accepted dispute grades the answer correct: it earns what a correct answer earns by
   the rules above (a point for the scoring first answer, none for practice; a teach-back's point if
   not earned before), marked instructor-graded wherever points are shown.

@@ -10,9 +10,10 @@ from typing import Any
 
 import yaml
 
-from bot.store.model import Dispute, Disputed, DisputeState
+from bot.reports.cohort_figures import short_prompt
+from bot.store.model import Dispute, DisputeState
 
-_FILES = {Disputed.ANSWER: "quiz.yaml (or practice.yaml)", Disputed.TEACHBACK: "teachback.yaml"}
+PROMPT = 100  # characters of the prompt named above an item's entry, its ellipsis included
 
 
 class _Indented(yaml.SafeDumper):
@@ -29,26 +30,29 @@ def by_lesson(disputes: Iterable[Dispute]) -> dict[str, list[Dispute]]:
     return found
 
 
-def examples_yaml(lesson_id: str, disputes: Iterable[Dispute], prompts: Mapping[str, str]) -> str:
-    """One lesson's settled disputes (oldest settled first) as `examples:` entries per item; `prompts`
-    names each item's prompt where the lesson packs still have it."""
-    items: dict[str, tuple[Disputed, dict[str, bool]]] = {}
+def examples_yaml(lesson_id: str, disputes: Iterable[Dispute], items_in_pack: Mapping[str, tuple[str, str]]) -> str:
+    """One lesson's settled disputes (oldest settled first) as `examples:` entries per item; `items_in_pack`
+    names each item's pack file and prompt where the lesson packs still have it (`loader.pack_items`)."""
+    items: dict[str, dict[str, bool]] = {}
     for dispute in disputes:
         if dispute.state is DisputeState.OPEN:
             continue
         text = " ".join(dispute.text.split())
-        verdicts = items.setdefault(dispute.item_id, (dispute.of, {}))[1]
+        verdicts = items.setdefault(dispute.item_id, {})
         verdicts.pop(text, None)  # the latest verdict wins, in its place
         verdicts[text] = dispute.state is DisputeState.ACCEPTED
     lines = [f"# Settled disputes of lesson {lesson_id} as rubric examples (studybot disputes export).",
              "# Paste each item's `examples:` lines into that item in the lesson pack, beside any there already:",
              "# answers an instructor accepted are `correct`, answers they rejected are `wrong`.", ""]
-    for item_id, (of, verdicts) in items.items():
+    for item_id, verdicts in items.items():
         examples = {key: [t for t, accepted in verdicts.items() if accepted is want]
                     for key, want in (("correct", True), ("wrong", False))}
         entry = {item_id: {"examples": {key: texts for key, texts in examples.items() if texts}}}
-        prompt = " ".join(prompts.get(item_id, "(no longer in the lesson pack)").split())[:100]
-        lines.append(f"# {item_id} in {_FILES[of]}: {prompt}")
+        if item_id in items_in_pack:
+            file, prompt = items_in_pack[item_id]
+            lines.append(f"# {item_id} in {file}: {short_prompt(prompt, PROMPT)}")
+        else:
+            lines.append(f"# {item_id}: no longer in the lesson pack")
         lines.append(yaml.dump(entry, Dumper=_Indented, allow_unicode=True, sort_keys=False, width=1000,
                                default_flow_style=False).rstrip())
         lines.append("")

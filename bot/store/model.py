@@ -195,6 +195,7 @@ class Attempt:
 class TeachbackCount:
     attempts: int = 0
     points: int = 0
+    instructor_graded: int = 0  # of the points, those an instructor gave by accepting a dispute
 
 
 

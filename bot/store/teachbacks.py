@@ -68,11 +68,12 @@ class Teachbacks:
         return await self._engine.write(run)
 
     async def counts(self, actor: Actor) -> dict[str, TeachbackCount]:
-        """Per lesson: attempts and points."""
+        """Per lesson: attempts and points (and how many of them were instructor-graded)."""
         rows = await self._engine.read(
-            "SELECT lesson_id, COUNT(*) AS n, SUM(points) AS p FROM teachbacks WHERE " + _OWN + " GROUP BY lesson_id",
-            key(actor))
-        return {r["lesson_id"]: TeachbackCount(r["n"], r["p"] or 0) for r in rows}
+            "SELECT lesson_id, COUNT(*) AS n, SUM(points) AS p,"
+            " SUM(CASE WHEN instructor_graded = 1 THEN points ELSE 0 END) AS i FROM teachbacks WHERE " + _OWN
+            + " GROUP BY lesson_id", key(actor))
+        return {r["lesson_id"]: TeachbackCount(r["n"], r["p"] or 0, r["i"] or 0) for r in rows}
 
     async def passed(self, actor: Actor) -> set[str]:
         """The prompts the learner has passed at least once, by the rubric or an instructor (an attempt that

@@ -137,6 +137,8 @@ async def test_a_teachback_dispute_accepted_earns_its_point(bot: StudyBot) -> No
     assert (await bot.store.teachbacks.counts(who))[LESSON].points == 1
     standing = await bot.store.boards.standing(who, None)
     assert (standing.points, standing.instructor_graded) == (1, 1)
+    [progress] = await bot.handle(Command("progress", "", who, channel()))
+    assert "teach-backs 1 (1 point); points 1 (1 instructor-graded)" in progress.text  # marked as the board marks it
     [dm] = await told(bot)
     assert dm.text.startswith("Your instructor accepted your teach-back")
 

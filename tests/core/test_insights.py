@@ -16,7 +16,7 @@ from support import learner
 
 from bot.core.clock import FixedClock, iso_week
 from bot.core.messages import MAX_TEXT, Actor, Audience, ChoiceMade, Cohort, Command, Place
-from bot.features.insights import CUT, POINTER, fit_lines
+from bot.features.insights import CUT, MESSAGES, POINTER, fit_messages
 from bot.reports.cohort_figures import SHORT, gather, titled
 from bot.store import cohort_stats as insights_store
 
@@ -287,13 +287,16 @@ async def test_glossary_lookups_are_counted_per_query_never_per_learner(tmp_path
         await bot.close()
 
 
-async def test_the_reply_is_cut_at_a_line_and_points_to_the_export(cohort) -> None:
-    lines = [f"• line {n} " + "x" * 80 for n in range(60)]
-    text = fit_lines(lines, POINTER)
-    assert len(text) <= MAX_TEXT and text.endswith(CUT + "\n" + POINTER)
-    kept = text.splitlines()[:-2]
-    assert kept == lines[: len(kept)] and len(kept) > 10
-    assert fit_lines(lines[:3], POINTER) == "\n".join([*lines[:3], POINTER])
+async def test_a_long_reply_takes_up_to_three_messages_then_is_cut_at_a_line_and_points_to_the_export(cohort) -> None:
+    lines = [f"• line {n} " + "x" * 80 for n in range(80)]
+    texts = fit_messages(lines, POINTER)
+    assert len(texts) == MESSAGES and all(len(text) <= MAX_TEXT for text in texts)
+    assert texts[-1].endswith(CUT + "\n" + POINTER)
+    kept = [line for text in texts for line in text.splitlines()][:-2]
+    assert kept == lines[: len(kept)] and len(kept) > 50
+    assert fit_messages(lines[:3], POINTER) == ["\n".join([*lines[:3], POINTER])]
+    two = fit_messages(lines[:25], POINTER)  # about 2,300 characters: two messages, nothing cut
+    assert len(two) == 2 and [line for text in two for line in text.splitlines()] == [*lines[:25], POINTER]
 
 
 async def test_usage_mistakes_get_a_short_answer(cohort) -> None:

@@ -7,7 +7,8 @@ import pytest
 from support import channel, learner, record
 
 from bot.core.config import CohortSettings
-from bot.core.messages import Audience, Cohort, Command
+from bot.core.messages import Audience, ChoiceMade, Cohort, Command, TextSubmitted
+from bot.store.model import AnswerMode, PromptKind
 
 pytestmark = pytest.mark.both_engines
 
@@ -29,6 +30,21 @@ async def test_standard_competition_ranks(bot) -> None:
     lines = reply.text.splitlines()
     assert lines[1:5] == ["1. name-A · 5", "2. name-B · 3", "2. name-C · 3", "4. name-D · 1"]
     assert "You: rank 4 with 1 point." in reply.text  # not "1 points"
+
+
+async def test_your_line_puts_the_marks_after_the_points(bot) -> None:
+    """"You: rank 1 with 2 points (1 self-graded).", not "with 2 (1 self-graded) points"."""
+    who = learner("A")
+    q = next(q for q in next(iter(bot.library.lessons.values())).questions if q.kind == "short")
+    prompt = await bot.store.prompts.new(PromptKind.QUESTION, channel(), who, lesson_id=q.lesson_id, item_id=q.id,
+                                         mode=AnswerMode.PRACTICE)
+    [feedback] = await bot.handle(TextSubmitted(prompt.id, "It copies everything onto each device so nothing is lost",
+                                                who, channel()))
+    await bot.handle(ChoiceMade(next(c for c in feedback.choices if c.label == "I got it right").token, who, channel()))
+    await record(bot, who, "another")
+    [reply] = await board(bot, who=who)
+    assert "1. name-A · 2 (1 self-graded)" in reply.text
+    assert reply.text.endswith("\nYou: rank 1 with 2 points (1 self-graded).")
 
 
 async def test_cohorts_never_mix(bot) -> None:

@@ -11,7 +11,7 @@ from support import CORE_PACK, answer, channel, learner
 from bot.content.loader import check_library, load_library
 from bot.content.render import render_quiz
 from bot.core.config import Settings
-from bot.core.messages import Audience, Command, MessageRef
+from bot.core.messages import Audience, ChoiceMade, Command, MessageRef, TextSubmitted
 from bot.runtime.app import StudyBot
 
 PRACTICE = """\
@@ -99,3 +99,78 @@ async def test_a_practice_round_asks_the_practice_set(practising) -> None:
 async def test_a_practice_round_of_a_lesson_without_a_practice_set_is_refused(bot) -> None:
     [refusal] = await bot.handle(Command("quiz", "round core-basics practice", learner("U0"), channel()))
     assert refusal.text == "Lesson core-basics has no practice questions yet."
+
+
+SELF_GRADED_PRACTICE = PRACTICE + """
+  - id: core-p2
+    type: short
+    goal: splitting
+    prompt: "What does sharding the optimizer state save, and what does it cost?"
+    model_answer: "It shards the parameters across GPUs and pays with extra communication."
+    rubric:
+      needed: 2
+      points:
+        - id: shards
+          point: "It shards the model state across GPUs"
+          accept: ["shards the parameters", "splits the model"]
+        - id: communication
+          point: "It pays with extra communication"
+          accept: ["extra communication", "more communication"]
+    explanation: "Each GPU holds a shard and gathers the rest when it is needed."
+    sources: [S1]
+"""
+
+
+@pytest.fixture
+async def practised(content: Path, tmp_path: Path, clock):
+    """A learner who answered the whole quiz right, passed a teach-back, and in /review answered the
+    practice set: the mc right, the short one missed and then self-graded right."""
+    (content / "basics" / "practice.yaml").write_text(SELF_GRADED_PRACTICE)
+    settings = Settings(db_path=tmp_path / "studybot.db", content_dir=content, results_dir=tmp_path / "results")
+    bot = await StudyBot.start(settings, clock)
+    who = learner()
+    lesson = bot.library.lessons["core-basics"]
+    [reply] = await bot.handle(Command("quiz", "", who, channel()))
+    for q in lesson.questions:
+        [feedback] = await bot.handle(answer(q, reply, who, channel()))
+        [reply] = await bot.handle(ChoiceMade(feedback.choices[-1].token, who, channel()))
+    [form] = await bot.handle(Command("teachback", "core-tb2", who, channel()))
+    good = ". ".join(k.accept[0] for k in bot.library.prompts["core-tb2"].key_points)
+    await bot.handle(TextSubmitted(form.form.token, good, who, channel()))
+    for _ in lesson.practice:
+        [card] = await bot.handle(Command("review", "", who, channel()))
+        q = next(q for q in lesson.practice if q.prompt in card.text)
+        attempt = "It copies everything onto each device so nothing is lost"
+        event = answer(q, card, who, channel()) if q.kind == "mc" else TextSubmitted(card.form.token, attempt,
+                                                                                     who, channel())
+        [feedback] = await bot.handle(event)
+        if q.kind == "short":
+            got_it = next(c for c in feedback.choices if c.label == "I got it right")
+            await bot.handle(ChoiceMade(got_it.token, who, channel()))
+    yield bot, who, lesson
+    await bot.close()
+
+
+async def test_progress_and_the_leaderboard_count_the_same_points(practised) -> None:
+    """A lesson's points in /progress are all its points (quiz, practice set, teach-backs), as the week's
+    points and the leaderboard count them, and marked alike."""
+    bot, who, lesson = practised
+    points = len(lesson.questions) + 1 + len(lesson.practice)
+    [progress] = await bot.handle(Command("progress", "", who, channel()))
+    assert (f"quiz answered {len(lesson.questions)}/{len(lesson.questions)}, correct {len(lesson.questions)}; "
+            f"practice set answered 2/2, correct 2; teach-backs 1 (1 point); points {points} (1 self-graded)"
+            ) in progress.text
+    assert f"This week ({bot.ctx.week(who.in_cohort)}, all lessons): rank 1, {points} points (1 self-graded)" \
+        in progress.text
+    [board] = await bot.handle(Command("leaderboard", "", who, channel()))
+    assert f"1. name-U1 · {points} (1 self-graded)" in board.text
+
+
+async def test_the_results_files_self_graded_count_is_over_the_lines_it_lists(practised, tmp_path: Path) -> None:
+    """quiz_results.txt lists the quiz (not the practice set), and its header counts only what it lists."""
+    bot, who, lesson = practised
+    await bot.handle(Command("results", "", who, channel()))
+    lines = (tmp_path / "results" / "T1" / "slack-U1" / "quiz_results.txt").read_text().splitlines()
+    listed = [line for line in lines if "\t" in line]
+    assert [line.split("\t")[0] for line in listed] == list(lesson.question_ids)
+    assert f"self-graded: {sum(line.endswith('self-graded') for line in listed)}" in lines

@@ -8,6 +8,7 @@ from fsrs import Scheduler
 from support import answer, channel, choice_for, dont_know, learner, order_numbers, with_cohort
 
 from bot.core.messages import Audience, ChoiceMade, Cohort, Command, MessageRef, TextSubmitted
+from bot.features.quiz import NO_POINTS_NOTE
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
 from bot.store.model import AnswerMode, PromptKind
@@ -79,7 +80,7 @@ async def test_first_answer_scores_later_ones_are_practice(bot) -> None:
             asked = q.ask(prompt.id, "", Audience.PRIVATE, q.arrange("test"))
             [feedback] = await bot.handle(answer(q, asked, who, channel(), right))
             assert ("Correct" in feedback.text) == right
-        assert "Practice: your first answer" in feedback.text
+        assert NO_POINTS_NOTE in feedback.text
     assert await bot.store.count("answers") == 4
     assert await bot.store.boards.standing(wrong_first, None) is None
     assert (await bot.store.boards.standing(right_first, None)).points == 1

@@ -10,6 +10,7 @@ from support import answer as answer_event
 from support import channel, dont_know, learner, with_cohort
 
 from bot.core.messages import Audience, ChoiceMade, Command, MessageRef, TextSubmitted
+from bot.features.quiz import NO_POINTS_NOTE
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
 
@@ -80,8 +81,7 @@ async def test_i_dont_know_in_a_review_says_what_becomes_of_the_card(bot, clock)
     [feedback] = await bot.handle(ChoiceMade(dont_know(again).token, who, channel()))
     assert "first answer, with no points" not in feedback.text and "comes back soon in /review" not in feedback.text
     assert "This card is due again now, and no other card is, so /review asks it next." in feedback.text
-    assert "(Review: no points this time; only a question's first answer scores.)" in feedback.text
-    assert "Practice:" not in feedback.text
+    assert feedback.text.count(NO_POINTS_NOTE) == 1
     [following] = await bot.handle(ChoiceMade(feedback.choices[-1].token, who, channel()))
     assert "due card" in following.text and first.prompt in following.text
 

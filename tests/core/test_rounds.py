@@ -51,6 +51,19 @@ async def test_three_members_answer_and_the_timer_reveals_by_editing(bot, clock)
     assert await bot.store.count("answers") == 3
 
 
+async def test_an_answer_in_a_round_after_a_first_one_says_it_scores_nothing(bot) -> None:
+    """A learner who answered a question in /quiz answers it again in a round: the note says why
+    there is no point, in the words every mode uses (not "Practice:" inside a round)."""
+    who = learner("U1")
+    [asked] = await bot.handle(Command("quiz", "", who, channel()))
+    q = bot.library.questions[next(iter(bot.library.lessons.values())).questions[0].id]
+    await bot.handle(ChoiceMade(choice_for(asked, q.correct_index).token, who, channel()))
+    question = await start_round(bot, learner("U0"))
+    [feedback] = await bot.handle(ChoiceMade(choice_for(question, q.correct_index).token, who, channel()))
+    assert "(No points this time: only your first answer to a question scores.)" in feedback.text
+    assert "Practice:" not in feedback.text
+
+
 async def test_reveal_survives_closing_and_reopening_mid_round(bot, clock, settings) -> None:
     question = await start_round(bot, learner("U0"))
     await bot.handle(ChoiceMade(question.choices[0].token, learner("U1"), channel()))

@@ -18,6 +18,24 @@ async def test_teachback_lists_covered_and_missed_and_stores_the_attempt(bot) ->
     assert await bot.store.count("teachbacks") == 1
 
 
+async def test_after_a_point_the_reply_names_a_prompt_left_or_says_none_is(bot) -> None:
+    """"1 of 1 key point" in the singular; after a point, the next prompt not passed yet, and once every
+    prompt of the lesson is passed, that (never "try again for another prompt" with none left)."""
+    who = learner()
+    lesson = next(iter(bot.library.lessons.values()))
+    assert [p.id for p in lesson.prompts] == ["core-tb1", "core-tb2"]
+    said = []
+    for prompt_id in ("core-tb2", "core-tb1"):
+        [reply] = await bot.handle(Command("teachback", prompt_id, who, channel()))
+        good = ". ".join(k.accept[0] for k in bot.library.prompts[prompt_id].key_points)
+        [feedback] = await bot.handle(TextSubmitted(reply.form.token, good, who, channel()))
+        said.append(feedback.text)
+    assert said[0].startswith("You covered 1 of 1 key point.\n")
+    assert said[0].endswith("That earns 1 point. Next: /teachback core-tb1 for another prompt.")
+    assert said[1].startswith("You covered 2 of 2 key points.\n")
+    assert said[1].endswith(f"That earns 1 point. You have now passed all 2 teach-back prompts of {lesson.title}.")
+
+
 async def test_partial_explanation_names_what_was_missed(bot) -> None:
     who = learner()
     [reply] = await bot.handle(Command("teachback", "", who, channel()))

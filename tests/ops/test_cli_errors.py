@@ -106,7 +106,8 @@ def test_content_problems_name_files_as_they_open_from_the_current_folder(
 
 def test_no_platform_names_the_variables(studybot: Run) -> None:
     line = failure(studybot("run"))
-    assert "no platform is configured: set SLACK_BOT_TOKEN" in line and "DISCORD_TOKEN" in line
+    assert "no platform is configured (for slack set SLACK_BOT_TOKEN" in line
+    assert "; for discord set DISCORD_TOKEN)" in line
 
 
 def test_a_rejected_token_is_one_line(studybot: Run, monkeypatch: pytest.MonkeyPatch) -> None:

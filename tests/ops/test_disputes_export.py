@@ -4,6 +4,7 @@ a file per lesson, its path printed; its failures one line."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 from pathlib import Path
 
 import yaml
@@ -21,10 +22,10 @@ from bot.store.model import AnswerMode, PromptKind
 TEACHER = learner("UT", teacher=True)
 
 
-async def dispute(bot: StudyBot, who, text: str, settle: str | None) -> None:
-    """A short answer to core-q2, disputed, then settled by pressing `settle` (None: left open)."""
+async def dispute(bot: StudyBot, who, text: str, settle: str | None, item: str = "core-q2") -> None:
+    """A short answer to `item`, disputed, then settled by pressing `settle` (None: left open)."""
     prompt = await bot.store.prompts.new(PromptKind.QUESTION, channel(), who, lesson_id="core-basics",
-                                         item_id="core-q2", mode=AnswerMode.PRACTICE)
+                                         item_id=item, mode=AnswerMode.PRACTICE)
     [feedback] = await bot.handle(TextSubmitted(prompt.id, text, who, channel()))
     await bot.handle(press(feedback, ASK, who))
     if settle:
@@ -60,7 +61,7 @@ def test_settled_disputes_become_examples_a_pack_reads(studybot: Run, tmp_path: 
     target = tmp_path / "out" / "core-basics.examples.yaml"
     assert (code, out, err) == (0, f"wrote {target} (3 settled dispute(s))\n", "")
     text = target.read_text()
-    assert "# core-q2 in quiz.yaml (or practice.yaml): What does FSDP shard" in text
+    assert "# core-q2 in quiz.yaml: What does FSDP shard, and what does it pay for it?\n" in text
     assert "# core-tb2 in teachback.yaml: Explain what MFU tells you" in text
     found = yaml.safe_load(text)
     assert found == {
@@ -71,6 +72,53 @@ def test_settled_disputes_become_examples_a_pack_reads(studybot: Run, tmp_path: 
     checker = Checker()  # the lesson packs' own reading of `examples:`
     examples = checker.examples(found["core-q2"], ("core-q2",))
     assert not checker.problems and examples.correct == ("fsdp shards params and the GPUs talk more",)
+
+
+LONG_PROMPT = ("Your data-parallel job keeps every optimizer state inside each GPU's memory; what does FSDP "
+               "change about that, and what does it cost?")
+PRACTICE = f"""\
+questions:
+  - id: core-p2
+    type: short
+    goal: splitting
+    prompt: "{LONG_PROMPT}"
+    model_answer: "It shards the parameters across GPUs and pays with extra communication."
+    rubric:
+      needed: 2
+      points:
+        - id: shards
+          point: "FSDP shards the model state across GPUs"
+          accept: ["shards the parameters", "splits the model"]
+        - id: communication
+          point: "It pays with extra communication"
+          accept: ["extra communication", "more communication"]
+    explanation: "Each GPU holds a shard and gathers the rest when it is needed."
+    sources: [S1]
+"""
+
+
+def test_a_practice_question_is_named_in_its_own_file_its_prompt_cut_at_a_word(  # noqa: F811
+        studybot: Run, tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    shutil.copytree(CORE_PACK, content)
+    (content / "basics" / "practice.yaml").write_text(PRACTICE)
+
+    async def seed_practice() -> None:
+        bot = await StudyBot.start(Settings(db_path=tmp_path / "bot.db", content_dir=content))
+        try:
+            await dispute(bot, learner("U1"), "fsdp shards params and the GPUs talk more", "Accept", "core-p2")
+        finally:
+            await bot.close()
+
+    asyncio.run(seed_practice())
+    code, _, err = studybot("disputes", "export", "--out", str(tmp_path / "out"), STUDYBOT_CONTENT=str(content))
+    assert (code, err) == (0, "")
+    [comment] = [line for line in (tmp_path / "out" / "core-basics.examples.yaml").read_text().splitlines()
+                 if line.startswith("# core-p2")]
+    head, prompt = comment.split(": ", 1)
+    assert head == "# core-p2 in practice.yaml"
+    assert prompt.endswith("…") and len(prompt) <= 100
+    assert LONG_PROMPT.startswith(prompt[:-1]) and LONG_PROMPT[len(prompt) - 1] == " "  # cut between words
 
 
 def test_the_default_folder_nothing_settled_and_mistakes(studybot: Run, tmp_path: Path) -> None:  # noqa: F811
