@@ -36,6 +36,7 @@ from adapters.runner import (
     reload_on_hangup,
     run_platforms,
     running_pid,
+    serving_alone,
     stop_signals,
 )
 from bot.content.loader import QUIZ_MD, Report, check_library, pack_items, shown
@@ -178,13 +179,14 @@ async def console(settings: Settings) -> int:
     except OSError as exc:
         raise StoreUnavailable(f"cannot create the database folder {settings.db_path.parent} ({exc.strerror}); "
                                "make its parent writable or set STUDYBOT_DB") from exc
-    bot = await StudyBot.start(settings)  # the database's problems first, then the results folder's
-    try:
-        results.check_folder(settings.results_dir)
-        with reload_on_hangup(bot):
-            await run_console(bot)
-    finally:
-        await bot.close()
+    with serving_alone(settings):
+        bot = await StudyBot.start(settings)  # the database's problems first, then the results folder's
+        try:
+            results.check_folder(settings.results_dir)
+            with reload_on_hangup(bot):
+                await run_console(bot)
+        finally:
+            await bot.close()
     return 0
 
 
@@ -196,7 +198,7 @@ async def run(settings: Settings, or_console: bool) -> int:
             quiet_for_the_console()
             return await console(settings)
         raise SetupError(f"no platform is configured ({_needs()}), or try the console with `studybot console`")
-    with stop_signals(asyncio.Event()) as stop:  # from here on, SIGTERM and Ctrl-C stop it cleanly
+    with stop_signals(asyncio.Event()) as stop, serving_alone(settings):  # SIGTERM and Ctrl-C stop it cleanly
         bot = await StudyBot.start(settings)  # the database's problems first, then the results folder's
         try:
             results.check_folder(settings.results_dir)

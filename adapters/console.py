@@ -3,15 +3,17 @@
 Choices are shown one a line under one label each: the letter a multiple-choice option already
 has (`A. …`), else a number, numbered afresh for each line typed. A label answers only the
 messages that answered the last line typed (a note under a question, such as "Round started",
-leaves the question's choices open): once another line is typed it is refused, and at a form's
-prompt (a short answer, an order) a number is part of the answer. A message that arrives on its
+leaves the question's choices open; a choice answered with a note alone, such as "Sent to your
+instructor", leaves the other choices of its message open): once another line is typed it is
+refused, and at a form's prompt (a short answer, an order) a number is part of the answer. A message that arrives on its
 own (a round's next question) while a choice is pending numbers its choices after the pending
 ones, so a number typed never lands on another question than the one it was read on; letters
 it takes over are said to. A form's answer is the next line typed; its reply ends the form,
 unless it asks for the text again (nothing was recorded). In a terminal, lines are read with the
 standard `readline` (arrow keys edit the line, up and down walk the history); Ctrl-D or Ctrl-C
 end the chat at any prompt. Timers (a round's reveal) fire in the background, and what is due
-when the chat ends (a stopped round's summary) is shown before it does.
+when the chat ends (a stopped round's summary) is shown before it does; a round the learner started
+stops when the chat ends (/quit, end of input, Ctrl-C), its summary shown before "Bye.".
 """
 
 from __future__ import annotations
@@ -100,12 +102,14 @@ class ConsoleChat(ChatAdapter):
         self.form: Form | None = None  # the form waiting for the next line
         self._origin: dict[str, str] = {}  # the message each pending choice (and "form") came in
         self._offered: dict[str, set[str]] = {}  # the prompts whose choices each message showed
+        self._headings: dict[str, str] = {}  # the first line of each message this chat showed (its edits name it)
         self.shown_file = False  # whether this line's replies showed a file sent by DM
         self._chat_mark = secrets.token_hex(4)  # in each message id: an earlier chat's post is told apart
         self._posted = 0
         self._replying = False  # printing the replies to a typed line (else a message arrived on its own)
         self._answered = False  # whether a reply to the line being handled was printed yet
         self._chosen_in: str | None = None  # the message whose choice was just made (a form it opens is its)
+        self._pressed: str | None = None  # the label of that choice
         self._retyped: Form | None = None  # the form just answered, kept if the reply asks for the text again
         self.unread = False  # the reader of the output went away (`studybot console | head`): the chat ends
 
@@ -125,6 +129,7 @@ class ConsoleChat(ChatAdapter):
         elif (label := text.rstrip(".").upper()) in self.choices:
             event = ChoiceMade(self.choices[label], self.actor, self.place)
             self._chosen_in = self._origin.get(label)
+            self._pressed = label
         elif text.isdecimal() and self.choices:
             self.say(f"Choose {_either(list(self.choices))}.")
             return
@@ -149,17 +154,19 @@ class ConsoleChat(ChatAdapter):
         try:
             await self.handle(ConsoleTurn(self), happened)
         finally:
-            self._replying, self._chosen_in, self._retyped = False, None, None
+            self._replying, self._chosen_in, self._pressed, self._retyped = False, None, None, None
 
     async def send(self, reply: Reply) -> MessageRef:
         """The console's Outbox: print the reply; its choices or its form are what the next line
         answers. The first reply to a typed line drops the choices shown before it (a message with
-        neither leaves a waiting form, never old choices); the replies after it, and a message that
-        came on its own, add theirs to the ones pending."""
-        self.say(reply.text.replace("**", ""))  # the core's bold markers mean nothing in a terminal
+        neither leaves a waiting form, and the other choices of the message a choice was made in);
+        the replies after it, and a message that came on its own, add theirs to the ones pending."""
+        text = reply.text.replace("**", "")  # the core's bold markers mean nothing in a terminal
+        self.say(text)
         self._posted += 1
         here = f"{self._chat_mark}.{self._posted}"
-        pending = {} if self._replying and not self._answered else self.choices
+        self._headings[here] = _heading(text)
+        pending = self._still_open(reply) if self._replying and not self._answered else self.choices
         self._answered = self._answered or self._replying
         taken = sorted(k for k in pending if not k.isdecimal()
                        and any(LETTERED.match(c.label) and c.label[0] == k for c in reply.choices))
@@ -197,17 +204,26 @@ class ConsoleChat(ChatAdapter):
             raise DeliveryFailed("the console's output was closed")
         return MessageRef(PLATFORM, CHANNEL, here)
 
+    def _still_open(self, reply: Reply) -> dict[str, str]:
+        """The choices the first reply to a typed line leaves pending: none, unless the line was a choice
+        and the reply offers nothing of its own (a dispute sent): then the other choices of the message
+        it was made in (its Next question), as that message keeps its buttons on Slack and Discord."""
+        if self._chosen_in is None or reply.choices or reply.form:
+            return {}
+        return {k: v for k, v in self.choices.items() if self._origin.get(k) == self._chosen_in and k != self._pressed}
+
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
-        """Print the message again, updated; what it offered (a round question, now revealed) is closed, also
-        where the same question was shown again (its choices carry the same prompt)."""
+        """Print the message again, named by the first line it was shown with; what it offered (a round
+        question, now revealed) is closed, also where the same question was shown again (its choices
+        carry the same prompt)."""
         closed = self._offered.pop(ref.message_id, set())
         self.choices = {k: v for k, v in self.choices.items()
                         if self._origin.get(k) != ref.message_id and v.partition(".")[0] not in closed}
         if self.form is not None and self._origin.get("form") == ref.message_id:
             self.form = None
-        mark, _, number = ref.message_id.rpartition(".")
-        which = f"message {number}" if mark == self._chat_mark else "a message of an earlier chat"
-        await self.send(replace(reply, text=f"[{which} updated]\n{reply.text}"))
+        heading = self._headings.get(ref.message_id)
+        said = "a message of an earlier chat updated" if heading is None else f"update to the message above: {heading}"
+        await self.send(replace(reply, text=f"[{said}]\n{reply.text}"))
 
     def say(self, text: str) -> None:
         """Print a line; once the output's reader has gone, nothing more is printed (and the chat ends)."""
@@ -217,6 +233,12 @@ class ConsoleChat(ChatAdapter):
             print(text, file=self.out, flush=True)
         except BrokenPipeError:
             self.unread = True
+
+
+def _heading(text: str, width: int = 70) -> str:
+    """A message's first line, as a learner recognises it when it is updated further down."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "a message above")
+    return first if len(first) <= width else first[:width - 1].rstrip() + "…"
 
 
 def _either(labels: list[str]) -> str:
@@ -279,12 +301,26 @@ async def run_console(bot: StudyBot, stdin: TextIO = sys.stdin, out: TextIO = sy
             ticker.cancel()
             await asyncio.wait({ticker})  # its deliveries under way end first
             if not chat.unread:
+                await _stop_own_round(bot, chat)
                 await _deliver_due(bot, chat)
             if text is None and reader.tty:
                 chat.say("")  # end the prompt's line
             chat.say("Bye.")
     if chat.unread:  # the CLI ends quietly, as for any command whose output was cut short
         raise BrokenPipeError(errno.EPIPE, "the console's output was closed")
+
+
+async def _stop_own_round(bot: StudyBot, chat: ConsoleChat) -> None:
+    """A round this chat's learner started stops with the chat, as /quiz round stop would (its summary
+    is then due): on the console nobody else can answer it, and the next chat would carry it on."""
+    try:
+        round_ = await bot.store.rounds.in_channel(chat.place)
+    except Exception:
+        log.exception("cannot read the console's round; it goes on in the next chat")
+        return
+    if round_ is not None and round_.starter == chat.actor.user_id:
+        chat.say("The chat ends, and your round with it (nobody else can answer it here):")
+        await chat.line("/quiz round stop")
 
 
 async def _deliver_due(bot: StudyBot, chat: ConsoleChat) -> None:

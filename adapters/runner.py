@@ -21,10 +21,11 @@ import socket
 from collections.abc import Awaitable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import Any, Protocol
 
 from adapters import metrics_http
 from adapters.platform import Listen, Platform
+from bot.core.config import Settings
 from bot.core.errors import PlatformRejected, PlatformUnreachable, SetupError
 from bot.core.messages import Place
 from bot.runtime.app import StudyBot
@@ -99,31 +100,50 @@ def running_pid(marker: Path) -> int | None:
         return None
 
 
-def _hold_pid_file(marker: Path) -> IO[str] | None:
-    """The pid file, written and locked for as long as it stays open; None when it cannot be (logged)."""
+@contextlib.contextmanager
+def serving_alone(settings: Settings) -> Iterator[None]:
+    """While inside, this process is the one studybot serving its SQLite file: it holds the pid file
+    (written and locked; `studybot reload` reads it). SQLite serves one process, so a second one is
+    refused (SetupError) rather than taking the first one's timers and rounds. On PostgreSQL nothing
+    is held: many processes share the database."""
+    if settings.database_url:
+        yield
+        return
+    marker = pid_file(settings.db_path)
     try:
-        file = marker.open("a+")  # not truncated before the lock is ours: it may be another studybot's
+        held = marker.open("a+")  # not truncated before the lock is ours: it may be another studybot's
+    except (FileNotFoundError, NotADirectoryError):  # no database folder: opening the store says so
+        yield
+        return
     except OSError as exc:
         log.warning("cannot write %s (%s): `studybot reload` will not find this process (send it SIGHUP)",
                     marker, exc.strerror)
-        return None
+        yield
+        return
     try:
-        fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
-        file.close()
-        log.warning("another studybot holds %s: `studybot reload` signals that one (send this one SIGHUP)", marker)
-        return None
-    file.truncate(0)
-    file.write(f"{os.getpid()}\n")
-    file.flush()
-    return file
+        held.close()
+        pid = running_pid(marker)
+        holder = f"studybot pid {pid}" if pid is not None else "another studybot"
+        raise SetupError(f"{settings.db_path} is in use by {holder} (it holds {marker}); stop it first, or use "
+                         "PostgreSQL (STUDYBOT_DATABASE_URL) to run many processes") from None
+    held.truncate(0)
+    held.write(f"{os.getpid()}\n")
+    held.flush()
+    try:
+        yield
+    finally:  # removed while still locked, so that no other studybot's file is taken
+        with contextlib.suppress(OSError):
+            marker.unlink()
+        held.close()
 
 
 @contextlib.contextmanager
 def reload_on_hangup(bot: StudyBot) -> Iterator[None]:
     """While inside: SIGHUP re-reads the lesson packs (StudyBot.reload), and so does `studybot reload`:
-    on SQLite through the pid file, which says who we are; on PostgreSQL through the database
-    (NOTIFY on RELOAD_CHANNEL), which reaches every process on every machine."""
+    on SQLite through the pid file (`serving_alone`), which says who we are; on PostgreSQL through the
+    database (NOTIFY on RELOAD_CHANNEL), which reaches every process on every machine."""
     loop = asyncio.get_running_loop()
     reloads: set[asyncio.Task[Any]] = set()
 
@@ -137,19 +157,13 @@ def reload_on_hangup(bot: StudyBot) -> Iterator[None]:
             log.info("studybot reload was asked on the database; reloading the lesson packs")
             hangup()
 
-    marker = pid_file(bot.settings.db_path)
     loop.add_signal_handler(signal.SIGHUP, hangup)
     listener = loop.create_task(on_notice(), name="reload listener")
-    held = None if bot.settings.database_url else _hold_pid_file(marker)
     try:
         yield
     finally:
         listener.cancel()
         loop.remove_signal_handler(signal.SIGHUP)
-        if held is not None:  # removed while still locked, so that no other studybot's file is taken
-            with contextlib.suppress(OSError):
-                marker.unlink()
-            held.close()
 
 
 def check_ports(configured: Mapping[Platform, Any], metrics_port: int | None,

@@ -8,6 +8,7 @@ import sys
 from datetime import time
 from pathlib import Path
 
+import pytest
 from support import CONTENT, CORE_PACK, REPO, order_numbers
 
 from adapters.console import ConsoleChat
@@ -393,15 +394,17 @@ async def test_a_round_question_above_round_started_is_answered(tmp_path: Path) 
 
 
 async def test_a_later_chat_sees_the_running_rounds_question_and_answers_it(tmp_path: Path) -> None:
-    """A round left running when one console chat ended: in the next one, /quiz round shows its question
-    again to answer, and says how to stop it; stopped there, its summary follows while the console waits."""
+    """A round left running when a console chat was killed (a chat that ends stops its round): in the next
+    one, /quiz round shows its question again to answer, and says how to stop it; stopped there, its summary
+    follows while the console waits."""
     question = next(iter(load_library(CORE_PACK).lessons.values())).questions[0]
     console = await Console.start(tmp_path, CORE_PACK)
     try:
         await console.expect("Type /help")
         await console.type("/quiz round")
         await console.expect("Round started")
-        assert await console.quit() == 0
+        console.proc.kill()
+        await console.proc.wait()
     finally:
         if console.proc.returncode is None:
             console.proc.kill()
@@ -446,7 +449,7 @@ async def test_a_reveal_of_an_earlier_chats_post_leaves_this_chats_choices(tmp_p
         asked = out.getvalue()
         clock.set("2026-11-30T08:00:10+00:00")
         await fire_due(bot, {"console": later})  # the round's question revealed, and its summary
-        assert "Round over." in out.getvalue() and "[message 1 updated]" not in out.getvalue()
+        assert "Round over." in out.getvalue() and "[a message of an earlier chat updated]" in out.getvalue()
         await later.line(right_label(question, asked))
         assert "✅" in out.getvalue().rsplit("Round over.", 1)[1]
     finally:
@@ -554,3 +557,35 @@ async def test_a_revealed_round_question_shown_again_takes_no_more_answers(tmp_p
         assert all(token.partition(".")[0] == chat.choices["1"].partition(".")[0] for token in chat.choices.values())
     finally:
         await bot.close()
+
+
+async def test_an_update_names_the_message_it_updates_by_its_first_line(tmp_path: Path) -> None:
+    """A round question revealed in this chat is printed again under the first line the learner read
+    it by, not an internal message number."""
+    clock = FixedClock("2026-11-30T08:00:00+00:00")
+    bot, chat, out = await start_chat(tmp_path, clock)
+    try:
+        await chat.line("/quiz round 1 seconds:10")
+        heading = out.getvalue().splitlines()[0]
+        clock.set("2026-11-30T08:00:10+00:00")
+        await fire_due(bot, {"console": chat})
+        revealed = out.getvalue().split(f"[update to the message above: {heading}]\n", 1)
+        assert len(revealed) == 2 and revealed[1].startswith(heading), out.getvalue()
+        assert "[message " not in out.getvalue()
+    finally:
+        await bot.close()
+
+
+@pytest.mark.parametrize("ending", [["/quit"], []], ids=["/quit", "end of input"])
+def test_a_round_started_in_the_chat_stops_when_the_chat_ends(tmp_path: Path, ending: list[str]) -> None:
+    """Nobody else can answer a console round once its chat ends: it stops as /quiz round stop would,
+    its summary shown before Bye., and the next chat starts with no round of the last one."""
+    out = run_console(tmp_path, ["/quiz round 3 seconds:20", *ending])
+    assert out.index("Round stopped") < out.index("Round over after 1 of 3 questions.") < out.index("Bye.")
+    later = run_console(tmp_path, ["/quiz round stop"])
+    assert "No round is running in this channel." in later and "earlier chat" not in later
+
+
+def test_a_chat_without_a_round_ends_as_before(tmp_path: Path) -> None:
+    out = run_console(tmp_path, ["/quiz", "/quit"])
+    assert "Round" not in out and out.rstrip().endswith("Bye.")

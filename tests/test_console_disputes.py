@@ -53,3 +53,28 @@ async def test_a_dispute_sent_refused_to_a_learner_then_settled_after_a_restart(
     finally:
         if console.proc.returncode is None:
             console.proc.kill()
+
+
+async def test_after_asking_the_instructor_the_verdicts_next_question_still_answers(tmp_path: Path) -> None:
+    """"Sent to your instructor" offers nothing of its own: the verdict's other choices stay open (its
+    buttons stay on Slack and Discord too), so its Next question, typed by its number, moves on."""
+    lesson = next(iter(load_library(CONTENT).lessons.values()))
+    learner_only = tmp_path / "learner.yaml"
+    learner_only.write_text("instructors: {console: false}\n")
+    console = await Console.start(tmp_path, CONTENT, config=learner_only)
+    try:
+        await console.expect("Type /help")
+        await console.type("/quiz")
+        _, question = await answer_until_short(console, lesson)
+        await console.type(ATTEMPT)
+        feedback = await console.reply()
+        await console.type(numbered(feedback, "Ask my instructor"))
+        assert "Sent to your instructor" in await console.reply()
+        await console.type(numbered(feedback, "Next question"))
+        following = await console.reply()
+        assert "is not a choice here" not in following and question.prompt not in following
+        assert any(q.prompt in following for q in lesson.questions), following
+        assert await console.quit() == 0
+    finally:
+        if console.proc.returncode is None:
+            console.proc.kill()

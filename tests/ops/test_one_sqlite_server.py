@@ -1,0 +1,66 @@
+"""SQLite serves one process: while a studybot serves a SQLite file (its pid file locked), a second
+`studybot console` or `studybot run` on the same file is refused with one line, before it takes the
+first one's rounds and timers. What serves nobody (`reload`, `backup`, `health`) still works beside
+it, and once the first one stops the file is free again."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+from support import CORE_PACK
+from test_console import Console
+from test_reload_process import HERE, environment, studybot_reload
+
+from adapters.runner import pid_file
+
+
+async def studybot(tmp_path: Path, *argv: str, **extra: str) -> tuple[int, str, str]:
+    """A studybot command run to its end (with the fake platform registered), from another folder."""
+    proc = await asyncio.create_subprocess_exec(sys.executable, str(HERE / "fake_platform.py"), *argv, cwd=tmp_path,
+                                                env=environment(tmp_path, CORE_PACK, **extra),
+                                                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                                                stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(), 30)
+    return proc.returncode or 0, out.decode(), err.decode()
+
+
+@pytest.mark.parametrize("argv", [("console",), ("run",)], ids=" ".join)
+async def test_a_second_serving_process_on_one_sqlite_file_is_refused(tmp_path: Path, argv: tuple[str, ...]) -> None:
+    db = tmp_path / "db" / "studybot.db"
+    first = await Console.start(tmp_path, CORE_PACK)
+    try:
+        await first.expect("Type /help")
+        await first.type("/quiz round 3 seconds:20")
+        assert "Round started" in await first.reply()
+
+        code, out, err = await studybot(tmp_path, *argv, FAKE_PLATFORM="serve")
+        assert (code, out) == (2, ""), out + err
+        assert err.splitlines() == [f"studybot: {db} is in use by studybot pid {first.proc.pid} (it holds "
+                                    f"{pid_file(db)}); stop it first, or use PostgreSQL (STUDYBOT_DATABASE_URL) "
+                                    "to run many processes"]
+
+        code, out, err = await studybot(tmp_path, "backup", str(tmp_path / "backup.db"))  # serves nobody
+        assert code == 0 and (tmp_path / "backup.db").exists(), out + err
+        code, out, err = await studybot_reload(tmp_path, environment(tmp_path, CORE_PACK))
+        assert code == 0 and f"(process {first.proc.pid})" in out, out + err
+
+        await first.type("/quiz round stop")  # the round stayed the first console's
+        await first.expect("Round over")
+        assert await first.quit() == 0
+    finally:
+        if first.proc.returncode is None:
+            first.proc.kill()
+            await first.proc.wait()
+    assert not pid_file(db).exists()
+
+    second = await Console.start(tmp_path, CORE_PACK)  # the file is free once the first one stopped
+    try:
+        await second.expect("Type /help")
+        assert await second.quit() == 0
+    finally:
+        if second.proc.returncode is None:
+            second.proc.kill()
+            await second.proc.wait()
