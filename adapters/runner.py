@@ -112,7 +112,7 @@ def serving_alone(settings: Settings) -> Iterator[None]:
     marker = pid_file(settings.db_path)
     try:
         held = marker.open("a+")  # not truncated before the lock is ours: it may be another studybot's
-    except (FileNotFoundError, NotADirectoryError):  # no database folder: opening the store says so
+    except (FileNotFoundError, NotADirectoryError, PermissionError):  # no (writable) database folder: the store says so
         yield
         return
     except OSError as exc:

@@ -296,7 +296,7 @@ def answered(seen: Seen) -> bool:
 
 
 def explained(seen: Seen) -> bool:
-    return seen.teachbacks == 1 and said("key points")(seen)
+    return seen.teachbacks == 1 and said("key point")(seen)
 
 
 def suggested(name: str) -> Callable[[Seen], bool]:

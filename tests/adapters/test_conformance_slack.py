@@ -154,7 +154,7 @@ def recorded_answer(seen: Seen) -> bool:
 
 
 def recorded_teachback(seen: Seen) -> bool:
-    return seen.teachbacks == 1 and any("key points" in t for t in seen.texts)
+    return seen.teachbacks == 1 and any("key point" in t for t in seen.texts)
 
 
 def graded_or_too_short(seen: Seen) -> bool:

@@ -564,13 +564,13 @@ async def test_teachback_by_id_and_try_this_one_again(running, discord_fake: Dis
     assert modal.type == 9 and prompt in modal_text(modal.data)
     wrong = {"answer": "It is about buying more GPUs for the team, I think."}
     missed = await fake.interact(fake.modal_submit(modal.data["custom_id"], wrong))
-    assert missed.data["flags"] == 64 and missed.data["content"].startswith("You covered 0 of 1 key points")
+    assert missed.data["flags"] == 64 and missed.data["content"].startswith("You covered 0 of 1 key point")
     again = await fake.interact(fake.component(button(missed.message, "Try this one again"), missed.message))
     assert again.type == 9 and prompt in modal_text(again.data)
     assert again.data["custom_id"] != modal.data["custom_id"]
     passed = await fake.interact(fake.modal_submit(again.data["custom_id"],
                                                    {"answer": "MFU is the observed throughput over peak."}))
-    assert passed.data["content"].startswith("You covered 1 of 1 key points.") and "earns 1 point" in \
+    assert passed.data["content"].startswith("You covered 1 of 1 key point.") and "earns 1 point" in \
         passed.data["content"]
     assert not passed.data.get("components")  # nothing to try again
     lessons = await fake.interact(fake.slash("lessons"))

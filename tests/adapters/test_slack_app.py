@@ -477,7 +477,7 @@ async def test_teachback_by_id_try_this_one_again_and_lessons(adapter: SlackAdap
     wrong = {"answer": {"text": "It is about buying more GPUs for the team, I think."}}
     await post(adapter, view_submission("studybot_form", meta, wrong))
     [missed] = fake.calls_to("chat.postEphemeral")
-    assert missed.params["user"] == "U0001" and missed.params["text"].startswith("You covered 0 of 1 key points")
+    assert missed.params["user"] == "U0001" and missed.params["text"].startswith("You covered 0 of 1 key point")
     [again] = [b for b in buttons(missed.params["blocks"]) if b["text"]["text"] == "Try this one again"]
 
     trigger = fake.new_trigger_id()
@@ -490,7 +490,7 @@ async def test_teachback_by_id_try_this_one_again_and_lessons(adapter: SlackAdap
     await post(adapter, view_submission("studybot_form", reopened.params["view"]["private_metadata"],
                                         {"answer": {"text": "MFU is the observed throughput over peak."}}))
     passed = fake.calls_to("chat.postEphemeral")[-1].params
-    assert passed["text"].startswith("You covered 1 of 1 key points.") and "That earns 1 point." in passed["text"]
+    assert passed["text"].startswith("You covered 1 of 1 key point.") and "That earns 1 point." in passed["text"]
     assert await command(adapter, fake, "/lessons") == (
         "Lessons\n• core-basics: Core basics · 0/4 answered, 0 right\n"
         "  teach-backs passed 1 of 2: core-tb1, core-tb2 ✓")

@@ -59,7 +59,7 @@ async def test_a_dispute_from_verdict_to_direct_message_across_a_restart(
         await post(adapter, view_submission("studybot_form", opened.params["view"]["private_metadata"],
                                             {"answer": {"text": SAID}}))
         [missed] = fake.calls_to("chat.postEphemeral")
-        assert missed.params["text"].startswith("You covered 0 of 1 key points")
+        assert missed.params["text"].startswith("You covered 0 of 1 key point")
         ask = labelled(missed.params["blocks"], "Ask my instructor")
         sent = await press(adapter, fake, ask, "U0001")
         assert sent["text"].startswith("Sent to your instructor") and sent["response_type"] == "ephemeral"
