@@ -199,9 +199,12 @@ class Rounds:
         """Open rounds whose current question has no timer (what a kill between steps once left)."""
         rows = await self._engine.read("SELECT id, position FROM rounds WHERE state = ?", (RoundState.OPEN,))
         found = []
-        for r in rows:
-            timer = await self._engine.read("SELECT 1 FROM timers WHERE key = ?", (timer_key(r["id"], r["position"]),))
-            if not timer and (round_ := await self.get(r["id"])) is not None:
+        for r in rows:  # checked in one statement: a round another process moves on meanwhile is not stranded
+            still = await self._engine.read(
+                "SELECT 1 FROM rounds WHERE id = ? AND state = ? AND position = ?"
+                " AND NOT EXISTS (SELECT 1 FROM timers WHERE key = ?)",
+                (r["id"], RoundState.OPEN, r["position"], timer_key(r["id"], r["position"])))
+            if still and (round_ := await self.get(r["id"])) is not None:
                 found.append(round_)
         return found
 

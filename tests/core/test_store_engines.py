@@ -207,3 +207,26 @@ async def test_two_processes_claim_each_due_timer_once(two) -> None:
 
     await asyncio.gather(drain(a, "a"), drain(b, "b"))
     assert len(claimed) == 1000 and len(set(claimed)) == 1000
+
+
+async def test_a_round_moved_on_while_stranded_rounds_are_looked_for_is_not_stranded(store, clock) -> None:
+    """A starting process looks for open rounds whose question lost its timer; one that another process
+    stops (or moves on) between that look and its check keeps its own timers, not a mended one."""
+    key = lambda r, p: f"round:{r}:{p}"  # noqa: E731
+    round_id, _ = await store.rounds.open(channel(), learner("U1"), "l", ["q1", "q2"], key, clock.now())
+    real_read = store.engine.read
+    stopped = False
+
+    async def read(sql: str, params=()):  # the real engine; the other process's stop lands after the first read
+        nonlocal stopped
+        rows = await real_read(sql, params)
+        if not stopped:
+            stopped = True
+            await store.rounds.close(round_id, key, then=f"roundend:{round_id}")
+        return rows
+
+    store.engine.read = read  # type: ignore[method-assign]
+    try:
+        assert await store.rounds.stranded(key) == []
+    finally:
+        store.engine.read = real_read  # type: ignore[method-assign]
