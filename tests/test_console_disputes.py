@@ -9,11 +9,14 @@ from support import CONTENT
 from test_console import Console, answer_until_short, numbered
 
 from bot.content.loader import load_library
+from bot.content.model import Lesson
+from bot.questions.base import Question
 
 ATTEMPT = "I think it mostly comes down to the hardware budget and how big the team is"
 
 
-async def test_a_dispute_sent_refused_to_a_learner_then_settled_after_a_restart(tmp_path: Path) -> None:
+async def learner_at_a_wrong_short_answer(tmp_path: Path) -> tuple[Console, Lesson, Question, str]:
+    """A learner's console (not an instructor) whose short answer was just graded wrong, and its feedback."""
     lesson = next(iter(load_library(CONTENT).lessons.values()))
     learner_only = tmp_path / "learner.yaml"
     learner_only.write_text("instructors: {console: false}\n")
@@ -23,7 +26,15 @@ async def test_a_dispute_sent_refused_to_a_learner_then_settled_after_a_restart(
         await console.type("/quiz")
         _, question = await answer_until_short(console, lesson)
         await console.type(ATTEMPT)
-        feedback = await console.reply()
+        return console, lesson, question, await console.reply()
+    except BaseException:
+        console.proc.kill()
+        raise
+
+
+async def test_a_dispute_sent_refused_to_a_learner_then_settled_after_a_restart(tmp_path: Path) -> None:
+    console, lesson, question, feedback = await learner_at_a_wrong_short_answer(tmp_path)
+    try:
         assert "Graded correct" not in feedback and "Ask my instructor" in feedback
         await console.type(numbered(feedback, "Ask my instructor"))
         assert "Sent to your instructor" in await console.reply()
@@ -58,16 +69,8 @@ async def test_a_dispute_sent_refused_to_a_learner_then_settled_after_a_restart(
 async def test_after_asking_the_instructor_the_verdicts_next_question_still_answers(tmp_path: Path) -> None:
     """"Sent to your instructor" offers nothing of its own: the verdict's other choices stay open (its
     buttons stay on Slack and Discord too), so its Next question, typed by its number, moves on."""
-    lesson = next(iter(load_library(CONTENT).lessons.values()))
-    learner_only = tmp_path / "learner.yaml"
-    learner_only.write_text("instructors: {console: false}\n")
-    console = await Console.start(tmp_path, CONTENT, config=learner_only)
+    console, lesson, question, feedback = await learner_at_a_wrong_short_answer(tmp_path)
     try:
-        await console.expect("Type /help")
-        await console.type("/quiz")
-        _, question = await answer_until_short(console, lesson)
-        await console.type(ATTEMPT)
-        feedback = await console.reply()
         await console.type(numbered(feedback, "Ask my instructor"))
         assert "Sent to your instructor" in await console.reply()
         await console.type(numbered(feedback, "Next question"))
