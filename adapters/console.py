@@ -207,10 +207,14 @@ class ConsoleChat(ChatAdapter):
     def _still_open(self, reply: Reply) -> dict[str, str]:
         """The choices the first reply to a typed line leaves pending: none, unless the line was a choice
         and the reply offers nothing of its own (a dispute sent): then the other choices of the message
-        it was made in (its Next question), as that message keeps its buttons on Slack and Discord."""
+        it was made in that belong to another prompt (its Next question), as that message keeps its buttons
+        on Slack and Discord. The pressed choice's own prompt is answered: its other choices (Cancel's
+        "Yes, delete", a round question's other answers) close with it."""
         if self._chosen_in is None or reply.choices or reply.form:
             return {}
-        return {k: v for k, v in self.choices.items() if self._origin.get(k) == self._chosen_in and k != self._pressed}
+        answered = self.choices.get(self._pressed or "", "").partition(".")[0]
+        return {k: v for k, v in self.choices.items()
+                if self._origin.get(k) == self._chosen_in and v.partition(".")[0] != answered}
 
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
         """Print the message again, named by the first line it was shown with; what it offered (a round

@@ -589,3 +589,24 @@ def test_a_round_started_in_the_chat_stops_when_the_chat_ends(tmp_path: Path, en
 def test_a_chat_without_a_round_ends_as_before(tmp_path: Path) -> None:
     out = run_console(tmp_path, ["/quiz", "/quit"])
     assert "Round" not in out and out.rstrip().endswith("Bye.")
+
+
+async def test_a_choice_answered_closes_its_prompts_other_choices(tmp_path: Path) -> None:
+    """Cancel on /forget me answers that prompt: a stray `1` afterwards is no "Yes, delete my data"; and a
+    round question answered takes no second answer by another letter."""
+    clock = FixedClock("2026-11-30T08:00:00+00:00")
+    bot, chat, out = await start_chat(tmp_path, clock)
+    try:
+        await chat.line("/quiz")
+        await chat.line("A")  # one answer stored, to be kept
+        await chat.line("/forget me")
+        asked = out.getvalue()
+        cancel = next(line.split(".")[0] for line in asked.splitlines()[::-1] if "Cancel" in line)
+        await chat.line(cancel)
+        assert "Nothing was deleted" in out.getvalue()
+        await chat.line("1")
+        assert "Done:" not in out.getvalue() and "is not a choice here" in out.getvalue()
+        await chat.line("/progress")
+        assert "quiz answered 1/" in out.getvalue().rsplit("Nothing was deleted", 1)[-1]
+    finally:
+        await bot.close()
