@@ -112,6 +112,7 @@ class ConsoleChat(ChatAdapter):
         self._pressed: str | None = None  # the label of that choice
         self._retyped: Form | None = None  # the form just answered, kept if the reply asks for the text again
         self.unread = False  # the reader of the output went away (`studybot console | head`): the chat ends
+        self.started_rounds: set[int] = set()  # the rounds this chat started (they stop when it ends)
 
     @property
     def prompt(self) -> str:
@@ -155,6 +156,10 @@ class ConsoleChat(ChatAdapter):
             await self.handle(ConsoleTurn(self), happened)
         finally:
             self._replying, self._chosen_in, self._pressed, self._retyped = False, None, None, None
+        if isinstance(event, Command) and event.name == "quiz" and event.args.split()[:1] == ["round"]:
+            running = await self.bot.store.rounds.in_channel(self.place)
+            if running is not None and running.starter == self.actor.user_id:
+                self.started_rounds.add(running.id)
 
     async def send(self, reply: Reply) -> MessageRef:
         """The console's Outbox: print the reply; its choices or its form are what the next line
@@ -315,14 +320,15 @@ async def run_console(bot: StudyBot, stdin: TextIO = sys.stdin, out: TextIO = sy
 
 
 async def _stop_own_round(bot: StudyBot, chat: ConsoleChat) -> None:
-    """A round this chat's learner started stops with the chat, as /quiz round stop would (its summary
-    is then due): on the console nobody else can answer it, and the next chat would carry it on."""
+    """A round this chat started stops with the chat, as /quiz round stop would (its summary is then due):
+    on the console nobody else can answer it, and the next chat would carry it on. A round another chat
+    started (another process on PostgreSQL) is that chat's."""
     try:
         round_ = await bot.store.rounds.in_channel(chat.place)
     except Exception:
         log.exception("cannot read the console's round; it goes on in the next chat")
         return
-    if round_ is not None and round_.starter == chat.actor.user_id:
+    if round_ is not None and round_.id in chat.started_rounds:
         chat.say("The chat ends, and your round with it (nobody else can answer it here):")
         await chat.line("/quiz round stop")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from support import CONTENT, CORE_PACK, REPO, order_numbers
 
-from adapters.console import ConsoleChat
+from adapters.console import ConsoleChat, _stop_own_round
 from bot.content.loader import load_library
 from bot.core.clock import FixedClock
 from bot.core.config import CohortSettings, LeaderboardSchedule, Settings
@@ -608,5 +608,21 @@ async def test_a_choice_answered_closes_its_prompts_other_choices(tmp_path: Path
         assert "Done:" not in out.getvalue() and "is not a choice here" in out.getvalue()
         await chat.line("/progress")
         assert "quiz answered 1/" in out.getvalue().rsplit("Nothing was deleted", 1)[-1]
+    finally:
+        await bot.close()
+
+
+async def test_a_chat_ends_only_the_round_it_started(tmp_path: Path) -> None:
+    """Two chats on one database (two processes on PostgreSQL): the one that did not start the round leaves
+    it running when it ends; the one that started it stops it."""
+    clock = FixedClock("2026-11-30T08:00:00+00:00")
+    bot, starter, _ = await start_chat(tmp_path, clock)
+    other = ConsoleChat(bot, io.StringIO())
+    try:
+        await starter.line("/quiz round 2 seconds:60")
+        await _stop_own_round(bot, other)
+        assert await bot.store.rounds.in_channel(starter.place) is not None
+        await _stop_own_round(bot, starter)
+        assert await bot.store.rounds.in_channel(starter.place) is None
     finally:
         await bot.close()
