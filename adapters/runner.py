@@ -18,10 +18,11 @@ import logging
 import os
 import signal
 import socket
+import time
 from collections.abc import Awaitable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TextIO
 
 from adapters import metrics_http
 from adapters.platform import Listen, Platform
@@ -100,6 +101,30 @@ def running_pid(marker: Path) -> int | None:
         return None
 
 
+def _locked(marker: Path, tries: int = 10) -> TextIO:
+    """The pid file, open and locked by this process. A moment's lock (`studybot reload` reading it) is waited
+    out, and a file its holder removed between our open and our lock is opened afresh; BlockingIOError while
+    another studybot holds it."""
+    for attempt in range(tries):
+        held = marker.open("a+")  # not truncated before the lock is ours: it may be another studybot's
+        try:
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            held.close()
+            if attempt == tries - 1:
+                raise
+            time.sleep(0.05)
+            continue
+        try:
+            same = os.fstat(held.fileno()).st_ino == os.stat(marker).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return held
+        held.close()  # locked a file already removed: the path names a new one now
+    raise BlockingIOError(f"{marker} kept changing")
+
+
 @contextlib.contextmanager
 def serving_alone(settings: Settings) -> Iterator[None]:
     """While inside, this process is the one studybot serving its SQLite file: it holds the pid file
@@ -111,23 +136,20 @@ def serving_alone(settings: Settings) -> Iterator[None]:
         return
     marker = pid_file(settings.db_path)
     try:
-        held = marker.open("a+")  # not truncated before the lock is ours: it may be another studybot's
+        held = _locked(marker)
     except (FileNotFoundError, NotADirectoryError, PermissionError):  # no (writable) database folder: the store says so
         yield
         return
+    except BlockingIOError:
+        pid = running_pid(marker)
+        holder = f"studybot pid {pid}" if pid is not None else "another studybot"
+        raise SetupError(f"{settings.db_path} is in use by {holder} (it holds {marker}); stop it first, or use "
+                         "PostgreSQL (STUDYBOT_DATABASE_URL) to run many processes") from None
     except OSError as exc:
         log.warning("cannot write %s (%s): `studybot reload` will not find this process (send it SIGHUP)",
                     marker, exc.strerror)
         yield
         return
-    try:
-        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        held.close()
-        pid = running_pid(marker)
-        holder = f"studybot pid {pid}" if pid is not None else "another studybot"
-        raise SetupError(f"{settings.db_path} is in use by {holder} (it holds {marker}); stop it first, or use "
-                         "PostgreSQL (STUDYBOT_DATABASE_URL) to run many processes") from None
     held.truncate(0)
     held.write(f"{os.getpid()}\n")
     held.flush()

@@ -6,7 +6,10 @@ it, and once the first one stops the file is free again."""
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import os
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,9 @@ from support import CORE_PACK
 from test_console import Console
 from test_reload_process import HERE, environment, studybot_reload
 
-from adapters.runner import pid_file
+from adapters.runner import pid_file, serving_alone
+from bot.core.config import Settings
+from bot.core.errors import SetupError
 
 
 async def studybot(tmp_path: Path, *argv: str, **extra: str) -> tuple[int, str, str]:
@@ -64,3 +69,19 @@ async def test_a_second_serving_process_on_one_sqlite_file_is_refused(tmp_path: 
         if second.proc.returncode is None:
             second.proc.kill()
             await second.proc.wait()
+
+
+def test_a_moments_read_of_the_pid_file_does_not_refuse_a_start(tmp_path: Path) -> None:
+    """`studybot reload` reads the pid file under a shared lock for a moment; a start at that moment waits it
+    out, while a studybot that keeps the file locked is refused."""
+    settings = Settings(db_path=tmp_path / "bot.db", content_dir=CORE_PACK, results_dir=tmp_path / "results")
+    marker = pid_file(settings.db_path)
+    with marker.open("a+") as reading:
+        fcntl.flock(reading, fcntl.LOCK_SH)
+        threading.Timer(0.1, fcntl.flock, (reading, fcntl.LOCK_UN)).start()
+        with serving_alone(settings):
+            assert marker.read_text().split() == [str(os.getpid())]
+    with marker.open("a+") as holding:
+        fcntl.flock(holding, fcntl.LOCK_EX)
+        with pytest.raises(SetupError, match="is in use by"), serving_alone(settings):
+            pass
