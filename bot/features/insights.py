@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from bot.core.errors import StudyError
-from bot.core.messages import MAX_TEXT, Attachment, Audience, Command, Reply, counted
+from bot.core.messages import MAX_TEXT, Attachment, Audience, Command, Reply, counted, fit
 from bot.features import results
 from bot.reports import cohort_csv, cohort_report
 from bot.reports.cohort_figures import (
@@ -101,10 +101,10 @@ def fit_messages(lines: list[str], last: str, limit: int = MAX_TEXT, most: int =
 
 
 def _packed(lines: list[str], limit: int) -> list[list[str]]:
-    """The lines in order, in messages of at most `limit` characters (a longer line alone in one)."""
+    """The lines in order, in messages of at most `limit` characters (a longer line cut to fit one)."""
     messages: list[list[str]] = [[]]
     size = -1  # the length of the message so far, its line breaks included
-    for line in lines:
+    for line in (fit(line, limit) for line in lines):
         if messages[-1] and size + 1 + len(line) > limit:
             messages.append([])
             size = -1

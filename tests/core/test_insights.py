@@ -295,6 +295,7 @@ async def test_a_long_reply_takes_up_to_three_messages_then_is_cut_at_a_line_and
     kept = [line for text in texts for line in text.splitlines()][:-2]
     assert kept == lines[: len(kept)] and len(kept) > 50
     assert fit_messages(lines[:3], POINTER) == ["\n".join([*lines[:3], POINTER])]
+    assert all(len(text) <= 120 for most in (1, 3) for text in fit_messages(["y" * 200] * 4, "end", 120, most))
     two = fit_messages(lines[:25], POINTER)  # about 2,300 characters: two messages, nothing cut
     assert len(two) == 2 and [line for text in two for line in text.splitlines()] == [*lines[:25], POINTER]
 
