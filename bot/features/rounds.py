@@ -308,7 +308,7 @@ async def repair(ctx: Context) -> tuple[int, int]:
         await ctx.store.rounds.close(round_.id, timer_key, then=_end_key(round_.id, "stale"))
     stranded = await ctx.store.rounds.stranded(timer_key)
     for round_ in stranded:
-        await ctx.store.timers.set(timer_key(round_.id, round_.position), ctx.clock.now())
+        await ctx.store.timers.ensure(timer_key(round_.id, round_.position), ctx.clock.now())  # never moves one
     return len(stale), len(stranded)
 
 

@@ -204,7 +204,8 @@ class Rounds:
                 "SELECT 1 FROM rounds WHERE id = ? AND state = ? AND position = ?"
                 " AND NOT EXISTS (SELECT 1 FROM timers WHERE key = ?)",
                 (r["id"], RoundState.OPEN, r["position"], timer_key(r["id"], r["position"])))
-            if still and (round_ := await self.get(r["id"])) is not None:
+            round_ = await self.get(r["id"]) if still else None
+            if round_ is not None and round_.position == r["position"]:  # not moved on since the check
                 found.append(round_)
         return found
 

@@ -230,3 +230,28 @@ async def test_a_round_moved_on_while_stranded_rounds_are_looked_for_is_not_stra
         assert await store.rounds.stranded(key) == []
     finally:
         store.engine.read = real_read  # type: ignore[method-assign]
+
+
+async def test_a_round_moved_on_just_after_its_check_is_not_stranded_either(store, clock) -> None:
+    """Between the one-statement check and reading the round back, another process moves it on: the round
+    read back is at its next question, whose timer must not be taken for the lost one."""
+    key = lambda r, p: f"round:{r}:{p}"  # noqa: E731
+    round_id, first = await store.rounds.open(channel(), learner("U1"), "l", ["q1", "q2"], key, clock.now())
+    await store.engine.write(lambda c: c.execute("DELETE FROM timers WHERE key = ?", (key(round_id, 0),)))
+    real_read = store.engine.read
+    reads = 0
+
+    async def read(sql: str, params=()):  # the real engine; the other process moves on after the check
+        nonlocal reads
+        rows = await real_read(sql, params)
+        reads += 1
+        if reads == 2:
+            round_ = await store.rounds.get(round_id)
+            assert round_ is not None and await store.rounds.advance(round_, first.id, key, clock.now())
+        return rows
+
+    store.engine.read = read  # type: ignore[method-assign]
+    try:
+        assert await store.rounds.stranded(key) == []
+    finally:
+        store.engine.read = real_read  # type: ignore[method-assign]
