@@ -5,7 +5,8 @@ two engines (two processes' worth) on one database racing the read-then-write st
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from datetime import timedelta
 
 import psycopg
@@ -209,27 +210,34 @@ async def test_two_processes_claim_each_due_timer_once(two) -> None:
     assert len(claimed) == 1000 and len(set(claimed)) == 1000
 
 
-async def test_a_round_moved_on_while_stranded_rounds_are_looked_for_is_not_stranded(store, clock) -> None:
-    """A starting process looks for open rounds whose question lost its timer; one that another process
-    stops (or moves on) between that look and its check keeps its own timers, not a mended one."""
-    key = lambda r, p: f"round:{r}:{p}"  # noqa: E731
-    round_id, _ = await store.rounds.open(channel(), learner("U1"), "l", ["q1", "q2"], key, clock.now())
+@contextlib.contextmanager
+def another_process_after_read(store: Store, n: int, action: Callable[[], Awaitable[object]]) -> Iterator[None]:
+    """The store's real engine, with `action` (another process's write) run once, right after its n-th read."""
     real_read = store.engine.read
-    stopped = False
+    reads = 0
 
-    async def read(sql: str, params=()):  # the real engine; the other process's stop lands after the first read
-        nonlocal stopped
+    async def read(sql: str, params=()):
+        nonlocal reads
         rows = await real_read(sql, params)
-        if not stopped:
-            stopped = True
-            await store.rounds.close(round_id, key, then=f"roundend:{round_id}")
+        reads += 1
+        if reads == n:
+            await action()
         return rows
 
     store.engine.read = read  # type: ignore[method-assign]
     try:
-        assert await store.rounds.stranded(key) == []
+        yield
     finally:
         store.engine.read = real_read  # type: ignore[method-assign]
+
+
+async def test_a_round_moved_on_while_stranded_rounds_are_looked_for_is_not_stranded(store, clock) -> None:
+    """A starting process looks for open rounds whose question lost its timer; one that another process
+    stops between that look and its check keeps its own timers, not a mended one."""
+    key = lambda r, p: f"round:{r}:{p}"  # noqa: E731
+    round_id, _ = await store.rounds.open(channel(), learner("U1"), "l", ["q1", "q2"], key, clock.now())
+    with another_process_after_read(store, 1, lambda: store.rounds.close(round_id, key, then=f"roundend:{round_id}")):
+        assert await store.rounds.stranded(key) == []
 
 
 async def test_a_round_moved_on_just_after_its_check_is_not_stranded_either(store, clock) -> None:
@@ -238,20 +246,10 @@ async def test_a_round_moved_on_just_after_its_check_is_not_stranded_either(stor
     key = lambda r, p: f"round:{r}:{p}"  # noqa: E731
     round_id, first = await store.rounds.open(channel(), learner("U1"), "l", ["q1", "q2"], key, clock.now())
     await store.engine.write(lambda c: c.execute("DELETE FROM timers WHERE key = ?", (key(round_id, 0),)))
-    real_read = store.engine.read
-    reads = 0
 
-    async def read(sql: str, params=()):  # the real engine; the other process moves on after the check
-        nonlocal reads
-        rows = await real_read(sql, params)
-        reads += 1
-        if reads == 2:
-            round_ = await store.rounds.get(round_id)
-            assert round_ is not None and await store.rounds.advance(round_, first.id, key, clock.now())
-        return rows
+    async def move_on() -> None:
+        round_ = await store.rounds.get(round_id)
+        assert round_ is not None and await store.rounds.advance(round_, first.id, key, clock.now())
 
-    store.engine.read = read  # type: ignore[method-assign]
-    try:
+    with another_process_after_read(store, 2, move_on):
         assert await store.rounds.stranded(key) == []
-    finally:
-        store.engine.read = real_read  # type: ignore[method-assign]
