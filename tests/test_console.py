@@ -1,10 +1,12 @@
 """The console chat as a user meets it: `studybot console` in a subprocess, typed lines in."""
 
 import asyncio
+import contextlib
 import io
 import os
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from datetime import time
 from pathlib import Path
 
@@ -93,6 +95,18 @@ class Console:
         text, self.read_up_to = self.seen[self.read_up_to:], len(self.seen)
         return text
 
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def running(cls, tmp_path: Path, content: Path, config: Path | None = None) -> AsyncIterator["Console"]:
+        """A console that has printed its banner; killed at the end if the test left it running."""
+        console = await cls.start(tmp_path, content, config)
+        try:
+            await console.expect("Type /help")
+            yield console
+        finally:
+            if console.proc.returncode is None:
+                console.proc.kill()
+
     async def type(self, line: str) -> None:
         assert self.proc.stdin is not None
         self.proc.stdin.write((line + "\n").encode())
@@ -113,9 +127,7 @@ async def test_an_order_question_on_the_console(tmp_path: Path) -> None:
     the right order, is graded right; a number that is not a step is refused and nothing is recorded."""
     lesson = next(iter(load_library(CORE_PACK).lessons.values()))
     order = next(q for q in lesson.questions if q.kind == "order")
-    console = await Console.start(tmp_path, CORE_PACK)
-    try:
-        await console.expect("Type /help")
+    async with Console.running(tmp_path, CORE_PACK) as console:
         await console.type("/quiz")
         for _ in range(len(lesson.questions)):
             asked = await console.reply()
@@ -130,9 +142,6 @@ async def test_an_order_question_on_the_console(tmp_path: Path) -> None:
         await console.type(numbers)
         assert "✅ Right order." in await console.expect("Next question")
         assert await console.quit() == 0
-    finally:
-        if console.proc.returncode is None:
-            console.proc.kill()
 
 
 async def test_a_console_cohort_gets_its_weekly_post(tmp_path: Path) -> None:
@@ -161,9 +170,7 @@ async def test_a_whole_quiz_then_teachback_then_results(tmp_path: Path) -> None:
     """The bundled lesson answered right, question by question, as a person reads and types; then a
     teach-back, then the results file, whose path the console prints."""
     lesson = next(iter(load_library(CONTENT).lessons.values()))
-    console = await Console.start(tmp_path, CONTENT)
-    try:
-        await console.expect("Type /help")
+    async with Console.running(tmp_path, CONTENT) as console:
         await console.type("/quiz")
         for q in lesson.questions:
             asked = await console.reply()
@@ -192,9 +199,6 @@ async def test_a_whole_quiz_then_teachback_then_results(tmp_path: Path) -> None:
         assert f"quiz_results.txt was written to {written}" in results  # the console has no DMs to point to
         assert "direct messages" not in results
         assert await console.quit() == 0
-    finally:
-        if console.proc.returncode is None:
-            console.proc.kill()
     written = tmp_path / "results" / "local" / "console-learner" / "quiz_results.txt"
     assert f"score: {total}/{total} (100%)" in written.read_text()
 
@@ -219,9 +223,7 @@ async def test_self_grading_needs_a_real_attempt_and_instructors_can_audit_it(tm
     learner_only = tmp_path / "learner.yaml"
     learner_only.write_text("instructors: {console: false}\n")
     attempt = "I think it mostly comes down to the hardware budget and how big the team is"
-    console = await Console.start(tmp_path, CONTENT, config=learner_only)
-    try:
-        await console.expect("Type /help")
+    async with Console.running(tmp_path, CONTENT, config=learner_only) as console:
         await console.type("/quiz")
         _, first = await answer_until_short(console, lesson)
         await console.type("x")  # too short to grade: not recorded, and the same question is still open (issue 26)
@@ -242,22 +244,14 @@ async def test_self_grading_needs_a_real_attempt_and_instructors_can_audit_it(tm
         await console.type("/audit")
         assert "Only instructors can audit" in await console.reply()
         assert await console.quit() == 0
-    finally:
-        if console.proc.returncode is None:
-            console.proc.kill()
 
-    console = await Console.start(tmp_path, CONTENT)  # the console user is an instructor by default
-    try:
-        await console.expect("Type /help")
+    async with Console.running(tmp_path, CONTENT) as console:  # the console user is an instructor by default
         await console.type("/audit")
         audit = await console.reply()
         assert "Self-graded answers this week" in audit and ": 1, 1 graded right against the rubric" in audit
         assert f"{second.id} · self-graded right · rubric: wrong" in audit and attempt in audit
         assert first.id not in audit  # the `x` was never self-graded
         assert await console.quit() == 0
-    finally:
-        if console.proc.returncode is None:
-            console.proc.kill()
 
 
 async def test_insights_export_writes_both_files_and_prints_their_paths(tmp_path: Path) -> None:
@@ -398,20 +392,13 @@ async def test_a_later_chat_sees_the_running_rounds_question_and_answers_it(tmp_
     one, /quiz round shows its question again to answer, and says how to stop it; stopped there, its summary
     follows while the console waits."""
     question = next(iter(load_library(CORE_PACK).lessons.values())).questions[0]
-    console = await Console.start(tmp_path, CORE_PACK)
-    try:
-        await console.expect("Type /help")
+    async with Console.running(tmp_path, CORE_PACK) as console:
         await console.type("/quiz round")
         await console.expect("Round started")
         console.proc.kill()
         await console.proc.wait()
-    finally:
-        if console.proc.returncode is None:
-            console.proc.kill()
 
-    console = await Console.start(tmp_path, CORE_PACK)
-    try:
-        await console.expect("Type /help")
+    async with Console.running(tmp_path, CORE_PACK) as console:
         await console.type("/quiz round")
         again = await console.reply()
         assert "A round is already running" in again and "/quiz round stop" in again and question.prompt in again
@@ -422,9 +409,6 @@ async def test_a_later_chat_sees_the_running_rounds_question_and_answers_it(tmp_
         summary = await console.expect("Practise privately", timeout=5)  # the scheduler runs while it waits
         assert "Round over after 1 of 4 questions." in summary and "\nlearner: 1/1\n" in summary
         assert await console.quit() == 0
-    finally:
-        if console.proc.returncode is None:
-            console.proc.kill()
 
 
 def test_a_round_stopped_just_before_the_input_ends_still_shows_its_summary(tmp_path: Path) -> None:
