@@ -64,18 +64,14 @@ class PgServer:
 
     def new_database(self) -> str:
         """A fresh, migrated database's URL."""
-        self._made += 1
-        name = f"studybot_t_{self.session}_{self._made}"
-        with self.admin() as c:
-            c.execute(f"CREATE DATABASE {name} TEMPLATE {self.template}")
-        return with_database(self.url, name)
+        return self.empty_database(template=self.template)
 
-    def empty_database(self) -> str:
-        """A fresh database without studybot's schema."""
+    def empty_database(self, template: str | None = None) -> str:
+        """A fresh database without studybot's schema (or a copy of `template`)."""
         self._made += 1
         name = f"studybot_t_{self.session}_{self._made}"
         with self.admin() as c:
-            c.execute(f"CREATE DATABASE {name}")
+            c.execute(f"CREATE DATABASE {name}" + (f" TEMPLATE {template}" if template else ""))
         return with_database(self.url, name)
 
     def drop(self, url: str) -> None:

@@ -85,6 +85,19 @@ def right(studybot: StudyBot, message: dict[str, Any], right: bool = True) -> st
     return choice(message, q.correct_index if right else (q.correct_index + 1) % len(q.choices))["custom_id"]
 
 
+async def short_answer_form(fake: DiscordStandIn) -> Any:
+    """/quiz, then A and Next question on each multiple-choice question until Next opens a short answer's
+    form (the interaction's answer, type 9 when it did)."""
+    message = (await fake.interact(fake.slash("quiz"))).message
+    for _ in range(5):
+        feedback = await fake.interact(fake.component(button(message, "A."), message))
+        result = await fake.interact(fake.component(button(feedback.message, "Next question"), feedback.message))
+        message = result.message
+        if result.type == 9:
+            break
+    return result
+
+
 async def public_posts(fake: DiscordStandIn, count: int) -> list[dict[str, Any]]:
     """The bot's channel posts (not interaction responses), once `count` were made."""
     await fake.wait_for_call("POST", rf"/channels/{fake.channel_id}/messages", count=count)
@@ -218,13 +231,7 @@ async def test_quiz_click_records_then_gives_private_feedback_once(running, disc
 
 async def test_short_answer_modal_is_graded(running, discord_fake: DiscordStandIn) -> None:  # noqa: F811
     fake = discord_fake
-    message = (await fake.interact(fake.slash("quiz"))).message
-    for _ in range(5):  # multiple choice until Next leads on to a short answer
-        feedback = await fake.interact(fake.component(button(message, "A."), message))
-        result = await fake.interact(fake.component(button(feedback.message, "Next question"), feedback.message))
-        message = result.message
-        if result.type == 9:
-            break
+    result = await short_answer_form(fake)
     assert result.type == 9 and result.data["custom_id"].startswith("sbform:")
     assert "FSDP" in str(result.data["components"])  # the prompt is shown in the modal
     graded = await fake.interact(fake.modal_submit(result.data["custom_id"], {"answer": SHORT_ANSWER}))

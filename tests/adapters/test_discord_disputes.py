@@ -16,6 +16,7 @@ from test_discord_app import (  # noqa: F401  (the fixtures)
     discord_only,
     fixed_clock,
     private_reply,
+    short_answer_form,
     start,
     stop,
 )
@@ -41,13 +42,7 @@ async def test_a_dispute_from_verdict_to_direct_message_across_a_restart(
                         instructors=Instructors(per_cohort={Cohort("discord", "9999"): frozenset({BOB})}))
     studybot, adapter = await start(settings, fixed_clock, discord_only)
     try:
-        message = (await fake.interact(fake.slash("quiz"))).message
-        for _ in range(5):  # multiple choice until Next leads on to the short answer
-            feedback = await fake.interact(fake.component(button(message, "A."), message))
-            result = await fake.interact(fake.component(button(feedback.message, "Next question"), feedback.message))
-            message = result.message
-            if result.type == 9:
-                break
+        result = await short_answer_form(fake)
         assert result.type == 9
         graded = await fake.interact(fake.modal_submit(result.data["custom_id"], {"answer": HALF}))
         assert "Graded correct" not in graded.data["content"]

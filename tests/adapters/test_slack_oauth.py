@@ -40,13 +40,6 @@ def settings(tmp_path: Path, database_url: str | None) -> Settings:
 
 
 @pytest.fixture
-async def bot(settings: Settings, clock: FixedClock) -> AsyncIterator[StudyBot]:
-    studybot = await StudyBot.start(settings, clock)
-    yield studybot
-    await studybot.close()
-
-
-@pytest.fixture
 async def adapter(bot: StudyBot, fake: SlackStandIn) -> AsyncIterator[SlackAdapter]:
     adapter = SlackAdapter(bot, oauth_settings(fake))
     await adapter.start()
