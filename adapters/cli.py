@@ -47,7 +47,7 @@ from bot.core.config import Settings
 from bot.core.errors import ConfigError, ContentErrors, SetupError, StoreUnavailable
 from bot.core.logs import configure
 from bot.core.suggest import did_you_mean
-from bot.features import results
+from bot.reports import files
 from bot.reports.dispute_examples import by_lesson, examples_yaml
 from bot.runtime.app import RELOAD_LOG, StudyBot, settings_problems
 from bot.runtime.scheduler import TICK
@@ -154,7 +154,7 @@ def check(settings: Settings) -> int:
         print(f"database: OK, {postgres_engine.examine(settings.database_url)}")
     else:
         print(f"database: OK, {sqlite_engine.examine(settings.db_path)}")
-    print(f"results: OK, {results.check_folder(settings.results_dir)} is writable")
+    print(f"results: OK, {files.check_folder(settings.results_dir)} is writable")
     try:
         installs = (postgres_engine.peek(settings.database_url, read_installs) if settings.database_url
                     else sqlite_engine.peek(settings.db_path, read_installs))
@@ -182,7 +182,7 @@ async def console(settings: Settings) -> int:
     with serving_alone(settings):
         bot = await StudyBot.start(settings)  # the database's problems first, then the results folder's
         try:
-            results.check_folder(settings.results_dir)
+            files.check_folder(settings.results_dir)
             with reload_on_hangup(bot):
                 await run_console(bot)
         finally:
@@ -201,7 +201,7 @@ async def run(settings: Settings, or_console: bool) -> int:
     with stop_signals(asyncio.Event()) as stop, serving_alone(settings):  # SIGTERM and Ctrl-C stop it cleanly
         bot = await StudyBot.start(settings)  # the database's problems first, then the results folder's
         try:
-            results.check_folder(settings.results_dir)
+            files.check_folder(settings.results_dir)
             with reload_on_hangup(bot):
                 await run_platforms(bot, found, stop, metrics_port=settings.metrics_port,
                                     metrics_host=settings.metrics_host)

@@ -71,8 +71,8 @@ from bot.core.messages import (
     TextSubmitted,
     fit,
 )
+from bot.kit.commands import CommandSpec
 from bot.runtime.app import StudyBot
-from bot.runtime.commands import CommandSpec
 
 log = logging.getLogger("studybot.discord")
 

@@ -23,7 +23,7 @@ from bot.core.config import Settings
 from bot.core.messages import Actor, ChoiceMade, Cohort, Place
 from bot.questions.mc import MultipleChoice
 from bot.runtime.app import StudyBot
-from bot.store.model import AnswerMode, PromptKind
+from bot.store.model import QUESTION, AnswerMode
 
 LESSONS, QUESTIONS_PER_LESSON, TERMS_PER_LESSON = 100, 50, 50
 
@@ -116,7 +116,7 @@ async def bench_answers(learners: int = 500, rounds: int = 4) -> list[str]:
         tokens = []
         for q in mc:
             for actor in actors:
-                prompt = await bot.store.prompts.new(PromptKind.QUESTION, place, actor, lesson_id=lesson.id,
+                prompt = await bot.store.prompts.new(QUESTION, place, actor, lesson_id=lesson.id,
                                                      item_id=q.id, mode=AnswerMode.ROUND)
                 tokens.append((f"{prompt.id}.{q.correct_index}", actor))
         started = time.perf_counter()

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.core.messages import Actor, Choice, ChoiceMade, MessageRef, Place, Reply, TextSubmitted
-from bot.store.model import AnswerMode, PromptKind
+from bot.store.model import QUESTION, AnswerMode
 
 REPO = Path(__file__).resolve().parents[1]
 CONTENT = REPO / "content"  # the bundled lesson packs
@@ -61,7 +61,7 @@ def answer(question: Any, reply: Reply, who: Actor, place: Place, right: bool = 
 
 async def record(bot: Any, who: Actor, question_id: str, *, correct: bool = True, lesson_id: str = "l") -> Any:
     """Record one practice answer straight through the store (a prompt, then the answer)."""
-    prompt = await bot.store.prompts.new(PromptKind.QUESTION, channel(who.cohort, platform=who.platform), who,
+    prompt = await bot.store.prompts.new(QUESTION, channel(who.cohort, platform=who.platform), who,
                                          lesson_id=lesson_id, item_id=question_id, mode=AnswerMode.PRACTICE)
     return await bot.store.answers.record(prompt.id, who, lesson_id=lesson_id, question_id=question_id,
                                           mode=AnswerMode.PRACTICE, correct=correct,

@@ -10,8 +10,8 @@ import yaml
 from support import REPO, channel, learner
 
 from bot.core.messages import Command
+from bot.kit.commands import CommandSpec, command
 from bot.runtime.app import declared_commands
-from bot.runtime.commands import CommandSpec, command
 
 MANIFEST = yaml.safe_load((REPO / "slack_manifest.yaml").read_text())
 COMMANDS = declared_commands()

@@ -15,29 +15,25 @@ from support import RecordingOutbox, channel, learner
 
 from bot.core.errors import DeliveryFailed
 from bot.core.messages import ChoiceMade, Command, MessageRef, Reply, TimerFired, TimerKey
+from bot.kit.feature import Feature
 from bot.runtime import app
 from bot.runtime.app import FEATURES, StudyBot
-from bot.runtime.feature import Feature
 from bot.runtime.scheduler import fire_due
 
-# Prompt kinds are still the store's closed list (bot/store/model.py), so a feature with a new kind
-# of button would add its value there; this one borrows the forget prompt kind, and the feature list
-# leaves the forget feature out.
+# A feature declares its own prompt kinds (those of its buttons and forms): this one's is "ping".
 THROWAWAY = '''
 from datetime import timedelta
 
 from bot.core.messages import Audience, Choice, Place, Reply, TimerKey
-from bot.runtime.commands import command
-from bot.runtime.feature import Feature, TimerSpec
-from bot.store.model import PromptKind
-
+from bot.kit.commands import command
+from bot.kit.feature import Feature, TimerSpec
 KIND = "ping"
 
 
 @command(summary="Ping, then a pong in the channel a minute later")
 async def ping(ctx, cmd):
     """/ping: a button now, a pong in this channel in a minute."""
-    prompt = await ctx.store.prompts.new(PromptKind.FORGET, cmd.place, cmd.actor)
+    prompt = await ctx.store.prompts.new(KIND, cmd.place, cmd.actor)
     key = TimerKey.of(KIND, cmd.place.platform, cmd.place.cohort, cmd.place.channel_id)
     await ctx.store.timers.set(str(key), ctx.clock.now() + timedelta(minutes=1))
     return [Reply("Pinged.", choices=(Choice("Press", f"{prompt.id}.x"),))]
@@ -61,7 +57,7 @@ async def on_given_up(ctx, key, reason):
     return [Reply(f"No pong: {reason}", Audience.PUBLIC, place=Place(platform, cohort, channel_id))]
 
 
-FEATURE = Feature("ping", commands=(ping,), choices={PromptKind.FORGET: on_press},
+FEATURE = Feature("ping", commands=(ping,), choices={KIND: on_press},
                   timers=(TimerSpec(KIND, on_pong, repeat=every_hour, on_given_up=on_given_up, attempts=1),))
 '''
 
@@ -83,7 +79,7 @@ def throwaway(tmp_path: Path) -> ModuleType:
 
 @pytest.fixture
 async def pinging(throwaway, settings, clock):
-    features = (*(f for f in FEATURES if f.name != "forget"), throwaway.FEATURE)
+    features = (*FEATURES, throwaway.FEATURE)
     bot = await StudyBot.start(settings, clock, features)
     yield bot
     await bot.close()
@@ -139,6 +135,15 @@ def test_two_features_may_not_claim_one_command_or_timer(throwaway, settings) ->
         StudyBot(None, (throwaway.FEATURE, Feature("again", timers=throwaway.FEATURE.timers)))  # type: ignore[arg-type]
 
 
+def test_two_features_may_not_claim_one_prompt_kind(throwaway, settings) -> None:
+    """A kind of prompt is its feature's: another feature's form of the same kind is refused too."""
+    async def on_text(ctx, event, prompt):  # noqa: ANN001, ANN202
+        return []
+
+    with pytest.raises(ValueError, match="two features declare the prompt kind ping"):
+        StudyBot(None, (throwaway.FEATURE, Feature("again", forms={"ping": on_text})))  # type: ignore[arg-type]
+
+
 def test_the_router_has_no_table_per_feature() -> None:
     """app.py keeps the list of features and nothing that names one feature's parts."""
     tables = {name for name, value in vars(app).items()
@@ -146,7 +151,7 @@ def test_the_router_has_no_table_per_feature() -> None:
     assert tables == {"FEATURES"}
     assert all(isinstance(feature, Feature) for feature in FEATURES)
     source = Path(app.__file__).read_text()
-    assert "split(" not in source and "PromptKind." not in source
+    assert "split(" not in source and "PromptKind." not in source and "AnswerMode." not in source
 
 
 def test_a_timer_key_is_stored_as_before() -> None:

@@ -9,9 +9,9 @@ import re
 
 from bot.core.messages import Command, Reply
 from bot.features import disputes
-from bot.runtime.commands import Option, command
-from bot.runtime.context import Context
-from bot.runtime.feature import Feature
+from bot.kit.commands import Option, command
+from bot.kit.context import Context
+from bot.kit.feature import Feature
 from bot.store.model import SelfGradedAnswer
 
 QUOTED = 200  # characters of an answer shown

@@ -14,14 +14,14 @@ from collections import Counter
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from bot.answering.asking import arrangement, revealed
 from bot.content.model import Library
 from bot.core.config import DailyQuestion, Settings
 from bot.core.messages import Audience, Cohort, Place, Reply, TimerKey
-from bot.features.asking import arrangement, revealed
+from bot.kit.context import Context, Mode
+from bot.kit.feature import Feature, Scheduled, TimerSpec
 from bot.questions.base import Tally
-from bot.runtime.context import Context
-from bot.runtime.feature import Feature, Scheduled, TimerSpec
-from bot.store.model import AnswerMode, Prompt, PromptKind
+from bot.store.model import QUESTION, AnswerMode, Prompt
 
 POST = "daily"  # the daily post's timer, one per cohort
 REVEAL = "dailyreveal"  # the reveal's timer, for a cohort that reveals at a time of its own
@@ -114,7 +114,7 @@ async def _new(ctx: Context, cohort: Cohort, plan: DailyQuestion, day: date, ask
         return None
     times = Counter(p.item_id for p in asked)
     question = min(lesson.questions, key=lambda q: times[q.id])
-    return await ctx.store.prompts.new(PromptKind.QUESTION, Place(cohort.platform, cohort.id, plan.channel), None,
+    return await ctx.store.prompts.new(QUESTION, Place(cohort.platform, cohort.id, plan.channel), None,
                                        lesson_id=lesson.id, item_id=question.id, mode=AnswerMode.DAILY,
                                        data={"day": day.isoformat()})
 
@@ -137,8 +137,11 @@ async def _reveal(ctx: Context, cohort: Cohort, plan: DailyQuestion, prompts: li
     return replies
 
 
+MODE = Mode(AnswerMode.DAILY)  # answered privately, revealed in the channel at its time
+
 FEATURE = Feature(
     "daily",
+    modes=(MODE,),
     timers=(TimerSpec(POST, on_post, repeat=next_time, schedule=posts),
             TimerSpec(REVEAL, on_reveal, repeat=next_time, schedule=reveals)),
     check=unknown_lessons,

@@ -22,9 +22,9 @@ from bot.core.messages import (
     TimerKey,
     counted,
 )
-from bot.runtime.context import Context
-from bot.runtime.feature import Feature, TimerSpec
-from bot.store.model import Dispute, Disputed, DisputeState, Prompt, PromptKind
+from bot.kit.context import Answered, Context, Offer, Offered
+from bot.kit.feature import Feature, TimerSpec
+from bot.store.model import Dispute, Disputed, DisputeState, Prompt
 
 MOST_OPEN = 3  # open disputes one learner may have at once, per cohort
 LISTED = 10  # disputes one listing shows: two buttons each, within a message's 25
@@ -32,20 +32,22 @@ QUOTED = 300  # characters of a disputed answer shown
 ASK = "Ask my instructor"
 ACCEPT, REJECT, WORD = "a", "r", "w"  # a settle button's suffixes: accept, reject, add a word
 TELL = "dispute"  # the timer that tells the learner how their dispute was settled
+DISPUTE, SETTLE = "dispute", "settle"  # prompt kinds: "Ask my instructor"; an instructor's accept or reject
 
 _KINDS = {Disputed.ANSWER: "short answer", Disputed.TEACHBACK: "teach-back"}
 
 
-async def ask_choice(ctx: Context, event: ChoiceMade | TextSubmitted, of: Disputed, source_id: int,
-                     lesson_id: str, item_id: str) -> tuple[Choice, ...]:
-    """The "Ask my instructor" button under one verdict; none when the store is busy (the answer is
-    saved already, so its feedback goes out without the button rather than as a failure)."""
+async def ask_choice(ctx: Context, answered: Answered) -> Offered:
+    """The "Ask my instructor" button under a verdict the grade says may be disputed; none when the
+    store is busy (the answer is saved already, so its feedback goes out without the button rather
+    than as a failure)."""
     try:
-        prompt = await ctx.store.prompts.new(PromptKind.DISPUTE, event.place, event.actor, lesson_id=lesson_id,
-                                             item_id=item_id, data={"of": str(of), "id": source_id})
+        prompt = await ctx.store.prompts.new(DISPUTE, answered.event.place, answered.event.actor,
+                                             lesson_id=answered.lesson_id, item_id=answered.item_id,
+                                             data={"of": str(answered.of), "id": answered.source_id})
     except StoreBusy:
-        return ()
-    return (Choice(ASK, f"{prompt.id}.0"),)
+        return Offered()
+    return Offered(choices=(Choice(ASK, f"{prompt.id}.0"),))
 
 
 async def on_ask(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:
@@ -99,7 +101,7 @@ async def listing(ctx: Context, cmd: Command) -> list[Reply]:
         return [Reply("No open disputes in this cohort.")]
     choices: list[Choice] = []
     for dispute in disputes:
-        settle = await ctx.store.prompts.new(PromptKind.SETTLE, cmd.place, lesson_id=dispute.lesson_id,
+        settle = await ctx.store.prompts.new(SETTLE, cmd.place, lesson_id=dispute.lesson_id,
                                              item_id=dispute.item_id, data={"dispute": dispute.id})
         choices += [Choice(f"Accept #{dispute.id}", f"{settle.id}.{ACCEPT}"),
                     Choice(f"Reject #{dispute.id}", f"{settle.id}.{REJECT}")]
@@ -166,8 +168,11 @@ async def tell_learner(ctx: Context, key: TimerKey) -> list[Reply]:
     return [Reply(text, Audience.DM, to=learner, place=Place(learner.platform, learner.cohort))]
 
 
+OFFER = Offer("dispute", applies=lambda answered: answered.disputable, make=ask_choice)
+
 FEATURE = Feature(
-    "disputes", choices={PromptKind.DISPUTE: on_ask, PromptKind.SETTLE: on_settle},
-    forms={PromptKind.SETTLE: on_word},
+    "disputes",
+    offers=(OFFER,), choices={DISPUTE: on_ask, SETTLE: on_settle},
+    forms={SETTLE: on_word},
     timers=(TimerSpec(TELL, tell_learner),),
 )

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from bot.content.model import Term
 from bot.core.messages import Command, Reply
 from bot.grading.reading import normalise
-from bot.runtime.commands import Option, command
-from bot.runtime.context import Context
-from bot.runtime.feature import Feature
+from bot.kit.commands import Option, command
+from bot.kit.context import Context
+from bot.kit.feature import Feature
 
 COUNTED = 60  # characters of a missing query kept for the count
 

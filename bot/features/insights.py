@@ -11,8 +11,10 @@ from collections import Counter
 
 from bot.core.errors import StudyError
 from bot.core.messages import MAX_TEXT, Attachment, Audience, Command, Reply, counted, fit
-from bot.features import results
-from bot.reports import cohort_csv, cohort_report
+from bot.kit.commands import Option, command
+from bot.kit.context import Context
+from bot.kit.feature import Feature
+from bot.reports import cohort_csv, cohort_report, files
 from bot.reports.cohort_figures import (
     Figures,
     QuestionFigures,
@@ -23,9 +25,6 @@ from bot.reports.cohort_figures import (
     score_shares,
     titled,
 )
-from bot.runtime.commands import Option, command
-from bot.runtime.context import Context
-from bot.runtime.feature import Feature
 
 NAMED = 10  # learners named per list before "and N more"
 QUOTED = 50  # characters of a choice's text
@@ -131,9 +130,9 @@ async def export(ctx: Context, cmd: Command) -> list[Reply]:
     report = cohort_report.render(figures, scores, ctx.clock.now())
     answers = cohort_csv.encode(table)
     async with ctx.files_lock(cohort):  # beside the cohort's results file, so /forget me deletes them too
-        folder = results.cohort_dir(ctx.settings.results_dir, cohort)
-        answers_at = results.write_file(folder, answers, cohort_csv.FILENAME)
-        report_at = results.write_file(folder, report, cohort_report.FILENAME)
+        folder = files.cohort_dir(ctx.settings.results_dir, cohort)
+        answers_at = files.write_file(folder, answers, cohort_csv.FILENAME)
+        report_at = files.write_file(folder, report, cohort_report.FILENAME)
     return [
         Reply(f"{cohort_csv.FILENAME}: one row per learner and question.", Audience.DM,
               file=Attachment(cohort_csv.FILENAME, answers, saved_to=answers_at)),

@@ -11,9 +11,10 @@ from bot.core.config import Settings
 from bot.core.errors import StudyError
 from bot.core.messages import Audience, Cohort, Command, Place, Reply, TimerKey, counted
 from bot.grading.scoring import SelfGraded
-from bot.runtime.commands import Option, command
-from bot.runtime.context import Context
-from bot.runtime.feature import Feature, Scheduled, TimerSpec
+from bot.kit.commands import Option, command
+from bot.kit.context import Context
+from bot.kit.feature import Feature, Scheduled, TimerSpec
+from bot.reports.marks import marks_text
 from bot.store.model import Standing
 
 WEEK = re.compile(r"^\d{4}-W(0[1-9]|[1-4]\d|5[0-3])$")
@@ -32,18 +33,6 @@ def parse_period(ctx: Context, cohort: Cohort, words: list[str]) -> str | None:
     if len(words) == 1 and WEEK.match(words[0].upper()):
         return words[0].upper()
     raise StudyError(USAGE)
-
-
-def graded_marks(self_graded: int, instructor_graded: int) -> str:
-    """How some points were graded otherwise than by a rubric: " (3 self-graded, 1 instructor-graded)"."""
-    marks = [f"{n} {how}" for n, how in ((self_graded, "self-graded"), (instructor_graded, "instructor-graded")) if n]
-    return f" ({', '.join(marks)})" if marks else ""
-
-
-def marks_text(standing: Standing, policy: SelfGraded) -> str:
-    """A learner's marks as a board shows them: self-graded points when the cohort marks them, and
-    always the points instructors gave by accepting disputes."""
-    return graded_marks(standing.self_graded if policy is SelfGraded.MARK else 0, standing.instructor_graded)
 
 
 def points_text(standing: Standing, policy: SelfGraded) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.core.messages import Command, Reply
-from bot.runtime.commands import command
-from bot.runtime.context import Context
-from bot.runtime.feature import Feature
+from bot.kit.commands import command
+from bot.kit.context import Context
+from bot.kit.feature import Feature
 
 
 def teachback_line(prompt_ids: list[str], tried: Mapping[str, int], passed: set[str]) -> str:

@@ -6,15 +6,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import timedelta
 
+from bot.answering.cards import recall
 from bot.content.model import Lesson
 from bot.core.clock import iso_week
 from bot.core.messages import Actor, Command, Reply, counted
-from bot.features import review
-from bot.features.leaderboard import graded_marks, marks_text
 from bot.grading.scoring import SelfGraded
-from bot.runtime.commands import command
-from bot.runtime.context import Context
-from bot.runtime.feature import Feature
+from bot.kit.commands import command
+from bot.kit.context import Context
+from bot.kit.feature import Feature
+from bot.reports.marks import graded_marks, marks_text
 from bot.store.model import ScoredAnswer, TeachbackCount
 
 MISSED = 3  # key points named
@@ -82,7 +82,7 @@ async def progress(ctx: Context, cmd: Command) -> list[Reply]:
     cards = await ctx.store.cards.of(cmd.actor)
     day_ends = ctx.end_of_local_day(cmd.actor.in_cohort)
     due_today = [c for c in cards if c.due < day_ends]  # the cards are loaded anyway
-    chance = review.recall(ctx, [c.state for c in cards])
+    chance = recall(ctx, [c.state for c in cards])
     lines.append(f"Review: {len(due_today)} of {counted(len(cards), 'card')} due today"
                  + (f"; predicted recall now {chance:.0%}" if chance is not None else "") + " (/review)")
     policy = ctx.settings.self_graded

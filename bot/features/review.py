@@ -1,72 +1,27 @@
-"""Spaced repetition with FSRS: every answer rates the learner's card for that question,
-and /review serves the due cards first, then new ones (the quiz's, then the lesson's practice set).
-
-Ratings: wrong is Again; right is Good, or Easy for a multiple-choice answer given within
-10 seconds of the question being served (by the store's clock); a self-graded short answer
-is Hard or Good as the learner chooses.
-"""
+"""Spaced repetition with FSRS: every answer rates the learner's card for that question
+(`bot.answering.cards`), and /review serves the due cards first, then new ones (the quiz's, then
+the lesson's practice set): the review mode, whose Next asks the next card."""
 
 from __future__ import annotations
 
 import json
-import zlib
-from collections.abc import Sequence
 from datetime import datetime, time, timedelta
 
-from fsrs import Card, Rating
-
+from bot.answering.asking import arrangement
 from bot.content.model import Lesson
 from bot.core.errors import StudyError
 from bot.core.messages import Actor, Audience, Cohort, Command, Place, Reply, TimerKey, counted
-from bot.features.asking import arrangement
+from bot.kit.commands import Option, command
+from bot.kit.context import Context, Mode
+from bot.kit.feature import Feature, TimerSpec
 from bot.questions.base import Question
-from bot.runtime.commands import Option, command
-from bot.runtime.context import Context
-from bot.runtime.feature import Feature, TimerSpec
-from bot.store.model import AnswerMode, CardReview, PromptKind
+from bot.store.model import QUESTION, AnswerMode
 
-EASY_WITHIN = timedelta(seconds=10)
 REMINDER_HOUR = time(9, 0)  # reminders go out from 09:00 in the cohort's time zone
 REMINDER_KEY = "reminders"  # one timer: the hourly check for reminders to send
 REMINDER_EVERY = timedelta(hours=1)
 
 DUE_WITHIN = timedelta(minutes=1)  # a card due sooner is said to come back, not "nothing is due"
-
-
-def rating_for(correct: bool, quick_is_easy: bool, answered_in: timedelta) -> Rating:
-    """Wrong is Again; right is Good, or Easy when the type says so of an answer within 10 s."""
-    if not correct:
-        return Rating.Again
-    return Rating.Easy if quick_is_easy and answered_in <= EASY_WITHIN else Rating.Good
-
-
-def _card_id(actor: Actor, question_id: str) -> int:
-    """An explicit id: fsrs would otherwise derive one from the wall clock (and sleep)."""
-    return zlib.crc32(f"{actor.platform}:{actor.cohort}:{actor.user_id}:{question_id}".encode())
-
-
-def card_review(ctx: Context, actor: Actor, question: Question, rating: Rating,
-                due_now: bool = False) -> CardReview:
-    """The review of one card, as the store applies it inside its transaction; `due_now` brings the
-    card back at once (after "I don't know": sooner than after a wrong answer)."""
-    now = ctx.clock.now()
-
-    def review(state: str | None) -> tuple[str, datetime]:
-        card = Card.from_json(state) if state else Card(card_id=_card_id(actor, question.id), due=now)
-        card, _log = ctx.fsrs.review_card(card, rating, review_datetime=now)
-        if due_now:
-            card.due = now
-        return card.to_json(), card.due
-
-    return review
-
-
-def recall(ctx: Context, states: Sequence[str]) -> float | None:
-    """The mean predicted probability of recalling each card now."""
-    if not states:
-        return None
-    now = ctx.clock.now()
-    return sum(ctx.fsrs.get_card_retrievability(Card.from_json(s), now) for s in states) / len(states)
 
 
 @command(summary="Review the questions that are due, or turn the daily reminder on or off",
@@ -102,7 +57,7 @@ async def next_card(ctx: Context, actor: Actor, place: Place, lesson: Lesson) ->
             when = f" The next card is due {upcoming.astimezone(zone):%a %d %b %H:%M} ({zone.key})." if upcoming else ""
             return [Reply(f"Nothing is due in {lesson.title} right now.{when}")]
         question, label = fresh[0], "new"
-    prompt = await ctx.store.prompts.new(PromptKind.QUESTION, place, actor, lesson_id=lesson.id, item_id=question.id,
+    prompt = await ctx.store.prompts.new(QUESTION, place, actor, lesson_id=lesson.id, item_id=question.id,
                                          mode=AnswerMode.REVIEW)
     due_now, later = await ctx.store.cards.count_due(actor, ctx.clock.now(), ctx.end_of_local_day(actor.in_cohort),
                                                      lesson.id, lesson.review_question_ids)
@@ -155,8 +110,11 @@ def next_check(ctx: Context, key: TimerKey) -> datetime:
     return ctx.clock.now() + REMINDER_EVERY
 
 
+MODE = Mode(AnswerMode.REVIEW, next=next_card, dont_know=comes_back)
+
 FEATURE = Feature(
     "review",
     commands=(review,),
+    modes=(MODE,),
     timers=(TimerSpec(REMINDER_KEY, on_reminders, repeat=next_check, on_delivered=on_delivered),),
 )

@@ -13,13 +13,14 @@ import logging
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from bot.answering.asking import arrangement, revealed
 from bot.core.errors import StudyError
 from bot.core.messages import Actor, Audience, Choice, ChoiceMade, Command, Reply, TimerKey, counted
-from bot.features.asking import arrangement, revealed
+from bot.kit.commands import Subcommand
+from bot.kit.context import Context, Mode
+from bot.kit.feature import Feature, TimerSpec
 from bot.questions.base import Tally
-from bot.runtime.context import Context
-from bot.runtime.feature import Feature, TimerSpec
-from bot.store.model import Prompt, Round, RoundState
+from bot.store.model import AnswerMode, Prompt, Round, RoundState
 
 log = logging.getLogger("studybot")
 
@@ -198,7 +199,7 @@ def _header(ctx: Context, round_: Round, position: int) -> str:
     return f"Round · question {position + 1} of {len(round_.question_ids)} · {_seconds(ctx, round_)} s"
 
 
-async def on_next(ctx: Context, event: ChoiceMade, prompt: Prompt) -> list[Reply]:
+async def on_next(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:
     """The starter (or an instructor) reveals the question now: its timer becomes due at once."""
     round_ = await _round(ctx, prompt.round_id or 0)
     _may_steer(event.actor, round_, "move it on")
@@ -321,8 +322,20 @@ async def start(ctx: Context) -> None:
         log.warning("%d open round(s) had lost their timer; they go on now", mended)
 
 
+def misplaced(ctx: Context, words: list[str]) -> str | None:
+    """`/quiz 5` or `/quiz seconds:30`: a round's words without `round` (and no lesson of that name)."""
+    round_words = any(looks_like_number(w) or w.lower().startswith("seconds") or w.lower() == PRACTICE for w in words)
+    if round_words and ctx.library.lesson(" ".join(words)) is None:
+        return f"A number of questions, seconds and the practice set are for a round. {USAGE}"
+    return None
+
+
+MODE = Mode(AnswerMode.ROUND, buttons={NEXT: on_next})  # no Next question: the round moves on by its timer
+
 FEATURE = Feature(
-    "rounds",  # its command is /quiz round, and its buttons are the question's (see quiz)
+    "rounds",  # the question's own buttons are answering's; the round adds its Next
+    subcommands=(Subcommand("quiz", "round", round_command, misplaced=misplaced),),
+    modes=(MODE,),
     timers=(TimerSpec(TIMER, on_timer, on_given_up=on_given_up), TimerSpec(END, on_end)),
     on_start=start,
 )

@@ -3,24 +3,27 @@ missed. An attempt earns a point the first time it covers enough of them (`bot.g
 
 from __future__ import annotations
 
+from bot.answering.pipeline import offers
 from bot.content.model import TeachbackPrompt
 from bot.core.errors import StudyError, TextRefused
 from bot.core.messages import Actor, Choice, ChoiceMade, Command, Form, Place, Reply, TextSubmitted, counted
 from bot.core.suggest import did_you_mean
-from bot.features import disputes
 from bot.grading.honor import too_short
 from bot.grading.matching import grade
+from bot.kit.commands import Option, command
+from bot.kit.context import Answered, Context
+from bot.kit.feature import Feature
 from bot.questions.base import OPEN_FORM
-from bot.runtime.commands import Option, command
-from bot.runtime.context import Context
-from bot.runtime.feature import Feature
-from bot.store.model import Disputed, Prompt, PromptKind
+from bot.store.model import Disputed, Prompt
 
 
 def suggest_prompts(ctx: Context, typed: str) -> list[str]:
     """Teach-back prompt ids (and lesson ids) that start with what was typed."""
     typed = typed.strip().lower()
     return [name for name in (*ctx.library.prompts, *ctx.library.lessons) if name.lower().startswith(typed)][:25]
+
+
+TEACHBACK = "teachback"  # the prompt kind of a teach-back's form and its "Try this one again"
 
 
 @command(summary="Explain an idea in your own words and see which key points you covered",
@@ -45,7 +48,7 @@ async def teachback(ctx: Context, cmd: Command) -> list[Reply]:
 
 
 async def _ask(ctx: Context, actor: Actor, place: Place, item: TeachbackPrompt) -> Reply:
-    prompt = await ctx.store.prompts.new(PromptKind.TEACHBACK, place, actor, lesson_id=item.lesson_id,
+    prompt = await ctx.store.prompts.new(TEACHBACK, place, actor, lesson_id=item.lesson_id,
                                          item_id=item.id)
     form = Form(prompt.id, "Teach-back", item.prompt, label="Your explanation")
     return Reply(f"Teach-back ({item.id}): {item.prompt}", form=form)
@@ -102,14 +105,16 @@ async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Re
         lines.append("Well covered (this prompt's point was earned before).")
     choices: tuple[Choice, ...] = ()
     if not passes:
-        again = await ctx.store.prompts.new(PromptKind.TEACHBACK, event.place, event.actor, lesson_id=item.lesson_id,
+        again = await ctx.store.prompts.new(TEACHBACK, event.place, event.actor, lesson_id=item.lesson_id,
                                             item_id=item.id)
-        choices = (Choice("Try this one again", f"{again.id}.{OPEN_FORM}"),
-                   *await disputes.ask_choice(ctx, event, Disputed.TEACHBACK, attempt.id, item.lesson_id, item.id))
+        offered = await offers(ctx, Answered(event, Disputed.TEACHBACK, attempt.id, item.lesson_id, item.id,
+                                             correct=False, disputable=True))
+        lines += offered.lines
+        choices = (Choice("Try this one again", f"{again.id}.{OPEN_FORM}"), *offered.choices)
     return [Reply("\n".join(lines), choices=choices)]
 
 
 FEATURE = Feature(
-    "teachback", commands=(teachback,), choices={PromptKind.TEACHBACK: on_again},
-    forms={PromptKind.TEACHBACK: on_text},
+    "teachback", commands=(teachback,), choices={TEACHBACK: on_again},
+    forms={TEACHBACK: on_text},
 )

@@ -46,7 +46,7 @@ class Verdict:
 
     `choice` is the picked choice by identity (its index in the pack), for the answers table;
     `lines` is the type's own feedback, shown before the explanation; `self_gradable` offers the
-    honor system's buttons."""
+    honor system's buttons; `disputable` says the learner may ask an instructor about it."""
 
     correct: bool
     lines: tuple[str, ...]
@@ -55,6 +55,7 @@ class Verdict:
     matched: tuple[str, ...] = ()  # the key points a typed answer stated
     missed: tuple[str, ...] = ()
     dont_know: bool = False  # the learner said so: wrong, no points, and the question comes back soon
+    disputable: bool = False  # a judgement an instructor may overturn (a typed answer graded wrong)
 
 
 @dataclass(frozen=True)

@@ -72,8 +72,8 @@ class ShortAnswer(TextAnswered):
                         for k in rest)]
         if not result.correct:  # a right answer needs no model answer to compare with, nor a grade of its own
             lines.append(f"Model answer: {self.model_answer}")
-        return Verdict(result.correct, tuple(lines), self_gradable=not result.correct, matched=result.matched,
-                       missed=result.missed)
+        return Verdict(result.correct, tuple(lines), self_gradable=not result.correct, disputable=not result.correct,
+                       matched=result.matched, missed=result.missed)
 
     def answer_lines(self, arrangement: Arrangement) -> list[str]:
         return [f"Model answer: {self.model_answer}"]

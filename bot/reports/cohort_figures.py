@@ -17,8 +17,8 @@ from zoneinfo import ZoneInfo
 from bot.content.model import Lesson, TeachbackPrompt
 from bot.core.clock import iso_week
 from bot.core.messages import Cohort
+from bot.kit.context import Context
 from bot.questions.base import Question
-from bot.runtime.context import Context
 from bot.store.cohort_stats import LearnerActivity, QuestionCounts, TeachbackCounts, WeekCounts
 
 BEHIND_DAYS = 7  # a learner who started but did nothing in the last 7 local days (today included) is behind

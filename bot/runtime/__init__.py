@@ -1,2 +1,2 @@
-"""What runs the features: the router, the context each handler is given, the timer scheduler and the
+"""What runs the features, above them: the router (`app`), the timer scheduler, delivery and the
 metrics."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TypeVar
 
+from bot.answering import questions as answering
 from bot.content.loader import Report, check_library
 from bot.content.model import Library
 from bot.core import logs
@@ -51,10 +52,10 @@ from bot.features import (
     rounds,
     teachback,
 )
+from bot.kit.commands import CommandSpec, Subcommand, command, run_command
+from bot.kit.context import Context, Declared
+from bot.kit.feature import ChoiceHandler, Feature, TextHandler, TimerSpec
 from bot.runtime import metrics
-from bot.runtime.commands import CommandSpec, command
-from bot.runtime.context import Context
-from bot.runtime.feature import ChoiceHandler, Feature, TextHandler, TimerSpec
 from bot.store import Store
 from bot.store.model import Prompt, PromptKind
 
@@ -65,7 +66,8 @@ reload_log = logging.getLogger(RELOAD_LOG)
 _K = TypeVar("_K")
 _V = TypeVar("_V")
 
-FEATURES: tuple[Feature, ...] = (  # in the order /help lists their commands
+FEATURES: tuple[Feature, ...] = (  # in the order /help lists their commands (and offers are made)
+    answering.FEATURE,
     quiz.FEATURE,
     rounds.FEATURE,
     glossary.FEATURE,
@@ -136,6 +138,12 @@ class StudyBot:
             "forms of", [pair for f in self.features for pair in f.forms.items()])
         self._timers: dict[str, TimerSpec] = _one_each(
             "timer", [(spec.kind, spec) for f in self.features for spec in f.timers])
+        _one_each("prompt kind", [(kind, f.name) for f in self.features for kind in f.prompt_kinds])
+        forms = _one_each("form", [((sub.command, sub.word), sub) for f in self.features for sub in f.subcommands])
+        self._forms_of: dict[str, tuple[Subcommand, ...]] = {
+            name: tuple(sub for sub in forms.values() if sub.command == name) for name in self.commands}
+        ctx.declared = Declared(_one_each("mode", [(mode.name, mode) for f in self.features for mode in f.modes]),
+                                tuple(offer for f in self.features for offer in f.offers))
 
     @classmethod
     async def start(cls, settings: Settings, clock: Clock | None = None,
@@ -239,7 +247,7 @@ class StudyBot:
             spec = self.commands.get(name)
             if spec is None:
                 raise StudyError(f"There is no command /{name[:40]}. Type /help to see the commands.")
-            return await spec.handler(self.ctx, event)
+            return await run_command(self.ctx, spec, event, self._forms_of.get(spec.name, ()))
         if isinstance(event, ChoiceMade):
             prompt_id, _, suffix = event.token.partition(".")
             prompt = await self._prompt(prompt_id, event)

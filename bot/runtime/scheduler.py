@@ -3,7 +3,7 @@ each platform's Outbox (`bot.runtime.delivery`).
 
 Each due timer fires in a task of its own, so one slow or failing channel never delays another.
 The route is two calls into the bot: `fire` for the replies, and, once they were delivered or
-failed, `settle`, which applies the timer's declared rules (`bot.runtime.feature.TimerSpec`): done
+failed, `settle`, which applies the timer's declared rules (`bot.kit.feature.TimerSpec`): done
 (deleted, or re-armed when it repeats) only after delivery, so a crash in between repeats a delivery
 (an edit is harmless to repeat) rather than lose it; a failure retried with backoff, then given up
 with its reason recorded, and the notices its feature gives delivered here.

@@ -11,7 +11,6 @@ from bot.store import boards, cards, learners, prompts
 from bot.store.engine import Conn, Engine
 from bot.store.learners import LEARNER_ID, key
 from bot.store.model import (
-    AnswerMode,
     CardReview,
     ChoiceCount,
     Outcome,
@@ -62,8 +61,8 @@ SCHEMA = {
 
 
 def _record(c: Conn, prompt_id: str, actor: Actor, lesson_id: str, question_id: str,
-            mode: AnswerMode, correct: bool, week: str, choice: int | None, now: str,
-            rate: CardReview | None, typed: Typed | None) -> Recorded:
+            mode: str, correct: bool, week: str, choice: int | None, now: str,
+            rate: CardReview | None, typed: Typed | None, scores: bool) -> Recorded:
     prompt = c.execute("SELECT closed_at FROM prompts WHERE id = ?", (prompt_id,)).fetchone()
     if prompt is None or prompt["closed_at"] is not None:
         return Recorded(Outcome.CLOSED)
@@ -72,8 +71,8 @@ def _record(c: Conn, prompt_id: str, actor: Actor, lesson_id: str, question_id: 
     learner = learners.upsert(c, actor, now)
     if not prompts.spend(c, prompt_id, learner, now):
         return Recorded(Outcome.ALREADY)
-    first = c.execute("SELECT 1 FROM answers WHERE learner_id = ? AND question_id = ? AND scored = 1 LIMIT 1",
-                      (learner, question_id)).fetchone() is None
+    first = scores and c.execute("SELECT 1 FROM answers WHERE learner_id = ? AND question_id = ? AND scored = 1"
+                                 " LIMIT 1", (learner, question_id)).fetchone() is None
     points = answer_points(correct, first)
     answer_id = c.execute(
         "INSERT INTO answers (learner_id, prompt_id, lesson_id, question_id, mode, choice, correct, scored,"
@@ -114,15 +113,15 @@ class Answers:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
 
-    async def record(self, prompt_id: str, actor: Actor, *, lesson_id: str, question_id: str, mode: AnswerMode,
+    async def record(self, prompt_id: str, actor: Actor, *, lesson_id: str, question_id: str, mode: str,
                      correct: bool, week: str, choice: int | None = None, rate: CardReview | None = None,
-                     typed: Typed | None = None) -> Recorded:
+                     typed: Typed | None = None, scores: bool = True) -> Recorded:
         """Record an answer, spend the prompt for this learner and rate their card, in one transaction.
 
-        The first answer a learner gives to a question scores; later ones are practice. A typed
-        answer keeps its text and the key points the rubric found (for instructors' audits)."""
+        The first answer a learner gives to a question scores (in a mode that `scores`); later ones are
+        practice. A typed answer keeps its text and the key points the rubric found (for instructors' audits)."""
         return await self._engine.write(_record, prompt_id, actor, lesson_id, question_id, mode, correct, week,
-                                        choice, self._engine.now(), rate, typed)
+                                        choice, self._engine.now(), rate, typed, scores)
 
     async def self_grade(self, answer_id: int, correct: bool, *, prompt_id: str, actor: Actor, question_id: str,
                          lesson_id: str, rate: CardReview, card_before: str | None) -> Outcome:

@@ -13,20 +13,13 @@ from bot.core.messages import Actor, Place
 CardReview = Callable[[str | None], tuple[str, datetime]]  # a card's state (None: new) -> (new state, due)
 
 
-class PromptKind(StrEnum):
-    """What a button or form token refers to."""
-
-    QUESTION = "question"
-    NEXT = "next"
-    SELF_GRADE = "selfgrade"
-    FORGET = "forget"
-    TEACHBACK = "teachback"
-    DISPUTE = "dispute"  # "Ask my instructor" under a verdict
-    SETTLE = "settle"  # an instructor's accept or reject of a dispute
+PromptKind = str  # what a button or form token refers to: each feature declares its own kinds
+QUESTION: PromptKind = "question"  # a question's prompt, in any mode (the store opens a round's itself)
 
 
 class AnswerMode(StrEnum):
-    """Where an answer was given."""
+    """Where an answer was given, for the modes the store itself reads (a feature may declare
+    another: a prompt's `mode` is any mode's name)."""
 
     PRACTICE = "practice"
     ROUND = "round"
@@ -83,7 +76,7 @@ class Prompt:
     owner: str | None
     lesson_id: str | None
     item_id: str | None
-    mode: AnswerMode | None
+    mode: str | None  # the mode it was asked in (an `AnswerMode`, or one a feature declares)
     round_id: int | None
     data: dict[str, Any]
     closed: bool

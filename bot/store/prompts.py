@@ -59,7 +59,7 @@ def spend(c: Conn, prompt_id: str, learner: int, now: str) -> bool:
 
 
 def make(kind: PromptKind, place: Place, owner: Actor | None, created_at: datetime, *, lesson_id: str | None = None,
-         item_id: str | None = None, mode: AnswerMode | None = None, round_id: int | None = None,
+         item_id: str | None = None, mode: str | None = None, round_id: int | None = None,
          data: dict[str, Any] | None = None) -> Prompt:
     """A new prompt with a fresh token, not yet stored."""
     return Prompt(new_token(), kind, place.platform, place.cohort, owner.user_id if owner else None, lesson_id,
@@ -81,8 +81,8 @@ def close(c: Conn, prompt_id: str, now: str) -> None:
 
 
 def _prompt(r: Row) -> Prompt:
-    return Prompt(r["id"], PromptKind(r["kind"]), r["platform"], r["cohort"], r["owner"], r["lesson_id"],
-                  r["item_id"], AnswerMode(r["mode"]) if r["mode"] else None, r["round_id"], json.loads(r["data"]),
+    return Prompt(r["id"], r["kind"], r["platform"], r["cohort"], r["owner"], r["lesson_id"],
+                  r["item_id"], r["mode"] or None, r["round_id"], json.loads(r["data"]),
                   r["closed_at"] is not None, datetime.fromisoformat(r["created_at"]))
 
 
@@ -92,7 +92,7 @@ class Prompts:
         self._known: dict[str, Prompt] = {}
 
     async def new(self, kind: PromptKind, place: Place, owner: Actor | None = None, *, lesson_id: str | None = None,
-                  item_id: str | None = None, mode: AnswerMode | None = None, round_id: int | None = None,
+                  item_id: str | None = None, mode: str | None = None, round_id: int | None = None,
                   data: dict[str, Any] | None = None) -> Prompt:
         """A fresh prompt; with an owner, only that learner may use it."""
         prompt = make(kind, place, owner, self._engine.clock.now(), lesson_id=lesson_id, item_id=item_id, mode=mode,

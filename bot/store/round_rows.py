@@ -14,7 +14,7 @@ from bot.core.errors import RoundAlreadyOpen
 from bot.core.messages import Actor, Place
 from bot.store import learners, prompts, timers
 from bot.store.engine import Conn, Engine, Row, iso
-from bot.store.model import AnswerMode, Prompt, PromptKind, Round, RoundScore, RoundState
+from bot.store.model import QUESTION, AnswerMode, Prompt, Round, RoundScore, RoundState
 
 TimerKey = Callable[[int, int], str]  # (round id, position) -> the key of that question's timer
 
@@ -44,7 +44,7 @@ SCHEMA = {
 def _question_prompt(c: Conn, round_id: int, place: Place, lesson_id: str, question_id: str,
                      position: int, at: datetime, timer_key: TimerKey, due: datetime) -> Prompt:
     """Store the prompt of a round's question and the timer that reveals it."""
-    prompt = prompts.make(PromptKind.QUESTION, place, None, at, lesson_id=lesson_id, item_id=question_id,
+    prompt = prompts.make(QUESTION, place, None, at, lesson_id=lesson_id, item_id=question_id,
                           mode=AnswerMode.ROUND, round_id=round_id, data={"position": position})
     prompts.insert(c, prompt, None)
     c.execute(timers.SET_TIMER, (timer_key(round_id, position), iso(due)))
@@ -212,7 +212,7 @@ class Rounds:
     async def prompt_at(self, round_id: int, position: int) -> Prompt | None:
         """The prompt of the round's question at `position`, once it was stored."""
         rows = await self._engine.read("SELECT id, data FROM prompts WHERE round_id = ? AND kind = ?",
-                                       (round_id, PromptKind.QUESTION))
+                                       (round_id, QUESTION))
         found = [r["id"] for r in rows if json.loads(r["data"]).get("position") == position]
         return await self._prompts.get(found[0]) if found else None
 

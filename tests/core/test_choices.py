@@ -6,8 +6,8 @@ from dataclasses import replace
 import pytest
 from support import channel, learner
 
+from bot.answering.asking import arrangement
 from bot.core.messages import Audience, ChoiceMade, Command, MessageRef
-from bot.features.asking import arrangement
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
 from bot.store.model import AnswerMode

@@ -8,7 +8,7 @@ from bot.core.messages import Audience, ChoiceMade, Command, Reply, TextSubmitte
 from bot.features.disputes import ASK, MOST_OPEN
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
-from bot.store.model import AnswerMode, PromptKind
+from bot.store.model import QUESTION, AnswerMode
 
 pytestmark = pytest.mark.both_engines
 
@@ -19,7 +19,7 @@ TEACHER = learner("UT", teacher=True)
 
 async def short_answer(bot: StudyBot, who, text: str = HALF) -> Reply:
     """The feedback to a short answer typed to a fresh practice prompt of core-q2."""
-    prompt = await bot.store.prompts.new(PromptKind.QUESTION, channel(who.cohort), who, lesson_id=LESSON,
+    prompt = await bot.store.prompts.new(QUESTION, channel(who.cohort), who, lesson_id=LESSON,
                                          item_id=SHORT, mode=AnswerMode.PRACTICE)
     [feedback] = await bot.handle(TextSubmitted(prompt.id, text, who, channel(who.cohort)))
     return feedback

@@ -8,7 +8,7 @@ from support import channel, learner, record
 
 from bot.core.config import CohortSettings
 from bot.core.messages import Audience, ChoiceMade, Cohort, Command, TextSubmitted
-from bot.store.model import AnswerMode, PromptKind
+from bot.store.model import QUESTION, AnswerMode
 
 pytestmark = pytest.mark.both_engines
 
@@ -36,7 +36,7 @@ async def test_your_line_puts_the_marks_after_the_points(bot) -> None:
     """"You: rank 1 with 2 points (1 self-graded).", not "with 2 (1 self-graded) points"."""
     who = learner("A")
     q = next(q for q in next(iter(bot.library.lessons.values())).questions if q.kind == "short")
-    prompt = await bot.store.prompts.new(PromptKind.QUESTION, channel(), who, lesson_id=q.lesson_id, item_id=q.id,
+    prompt = await bot.store.prompts.new(QUESTION, channel(), who, lesson_id=q.lesson_id, item_id=q.id,
                                          mode=AnswerMode.PRACTICE)
     [feedback] = await bot.handle(TextSubmitted(prompt.id, "It copies everything onto each device so nothing is lost",
                                                 who, channel()))

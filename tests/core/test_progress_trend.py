@@ -7,10 +7,10 @@ from dataclasses import replace
 import pytest
 from support import CONTENT, channel, choice_for, learner
 
+from bot.answering.asking import arrangement
 from bot.core.messages import Audience, ChoiceMade, Command, TextSubmitted
-from bot.features.asking import arrangement
 from bot.runtime.app import StudyBot
-from bot.store.model import AnswerMode, PromptKind
+from bot.store.model import QUESTION, AnswerMode
 
 pytestmark = pytest.mark.both_engines
 
@@ -20,7 +20,7 @@ GUESS = "Something about the batch size, I guess."  # a real attempt that states
 async def ask(bot, who, question_id: str):
     """A practice prompt for one question, as the learner would see it."""
     question = bot.library.questions[question_id]
-    prompt = await bot.store.prompts.new(PromptKind.QUESTION, channel(), who, lesson_id=question.lesson_id,
+    prompt = await bot.store.prompts.new(QUESTION, channel(), who, lesson_id=question.lesson_id,
                                          item_id=question.id, mode=AnswerMode.PRACTICE)
     return question.ask(prompt.id, "", Audience.PRIVATE, arrangement(question, prompt))
 

@@ -8,10 +8,10 @@ from fsrs import Scheduler
 from support import answer, channel, choice_for, dont_know, learner, order_numbers, with_cohort
 
 from bot.core.messages import Audience, ChoiceMade, Cohort, Command, MessageRef, TextSubmitted
-from bot.features.quiz import NO_POINTS_NOTE
+from bot.answering.pipeline import NO_POINTS_NOTE
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
-from bot.store.model import AnswerMode, PromptKind
+from bot.store.model import QUESTION, AnswerMode
 
 pytestmark = pytest.mark.both_engines
 
@@ -75,7 +75,7 @@ async def test_first_answer_scores_later_ones_are_practice(bot) -> None:
     first, second = lesson(bot).questions[0], lesson(bot).questions[3]
     for who, q, first_right in ((wrong_first, first, False), (right_first, second, True)):
         for right in (first_right, not first_right):
-            prompt = await bot.store.prompts.new(PromptKind.QUESTION, channel(), who, lesson_id=q.lesson_id,
+            prompt = await bot.store.prompts.new(QUESTION, channel(), who, lesson_id=q.lesson_id,
                                                  item_id=q.id, mode=AnswerMode.PRACTICE)
             asked = q.ask(prompt.id, "", Audience.PRIVATE, q.arrange("test"))
             [feedback] = await bot.handle(answer(q, asked, who, channel(), right))
@@ -134,7 +134,7 @@ async def test_someone_elses_button_is_refused_and_records_nothing(bot) -> None:
 async def short_question(bot, who):
     """The lesson's first short-answer question, served to `who` in practice."""
     q = next(q for q in lesson(bot).questions if q.kind == "short")
-    prompt = await bot.store.prompts.new(PromptKind.QUESTION, channel(), who, lesson_id=q.lesson_id, item_id=q.id,
+    prompt = await bot.store.prompts.new(QUESTION, channel(), who, lesson_id=q.lesson_id, item_id=q.id,
                                          mode=AnswerMode.PRACTICE)
     return q, prompt.id
 

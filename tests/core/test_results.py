@@ -68,17 +68,17 @@ async def test_forget_me_asks_then_deletes_every_row(bot, settings) -> None:
 
 def test_folder_names_are_one_to_one_with_ids(tmp_path) -> None:
     from bot.core.messages import Actor, Cohort
-    from bot.features import results
+    from bot.reports import files
 
     learners = [Actor("slack", c, u) for c, u in (("a.b", "U1"), ("a_b", "U1"), ("T1", "x.y"), ("T1", "x_y"),
                                                   ("T1", "cohort"), ("T1", "@cohort"), ("T1", "u" * 200),
                                                   ("T1", "u" * 199 + "v"), ("T1", ".."), ("T1", ""))]
-    folders = [results.learner_dir(tmp_path, who) for who in learners]
-    exports = [results.cohort_dir(tmp_path, Cohort("slack", c)) for c in ("T1", "a.b", "a_b")]
+    folders = [files.learner_dir(tmp_path, who) for who in learners]
+    exports = [files.cohort_dir(tmp_path, Cohort("slack", c)) for c in ("T1", "a.b", "a_b")]
     everything = folders + exports
     assert len(set(everything)) == len(everything)
     assert all(tmp_path in f.parents and ".." not in f.relative_to(tmp_path).parts for f in everything)
-    assert all(len(part) <= results.LONGEST + 10 for f in everything for part in f.relative_to(tmp_path).parts)
+    assert all(len(part) <= files.LONGEST + 10 for f in everything for part in f.relative_to(tmp_path).parts)
 
 
 async def test_line_breaks_in_a_name_do_not_break_the_file(bot) -> None:
@@ -105,11 +105,11 @@ async def test_a_full_disk_says_so_and_what_to_do(bot, monkeypatch) -> None:
 
 
 async def test_forget_removes_the_cohort_export_that_listed_the_learner(bot, settings) -> None:
-    from bot.features import results
+    from bot.reports import files
 
     await answer_first(bot, learner("U1"))
     await bot.handle(Command("results", "cohort", learner("U9", teacher=True), channel()))
-    export = results.cohort_dir(settings.results_dir, learner("U1").in_cohort) / "quiz_results.txt"
+    export = files.cohort_dir(settings.results_dir, learner("U1").in_cohort) / "quiz_results.txt"
     assert "learner: slack:U1" in export.read_text()
     [ask] = await bot.handle(Command("forget", "me", learner("U1"), channel()))
     await bot.handle(ChoiceMade(ask.choices[0].token, learner("U1"), channel()))
@@ -121,7 +121,7 @@ async def test_results_racing_forget_leaves_no_file_of_a_forgotten_learner(bot, 
     file must not bring the forgotten answers back (the two are ordered)."""
     import asyncio
 
-    from bot.features import results
+    from bot.reports import files
 
     real = bot.store.answers.scored
 
@@ -139,5 +139,5 @@ async def test_results_racing_forget_leaves_no_file_of_a_forgotten_learner(bot, 
     [done] = await bot.handle(ChoiceMade(ask.choices[0].token, who, channel()))
     await wrote
     assert done.text.startswith("Done")
-    path = results.learner_dir(settings.results_dir, who) / "quiz_results.txt"
+    path = files.learner_dir(settings.results_dir, who) / "quiz_results.txt"
     assert not path.exists() or "\tcorrect" not in path.read_text()

@@ -9,8 +9,8 @@ import pytest
 
 from bot.core.errors import DeliveryFailed
 from bot.core.messages import Actor, Audience, ChoiceMade, Command, MessageRef, Place, Reply
+from bot.kit.feature import MAX_ATTEMPTS, retry_at
 from bot.runtime.app import StudyBot
-from bot.runtime.feature import MAX_ATTEMPTS, retry_at
 from bot.runtime.scheduler import Scheduler, fire_due
 from bot.store.model import RoundState
 

@@ -17,7 +17,7 @@ from support import channel, learner
 from bot.core.clock import FixedClock
 from bot.core.errors import RoundAlreadyOpen, StoreUnavailable
 from bot.store import Store
-from bot.store.model import AnswerMode, PromptKind, RoundState
+from bot.store.model import QUESTION, AnswerMode, RoundState
 from bot.store.schema import SCHEMA_VERSION
 
 pytestmark = pytest.mark.both_engines
@@ -56,7 +56,7 @@ async def test_every_schema_step_is_applied(store) -> None:
 async def test_the_portable_sql_reads_the_same(store, clock) -> None:
     """The statements that once were SQLite's own: upserts, json_each, typed NULL tests, RETURNING."""
     who = learner("U1")
-    prompt = await store.prompts.new(PromptKind.QUESTION, channel(), who, lesson_id="l", item_id="q1",
+    prompt = await store.prompts.new(QUESTION, channel(), who, lesson_id="l", item_id="q1",
                                      mode=AnswerMode.PRACTICE)
     recorded = await store.answers.record(prompt.id, who, lesson_id="l", question_id="q1", mode=AnswerMode.PRACTICE,
                                           correct=True, week="2026-W49", choice=2)
@@ -91,7 +91,7 @@ async def two(pg_server: PgServer) -> AsyncIterator[tuple[Store, Store]]:
 async def test_one_learner_answering_in_two_processes_scores_once(two) -> None:
     a, b = two
     who = learner("U1")
-    prompts = [await a.prompts.new(PromptKind.QUESTION, channel(), None, lesson_id="l", item_id="q1",
+    prompts = [await a.prompts.new(QUESTION, channel(), None, lesson_id="l", item_id="q1",
                                    mode=AnswerMode.ROUND) for _ in range(40)]
     results = await asyncio.gather(*(
         (a if n % 2 else b).answers.record(p.id, who, lesson_id="l", question_id="q1", mode=AnswerMode.ROUND,
@@ -104,7 +104,7 @@ async def test_one_learner_answering_in_two_processes_scores_once(two) -> None:
 @pytest.mark.postgres
 async def test_one_button_pressed_in_two_processes_is_spent_once(two) -> None:
     a, b = two
-    prompt = await a.prompts.new(PromptKind.QUESTION, channel(), None, lesson_id="l", item_id="q1",
+    prompt = await a.prompts.new(QUESTION, channel(), None, lesson_id="l", item_id="q1",
                                  mode=AnswerMode.ROUND)
     spent = await asyncio.gather(*((a if n % 2 else b).prompts.spend(prompt.id, learner("U1")) for n in range(20)))
     assert spent.count(True) == 1

@@ -16,10 +16,10 @@ from adapters.runner import check_channels
 from bot.core.clock import FixedClock
 from bot.core.config import CohortSettings, DailyQuestion, Settings
 from bot.core.messages import ChoiceMade, Cohort, Command, Place
+from bot.kit.context import RESULTS_FILES
 from bot.questions.base import OPEN_FORM
 from bot.runtime.app import StudyBot
-from bot.runtime.context import RESULTS_FILES
-from bot.store.model import AnswerMode, PromptKind
+from bot.store.model import QUESTION, AnswerMode
 
 pytestmark = pytest.mark.both_engines
 
@@ -37,7 +37,7 @@ async def pair(settings: Settings, clock: FixedClock) -> AsyncIterator[tuple[Stu
 async def test_a_question_another_process_closed_opens_no_answer_form(pair) -> None:
     a, b = pair
     short = next(q for q in a.library.questions.values() if q.kind == "short")
-    prompt = await a.store.prompts.new(PromptKind.QUESTION, channel(), None, lesson_id=short.lesson_id,
+    prompt = await a.store.prompts.new(QUESTION, channel(), None, lesson_id=short.lesson_id,
                                        item_id=short.id, mode=AnswerMode.ROUND)
     [form] = await b.handle(ChoiceMade(f"{prompt.id}.{OPEN_FORM}", learner("U1"), channel()))
     assert form.form is not None  # b now holds the prompt in memory, open

@@ -17,14 +17,14 @@ from bot.core.messages import ChoiceMade, Command, Reply, TextSubmitted
 from bot.core.yamlcheck import Checker
 from bot.features.disputes import ASK
 from bot.runtime.app import StudyBot
-from bot.store.model import AnswerMode, PromptKind
+from bot.store.model import QUESTION, AnswerMode
 
 TEACHER = learner("UT", teacher=True)
 
 
 async def dispute(bot: StudyBot, who, text: str, settle: str | None, item: str = "core-q2") -> None:
     """A short answer to `item`, disputed, then settled by pressing `settle` (None: left open)."""
-    prompt = await bot.store.prompts.new(PromptKind.QUESTION, channel(), who, lesson_id="core-basics",
+    prompt = await bot.store.prompts.new(QUESTION, channel(), who, lesson_id="core-basics",
                                          item_id=item, mode=AnswerMode.PRACTICE)
     [feedback] = await bot.handle(TextSubmitted(prompt.id, text, who, channel()))
     await bot.handle(press(feedback, ASK, who))

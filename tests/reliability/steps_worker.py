@@ -24,7 +24,7 @@ from bot.core.config import Settings
 from bot.core.messages import Actor, Audience, ChoiceMade, Command, MessageRef, Place, Reply, TextSubmitted
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
-from bot.store.model import AnswerMode, PromptKind
+from bot.store.model import QUESTION, AnswerMode
 
 PACK = Path(__file__).resolve().parents[1] / "packs" / "core"
 PLACE = Place("slack", "T1", "C1")
@@ -92,7 +92,7 @@ async def round_scenario(bot: StudyBot, clock: FixedClock, outbox: Outbox) -> No
 async def selfgrade_scenario(bot: StudyBot, clock: FixedClock, outbox: Outbox) -> None:
     who = Actor("slack", "T1", "U1", "learner")
     short = next(q for q in bot.library.questions.values() if q.kind == "short")
-    prompt = await bot.store.prompts.new(PromptKind.QUESTION, PLACE, who, lesson_id=short.lesson_id, item_id=short.id,
+    prompt = await bot.store.prompts.new(QUESTION, PLACE, who, lesson_id=short.lesson_id, item_id=short.id,
                                          mode=AnswerMode.PRACTICE)
     [feedback] = await bot.handle(TextSubmitted(prompt.id, "It copies every weight onto each device for speed",
                                                 who, PLACE))

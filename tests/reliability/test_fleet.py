@@ -34,7 +34,7 @@ from bot.features import rounds
 from bot.features.leaderboard import board_text
 from bot.runtime.app import StudyBot
 from bot.store import Store
-from bot.store.model import AnswerMode, PromptKind
+from bot.store.model import QUESTION, AnswerMode
 from standins.slack_standin import SlackStandIn, post_signed, slash_command
 
 pytestmark = pytest.mark.postgres
@@ -347,7 +347,7 @@ async def make_prompts(settings: Settings, plan: dict[str, list[tuple[str, bool]
     try:
         async def one(user: str, question_id: str, right: bool) -> str:
             question = bot.library.questions[question_id]
-            prompt = await bot.store.prompts.new(PromptKind.QUESTION, PLACE, Actor("slack", COHORT, user, user.lower()),
+            prompt = await bot.store.prompts.new(QUESTION, PLACE, Actor("slack", COHORT, user, user.lower()),
                                                  lesson_id=question.lesson_id, item_id=question.id,
                                                  mode=AnswerMode.PRACTICE)
             index = question.correct_index if right else (question.correct_index + 1) % len(question.choices)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from support import REPO, channel, choice_for, learner
 
 from bot.core.messages import Actor, Audience, ChoiceMade, Cohort, Command, Place, Reply, TextSubmitted
-from bot.features import results
+from bot.reports import files
 from bot.runtime.app import StudyBot
 
 INJECTIONS = [
@@ -232,7 +232,7 @@ NASTY = st.one_of(
 def test_results_paths_stay_inside_the_root(platform: str, cohort: str, user: str) -> None:
     root = Path("/srv/studybot/results")
     actor = Actor(platform, cohort, user)
-    for folder in (results.learner_dir(root, actor), results.cohort_dir(root, Cohort(platform, cohort))):
+    for folder in (files.learner_dir(root, actor), files.cohort_dir(root, Cohort(platform, cohort))):
         assert folder.parent.parent == root and ".." not in folder.parts and "\x00" not in str(folder)
         assert folder.resolve(strict=False).is_relative_to(root.resolve(strict=False))
 
@@ -243,14 +243,14 @@ async def test_results_files_never_leave_the_results_dir(bot: StudyBot, tmp_path
                                                          cohort: str, user: str, name: str) -> None:
     root = bot.settings.results_dir.resolve()
     written: list[Path] = []
-    real = results.write_atomically
+    real = files.write_atomically
 
-    def recording(folder: Path, content: bytes, filename: str = results.FILENAME) -> Path:
+    def recording(folder: Path, content: bytes, filename: str = files.FILENAME) -> Path:
         target = real(folder, content, filename)
         written.append(target)
         return target
 
-    monkeypatch.setattr(results, "write_atomically", recording)
+    monkeypatch.setattr(files, "write_atomically", recording)
     cohort = cohort or "T1"  # an empty cohort is a direct message: it needs a cohort used before
     for actor in (Actor("slack", cohort, user, name), Actor("discord", cohort, user, name, True)):
         place = Place(actor.platform, cohort, "C1")
@@ -328,15 +328,15 @@ async def test_forget_me_leaves_no_row_behind(bot: StudyBot) -> None:
     for table in ("learners", "answers", "prompt_uses", "weekly_scores", "teachbacks", "cards", "prompts"):
         assert mine.get(table), (table, mine)  # the learner really had rows there
     others_before = await _everything_of(bot, other_id, other.user_id)
-    assert results.learner_dir(bot.settings.results_dir, me).exists()
+    assert files.learner_dir(bot.settings.results_dir, me).exists()
 
     [ask] = await bot.handle(Command("forget", "me", me, place))
     [done] = await bot.handle(ChoiceMade(ask.choices[0].token, me, place))
     assert done.text.startswith("Done")
 
     assert await _everything_of(bot, my_id, me.user_id) == dict.fromkeys(mine, 0)
-    assert not results.learner_dir(bot.settings.results_dir, me).exists()
+    assert not files.learner_dir(bot.settings.results_dir, me).exists()
     assert await _everything_of(bot, other_id, other.user_id) == others_before
-    assert results.learner_dir(bot.settings.results_dir, other).exists()
+    assert files.learner_dir(bot.settings.results_dir, other).exists()
     with sqlite3.connect(bot.settings.db_path) as conn:  # from outside, too (nothing left in the WAL view)
         assert conn.execute("SELECT COUNT(*) FROM learners WHERE user_id = ?", (me.user_id,)).fetchone()[0] == 0

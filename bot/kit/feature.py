@@ -1,7 +1,8 @@
 """What a feature declares about itself; the router reads these declarations and nothing else.
 
-Each module of `bot.features` ends with one `FEATURE = Feature(...)`: its commands, the
-handlers of its buttons and forms (per prompt kind), and its timers, each with its rules:
+Each module of `bot.features` ends with one `FEATURE = Feature(...)`: its commands (and forms of
+another's, `Subcommand`), the handlers of its buttons and forms (per prompt kind: the kinds it
+owns), its answering modes and offers (`bot.kit.context`), and its timers, each with its rules:
 
     FEATURE = Feature(
         "leaderboard",
@@ -22,12 +23,11 @@ from datetime import datetime, timedelta
 
 from bot.content.model import Library
 from bot.core.config import Settings
-from bot.core.messages import ChoiceMade, Place, Reply, TextSubmitted, TimerKey
-from bot.runtime.commands import CommandSpec
-from bot.runtime.context import Context
+from bot.core.messages import Place, Reply, TextSubmitted, TimerKey
+from bot.kit.commands import CommandSpec, Subcommand
+from bot.kit.context import ChoiceHandler, Context, Mode, Offer
 from bot.store.model import Prompt, PromptKind
 
-ChoiceHandler = Callable[[Context, ChoiceMade, Prompt, str], Awaitable[list[Reply]]]
 TextHandler = Callable[[Context, TextSubmitted, Prompt], Awaitable[list[Reply]]]
 Fire = Callable[[Context, TimerKey], Awaitable[list[Reply]]]
 Repeat = Callable[[Context, TimerKey], datetime]
@@ -85,3 +85,11 @@ class Feature:
     timers: tuple[TimerSpec, ...] = ()
     on_start: Start | None = None  # once the store is open (repairs what a crash left half done)
     check: Check | None = None  # (config key, message) for each setting the lesson packs cannot serve
+    subcommands: tuple[Subcommand, ...] = ()  # forms of another feature's command it serves (/quiz round)
+    modes: tuple[Mode, ...] = ()  # where questions are answered, and how (`bot.answering` reads them)
+    offers: tuple[Offer, ...] = ()  # buttons under a verdict, each with when it applies
+
+    @property
+    def prompt_kinds(self) -> set[PromptKind]:
+        """The kinds of prompt this feature owns: those of its buttons and forms."""
+        return {*self.choices, *self.forms}

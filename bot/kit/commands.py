@@ -15,14 +15,15 @@ one with options (Discord) turns their values back into those words with `Comman
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from bot.core.errors import StudyError
 from bot.core.messages import Command, Reply
 
 if TYPE_CHECKING:
-    from bot.runtime.context import Context
+    from bot.kit.context import Context
 
 Handler = Callable[["Context", Command], Awaitable[list[Reply]]]
 Suggest = Callable[["Context", str], list[str]]
@@ -87,3 +88,31 @@ def command(*, summary: str, options: tuple[Option, ...] = (),
         return CommandSpec(name or handler.__name__, summary, options, handler, usage)
 
     return declare
+
+
+SubHandler = Callable[["Context", Command, list[str]], Awaitable[list[Reply]]]
+Misplaced = Callable[["Context", list[str]], "str | None"]
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    """A form of a command that another feature serves (`/quiz round …`, by rounds): the router hands
+    the words after `word` to `handler`. `misplaced` says what to answer when that form's words were
+    typed without its word (`/quiz 5`), or None."""
+
+    command: str
+    word: str
+    handler: SubHandler
+    misplaced: Misplaced | None = None
+
+
+async def run_command(ctx: Context, spec: CommandSpec, cmd: Command, forms: Sequence[Subcommand]) -> list[Reply]:
+    """A command, or the form of it another feature serves (`forms`: the subcommands of this command)."""
+    words = cmd.args.split()
+    for form in forms:
+        if words and words[0].lower() == form.word:
+            return await form.handler(ctx, cmd, words[1:])
+    for form in forms:
+        if form.misplaced and (said := form.misplaced(ctx, words)):
+            raise StudyError(said)
+    return await spec.handler(ctx, cmd)

@@ -1,0 +1,57 @@
+"""The review card every answer rates (FSRS): how an answer rates it, the card's review as the store
+applies it inside the answer's transaction, and the predicted recall of a set of cards.
+
+Ratings: wrong is Again; right is Good, or Easy for a multiple-choice answer given within 10 seconds
+of the question being served (by the store's clock); a self-graded short answer is Hard or Good as
+the learner chooses."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from fsrs import Card, Rating
+
+from bot.core.messages import Actor
+from bot.kit.context import Context
+from bot.questions.base import Question
+from bot.store.model import CardReview
+
+EASY_WITHIN = timedelta(seconds=10)
+
+
+def rating_for(correct: bool, quick_is_easy: bool, answered_in: timedelta) -> Rating:
+    """Wrong is Again; right is Good, or Easy when the type says so of an answer within 10 s."""
+    if not correct:
+        return Rating.Again
+    return Rating.Easy if quick_is_easy and answered_in <= EASY_WITHIN else Rating.Good
+
+
+def _card_id(actor: Actor, question_id: str) -> int:
+    """An explicit id: fsrs would otherwise derive one from the wall clock (and sleep)."""
+    return zlib.crc32(f"{actor.platform}:{actor.cohort}:{actor.user_id}:{question_id}".encode())
+
+
+def card_review(ctx: Context, actor: Actor, question: Question, rating: Rating,
+                due_now: bool = False) -> CardReview:
+    """The review of one card, as the store applies it inside its transaction; `due_now` brings the
+    card back at once (after "I don't know": sooner than after a wrong answer)."""
+    now = ctx.clock.now()
+
+    def review(state: str | None) -> tuple[str, datetime]:
+        card = Card.from_json(state) if state else Card(card_id=_card_id(actor, question.id), due=now)
+        card, _log = ctx.fsrs.review_card(card, rating, review_datetime=now)
+        if due_now:
+            card.due = now
+        return card.to_json(), card.due
+
+    return review
+
+
+def recall(ctx: Context, states: Sequence[str]) -> float | None:
+    """The mean predicted probability of recalling each card now."""
+    if not states:
+        return None
+    now = ctx.clock.now()
+    return sum(ctx.fsrs.get_card_retrievability(Card.from_json(s), now) for s in states) / len(states)
