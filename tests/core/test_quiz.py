@@ -7,8 +7,8 @@ import pytest
 from fsrs import Scheduler
 from support import answer, channel, choice_for, dont_know, learner, order_numbers, with_cohort
 
-from bot.core.messages import Audience, ChoiceMade, Cohort, Command, MessageRef, TextSubmitted
 from bot.answering.pipeline import NO_POINTS_NOTE
+from bot.core.messages import Audience, ChoiceMade, Cohort, Command, MessageRef, TextSubmitted
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
 from bot.store.model import QUESTION, AnswerMode

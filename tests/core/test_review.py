@@ -9,8 +9,8 @@ from fsrs import Card, Scheduler
 from support import answer as answer_event
 from support import channel, dont_know, learner, with_cohort
 
-from bot.core.messages import Audience, ChoiceMade, Command, MessageRef, TextSubmitted
 from bot.answering.pipeline import NO_POINTS_NOTE
+from bot.core.messages import Audience, ChoiceMade, Command, MessageRef, TextSubmitted
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
 
