@@ -20,12 +20,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from bot.content.model import Library
 from bot.core.config import Settings
 from bot.core.messages import Place, Reply, TextSubmitted, TimerKey
 from bot.kit.commands import CommandSpec, Subcommand
 from bot.kit.context import ChoiceHandler, Context, Mode, Offer
+from bot.store.areas import Area
 from bot.store.model import Prompt, PromptKind
 
 TextHandler = Callable[[Context, TextSubmitted, Prompt], Awaitable[list[Reply]]]
@@ -88,6 +90,7 @@ class Feature:
     subcommands: tuple[Subcommand, ...] = ()  # forms of another feature's command it serves (/quiz round)
     modes: tuple[Mode, ...] = ()  # where questions are answered, and how (`bot.answering` reads them)
     offers: tuple[Offer, ...] = ()  # buttons under a verdict, each with when it applies
+    storage: tuple[Area[Any], ...] = ()  # its own tables (`bot.store.areas`): ctx.store.area(AREA)
 
     @property
     def prompt_kinds(self) -> set[PromptKind]:

@@ -156,7 +156,8 @@ class StudyBot:
             log.warning("%s", warning)
         for key, message in settings_problems(settings, report.library, features):
             raise settings.config_error(key, message)
-        store = await Store.open(settings.database, clock or SystemClock())
+        areas = _one_each("store area", [(a.name, a) for f in features for a in f.storage])
+        store = await Store.open(settings.database, clock or SystemClock(), tuple(areas.values()))
         bot = cls(Context(store, report.library, settings, store.clock), features)
         try:
             async with store.engine.locked(STARTUP):  # processes starting together do this in turn

@@ -6,12 +6,15 @@ back as the dataclasses of `model.py`; no user-facing text lives below the featu
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
 from bot.core.clock import Clock
 from bot.core.messages import Actor, Cohort
 from bot.store.answers import Answers
+from bot.store.areas import LOCK, Area, bring_up_to_date
 from bot.store.boards import Boards
 from bot.store.cards import Cards
 from bot.store.cohort_stats import Insights
@@ -27,14 +30,16 @@ from bot.store.sqlite_engine import SqliteEngine
 from bot.store.teachbacks import Teachbacks
 from bot.store.timers import Messages, Timers
 
+A = TypeVar("A")
 COUNTED = frozenset({"answers", "learners", "teachbacks", "disputes", "prompt_uses", "weekly_scores", "cards",
                      "timers"})
 
 
 class Store:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, areas: Sequence[Area[Any]] = ()) -> None:
         self.engine = engine
         self.clock = engine.clock
+        self._areas = {area.name: area.make(engine) for area in areas}  # the features' own
         self.learners = Learners(engine)
         self.prompts = Prompts(engine)
         self.answers = Answers(engine)
@@ -50,12 +55,23 @@ class Store:
         self.installs = Installs(engine)
 
     @classmethod
-    async def open(cls, where: Path | str, clock: Clock) -> Store:
-        """Open (creating or upgrading) the database, a SQLite file or a `postgresql://` URL;
-        StoreUnavailable says what to fix."""
-        if is_postgres_url(where):
-            return cls(await PostgresEngine.open(str(where), clock))
-        return cls(await SqliteEngine.open(Path(where), clock))
+    async def open(cls, where: Path | str, clock: Clock, areas: Sequence[Area[Any]] = ()) -> Store:
+        """Open (creating or upgrading) the database, a SQLite file or a `postgresql://` URL, with the
+        features' own areas brought up to date too; StoreUnavailable says what to fix."""
+        engine: Engine = (await PostgresEngine.open(str(where), clock) if is_postgres_url(where)
+                          else await SqliteEngine.open(Path(where), clock))
+        if areas:
+            try:
+                async with engine.locked(LOCK):  # processes starting together apply each step once
+                    await engine.run(bring_up_to_date, engine.dialect, areas)
+            except BaseException:
+                await engine.close()
+                raise
+        return cls(engine, areas)
+
+    def area(self, area: Area[A]) -> A:
+        """A feature's own area (declared in its `storage`)."""
+        return cast(A, self._areas[area.name])
 
     async def close(self) -> None:
         await self.insights.write_lookups()
