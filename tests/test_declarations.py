@@ -64,7 +64,7 @@ from bot.kit.commands import command
 from bot.kit.feature import Feature
 from bot.store.areas import Area
 
-SCHEMA = {1: "CREATE TABLE notes (id {serial}, user_id TEXT NOT NULL, text TEXT NOT NULL)"}
+SCHEMA = {1: "CREATE TABLE notes (id {serial}, user_id TEXT NOT NULL, text TEXT NOT NULL)"}  # STEPS
 
 
 class Notes:
@@ -93,9 +93,7 @@ async def note(ctx, cmd):
 
 FEATURE = Feature("notes", commands=(note,), storage=(AREA,))
 '''
-NOTES_STEP_2 = NOTES.replace('''SCHEMA = {1: "CREATE TABLE notes (id {serial}, user_id TEXT NOT NULL, text TEXT NOT NULL)"}''',
-                             '''SCHEMA = {1: "CREATE TABLE notes (id {serial}, user_id TEXT NOT NULL, text TEXT NOT NULL)",
-          2: "ALTER TABLE notes ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0"}''')
+NOTES_STEP_2 = NOTES.replace("}  # STEPS", ', 2: "ALTER TABLE notes ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0"}')
 
 
 @pytest.fixture
