@@ -47,9 +47,10 @@ from bot.core.config import Settings
 from bot.core.errors import ConfigError, ContentErrors, SetupError, StoreUnavailable
 from bot.core.logs import configure
 from bot.core.suggest import did_you_mean
+from bot.features.disputes.examples import by_lesson, examples_yaml
+from bot.features.disputes.storage import AREA as DISPUTES
 from bot.reports import files
-from bot.reports.dispute_examples import by_lesson, examples_yaml
-from bot.runtime.app import RELOAD_LOG, StudyBot, settings_problems
+from bot.runtime.app import RELOAD_LOG, StudyBot, feature_areas, settings_problems
 from bot.runtime.scheduler import TICK
 from bot.store import Store, moving, postgres_engine, sqlite_engine
 from bot.store.installs import Install, read_installs
@@ -272,7 +273,7 @@ def restore_backup(settings: Settings, source: Path) -> int:
 
 async def migrate_db(settings: Settings, url: str) -> int:
     """Copy the SQLite database (STUDYBOT_DB) into an empty PostgreSQL database, every count checked."""
-    moved = await moving.move(settings.db_path, url)
+    moved = await moving.move(settings.db_path, url, feature_areas())
     for table, rows in moved.counts.items():
         print(f"{table}: {rows} row(s)")
     for table, why in moving.NOT_COPIED.items():
@@ -341,9 +342,9 @@ async def export_disputes(settings: Settings, lesson: str | None, out: Path | No
     if lesson and lessons and lesson not in lessons:
         raise SetupError(f"no lesson '{lesson[:40]}' in {settings.content_dir}{did_you_mean(lesson, list(lessons))}; "
                          f"lessons: {', '.join(lessons)}")
-    store = await Store.open(settings.database, SystemClock())
+    store = await Store.open(settings.database, SystemClock(), feature_areas())
     try:
-        settled = await store.disputes.settled(lesson)
+        settled = await store.area(DISPUTES).settled(lesson)
     finally:
         await store.close()
     if not settled:

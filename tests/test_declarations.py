@@ -198,3 +198,29 @@ def test_two_features_may_not_declare_one_mode_or_form(temporary_module) -> None
         StudyBot(None, (exam, Feature("again", modes=(Mode("exam"),))))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="two features declare the form"):
         StudyBot(None, (*FEATURES, Feature("again", subcommands=(Subcommand("quiz", "round", None),))))  # type: ignore[arg-type]
+
+
+async def test_a_database_whose_core_schema_made_the_disputes_table_keeps_it(tmp_path, clock) -> None:
+    """The disputes table was the core schema's before the feature owned it: its first step finds it there."""
+    import sqlite3
+
+    from bot.features.disputes.storage import AREA
+    from bot.store import Store
+    from bot.store.sqlite_engine import migrate
+
+    path = tmp_path / "older.db"
+    with sqlite3.connect(path, isolation_level=None) as c:
+        migrate(c)
+        c.execute(AREA.schema[1].split(";")[0].replace("IF NOT EXISTS ", "").replace("{serial}", "INTEGER PRIMARY KEY"))
+        c.execute("INSERT INTO learners (platform, cohort, user_id, display_name, last_seen) VALUES"
+                  " ('slack', 'T1', 'U1', 'U1', '2026-01-01')")
+        c.execute("INSERT INTO disputes (learner_id, platform, cohort, source, source_id, lesson_id, item_id, text,"
+                  " rubric_correct, matched, missed, state, opened_at) VALUES"
+                  " (1, 'slack', 'T1', 'answer', 7, 'l', 'q', 'my answer', 0, '[]', '[]', 'open', '2026-01-01')")
+    store = await Store.open(path, clock, (AREA,))
+    try:
+        assert (await store.area(AREA).get(1)).text == "my answer"
+        versions = await store.engine.read("SELECT version FROM area_versions WHERE area = 'disputes'")
+        assert [r["version"] for r in versions] == [1]
+    finally:
+        await store.close()

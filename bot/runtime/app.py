@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from bot.answering import questions as answering
 from bot.content.loader import Report, check_library
@@ -57,6 +57,7 @@ from bot.kit.context import Context, Declared
 from bot.kit.feature import ChoiceHandler, Feature, TextHandler, TimerSpec
 from bot.runtime import metrics
 from bot.store import Store
+from bot.store.areas import Area
 from bot.store.model import Prompt, PromptKind
 
 log = logging.getLogger("studybot")
@@ -96,6 +97,11 @@ def declared_commands(features: Sequence[Feature] = FEATURES) -> tuple[CommandSp
 
     specs.append(help_command)
     return tuple(specs)
+
+
+def feature_areas(features: Sequence[Feature] = FEATURES) -> tuple[Area[Any], ...]:
+    """The features' own store areas (their tables), each declared once."""
+    return tuple(_one_each("store area", [(area.name, area) for f in features for area in f.storage]).values())
 
 
 def settings_problems(settings: Settings, library: Library,
@@ -156,8 +162,7 @@ class StudyBot:
             log.warning("%s", warning)
         for key, message in settings_problems(settings, report.library, features):
             raise settings.config_error(key, message)
-        areas = _one_each("store area", [(a.name, a) for f in features for a in f.storage])
-        store = await Store.open(settings.database, clock or SystemClock(), tuple(areas.values()))
+        store = await Store.open(settings.database, clock or SystemClock(), feature_areas(features))
         bot = cls(Context(store, report.library, settings, store.clock), features)
         try:
             async with store.engine.locked(STARTUP):  # processes starting together do this in turn

@@ -1,5 +1,5 @@
 """The database, behind one façade: `Store` gives the features an area each (learners, prompts,
-answers, cards, teach-backs, disputes, boards, rounds, timers, messages, insights, processes,
+answers, cards, teach-backs, boards, rounds, timers, messages, insights, processes,
 installs) on one engine (`engine.py`: group commit; `sqlite_engine.py`, the embedded default, or
 `postgres_engine.py` for many processes; `schema.py` orders each area's schema steps). Rows come
 back as the dataclasses of `model.py`; no user-facing text lives below the features."""
@@ -18,7 +18,6 @@ from bot.store.areas import LOCK, Area, bring_up_to_date
 from bot.store.boards import Boards
 from bot.store.cards import Cards
 from bot.store.cohort_stats import Insights
-from bot.store.disputes import Disputes
 from bot.store.engine import Engine, is_postgres_url
 from bot.store.installs import Installs
 from bot.store.learners import Learners
@@ -45,7 +44,6 @@ class Store:
         self.answers = Answers(engine)
         self.cards = Cards(engine)
         self.teachbacks = Teachbacks(engine)
-        self.disputes = Disputes(engine)
         self.boards = Boards(engine)
         self.rounds = Rounds(engine, self.prompts)
         self.timers = Timers(engine)

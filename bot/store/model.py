@@ -8,7 +8,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from bot.core.messages import Actor, Place
+from bot.core.messages import Place
 
 CardReview = Callable[[str | None], tuple[str, datetime]]  # a card's state (None: new) -> (new state, due)
 
@@ -25,12 +25,6 @@ class AnswerMode(StrEnum):
     ROUND = "round"
     REVIEW = "review"
     DAILY = "daily"  # the question of the day
-
-
-class DisputeState(StrEnum):
-    OPEN = "open"
-    ACCEPTED = "accepted"
-    REJECTED = "rejected"
 
 
 class Disputed(StrEnum):
@@ -199,40 +193,3 @@ class GivenUp:
     timer: str
     reason: str
     at: datetime
-
-
-@dataclass(frozen=True)
-class Dispute:
-    """A verdict a learner sent to their instructors: the answer, the rubric's verdict and what it
-    matched; once settled, who settled it, how, and the points it gave."""
-
-    id: int
-    platform: str
-    cohort: str
-    user_id: str
-    display_name: str
-    of: Disputed
-    lesson_id: str
-    item_id: str  # the question or teach-back prompt
-    text: str
-    rubric_correct: bool
-    matched: tuple[str, ...]
-    missed: tuple[str, ...]
-    state: DisputeState
-    opened_at: datetime
-    settled_by: str | None = None
-    points: int = 0
-    note: str | None = None  # the instructor's word for the learner
-
-    @property
-    def learner(self) -> Actor:
-        return Actor(self.platform, self.cohort, self.user_id, self.display_name)
-
-
-@dataclass(frozen=True)
-class Opened:
-    """What became of a learner's request to open a dispute; `open` counts their open ones."""
-
-    dispute: Dispute | None  # None: refused
-    already: bool = False  # this answer was disputed before
-    open: int = 0

@@ -1,10 +1,11 @@
 """Moving house: copy a SQLite store into PostgreSQL, in one transaction, and check every table's count.
 
-The SQLite file is first brought to this studybot's schema (as a start would), then read through a
-read-only connection; PostgreSQL gets the same schema steps (`migrate`) and must hold no studybot
-rows yet. Every table is copied with COPY, its ids kept, its identity moved past them; before the
-commit each table's count is compared with the file's. A copy that fails or is killed commits
-nothing, so running it again starts from the same empty database.
+The SQLite file is first brought to this studybot's schema (as a start would, the features' own
+areas too), then read through a read-only connection; PostgreSQL gets the same schema steps
+(`migrate`, and each area's) and must hold no studybot rows yet. Every table is copied with COPY,
+its ids kept, its identity moved past them; before the commit each table's count is compared with
+the file's. A copy that fails or is killed commits nothing, so running it again starts from the
+same empty database.
 
 What the file's processes held is not data, and none of them runs on the new database: their
 heartbeats (`processes`) are not copied, and the timers they had claimed are copied unclaimed.
@@ -13,20 +14,23 @@ heartbeats (`processes`) are not copied, and the timers they had claimed are cop
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import psycopg
 
 from bot.core.clock import SystemClock
 from bot.core.errors import SetupError, StoreUnavailable
 from bot.store import postgres_engine, sqlite_engine
-from bot.store.engine import is_postgres_url
+from bot.store.areas import Area, bring_up_to_date
+from bot.store.engine import POSTGRESQL, SQLITE, is_postgres_url
 from bot.store.postgres_engine import PgConn, explain, redacted
 
 COLUMNS = "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?"
-SKIPPED = frozenset({"schema_version"})  # PostgreSQL keeps its own
+SKIPPED = frozenset({"schema_version", "area_versions"})  # PostgreSQL keeps its own
 NOT_COPIED = {"processes": "each process lists itself on the database it runs on"}  # table: why
 RELEASED = {"timers": ("lease_until", "lease_owner")}  # a claim held by a process of the file: copied as NULL
 
@@ -42,9 +46,9 @@ class Moved:
         return sum(self.counts.values())
 
 
-async def move(source: Path, url: str) -> Moved:
+async def move(source: Path, url: str, areas: Sequence[Area[Any]] = ()) -> Moved:
     """Copy the studybot database `source` (a SQLite file, not in use) into the PostgreSQL database
-    at `url`; SetupError or StoreUnavailable says in one line what stops it."""
+    at `url`, with the features' own `areas`; SetupError or StoreUnavailable says in one line what stops it."""
     if not is_postgres_url(url):
         raise SetupError(f"{url[:60]!r} is not a PostgreSQL URL; write --to postgresql://user:password@host/db")
     if not source.is_file():
@@ -52,11 +56,15 @@ async def move(source: Path, url: str) -> Moved:
     if sqlite_engine.in_use(source):
         raise SetupError(f"a running studybot has {source} open; stop it first, then run migrate-db again")
     engine = await sqlite_engine.SqliteEngine.open(source, SystemClock())  # brought to this schema
-    await engine.close()
+    try:
+        await engine.run(bring_up_to_date, SQLITE, areas)
+    finally:
+        await engine.close()
     try:
         with psycopg.connect(url, autocommit=True, connect_timeout=postgres_engine.CONNECT_TIMEOUT) as raw:
             target = PgConn(raw)
             postgres_engine.migrate(target)
+            bring_up_to_date(target, POSTGRESQL, areas)
             with closing(sqlite_engine.read_only(source)) as file:
                 return _copy(file, target, url)
     except psycopg.Error as exc:

@@ -1,7 +1,7 @@
-"""The schema's steps, in order: each store area owns the steps of its tables (its `SCHEMA`, keyed
-by schema version); this runner only gathers them by version, in an order where every table
-exists before another refers to it. Both databases apply the same steps; the few words that differ
-are the dialect's (`Dialect.ddl`)."""
+"""The core schema's steps, in order: each store area owns the steps of its tables (its `SCHEMA`,
+keyed by schema version; a feature's own tables are its `Area`'s, `bot.store.areas`); this runner
+only gathers them by version, in an order where every table exists before another refers to it.
+Both databases apply the same steps; the few words that differ are the dialect's (`Dialect.ddl`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from bot.store import (
     boards,
     cards,
     cohort_stats,
-    disputes,
     installs,
     learners,
     processes,
@@ -21,8 +20,7 @@ from bot.store import (
 )
 from bot.store.engine import Dialect
 
-AREAS = (learners, round_rows, prompts, answers, boards, teachbacks, disputes, cards, timers, cohort_stats, processes,
-         installs)
+AREAS = (learners, round_rows, prompts, answers, boards, teachbacks, cards, timers, cohort_stats, processes, installs)
 SCHEMA_VERSION = max(version for area in AREAS for version in area.SCHEMA)
 
 

@@ -6,6 +6,7 @@ from support import RecordingOutbox, channel, learner
 
 from bot.core.messages import Audience, ChoiceMade, Command, Reply, TextSubmitted
 from bot.features.disputes import ASK, MOST_OPEN
+from bot.features.disputes.storage import AREA
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
 from bot.store.model import QUESTION, AnswerMode
@@ -154,7 +155,7 @@ async def test_another_cohorts_instructor_can_neither_see_nor_settle(bot: StudyB
     assert refused.text.startswith("That button is no longer valid")
     [learner_pressed] = await bot.handle(ChoiceMade(button.token, learner("U3"), channel()))
     assert learner_pressed.text.startswith("Only instructors can settle disputes")
-    assert await bot.store.disputes.settle(1, True, elsewhere, tell="dispute:1") == (None, False)
+    assert await bot.store.area(AREA).settle(1, True, elsewhere, tell="dispute:1") == (None, False)
     assert await bot.store.boards.standing(who, None) is None and await told(bot) == []
 
 
@@ -213,4 +214,4 @@ async def test_the_instructor_may_add_a_word_after_settling(bot: StudyBot) -> No
     assert sorted(dm.text.split(" ", 3)[1] for dm in dms) == ["instructor", "word"]
     [said] = [dm for dm in dms if dm.text.startswith("A word from your instructor on your short answer")]
     assert said.text.endswith("\n" + word) and said.to.user_id == "U1"
-    assert (await bot.store.disputes.get(1)).note == word
+    assert (await bot.store.area(AREA).get(1)).note == word

@@ -1,23 +1,27 @@
-"""Disputes: a short answer's or a teach-back's verdict sent by its learner to the cohort's
-instructors, kept with the answer's text, the rubric's verdict and what it matched; settled once,
-accepted or rejected, in one transaction with the points it gives and the marks it leaves."""
+"""The disputes feature's own table: a short answer's or a teach-back's verdict sent by its learner
+to the cohort's instructors, kept with the answer's text, the rubric's verdict and what it matched;
+settled once, accepted or rejected, in one transaction with the points it gives and the marks it
+leaves. Declared as the feature's store area (`AREA`): the store creates the table."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from bot.core.messages import Actor, Cohort
 from bot.grading.scoring import answer_points, teachback_points
 from bot.store import boards, learners
+from bot.store.areas import Area
 from bot.store.engine import Conn, Engine, Row
-from bot.store.model import Dispute, Disputed, DisputeState, Opened
+from bot.store.model import Disputed
 from bot.store.timers import SET_TIMER
 
-SCHEMA = {
-    10: """
-    CREATE TABLE disputes (
+STEPS = {  # step 1 was the core schema's step 10 before disputes owned their table: IF NOT EXISTS keeps both
+    1: """
+    CREATE TABLE IF NOT EXISTS disputes (
         id {serial},
         learner_id INTEGER NOT NULL REFERENCES learners (id) ON DELETE CASCADE,
         platform TEXT NOT NULL,
@@ -38,10 +42,53 @@ SCHEMA = {
         note TEXT,
         UNIQUE (source, source_id)
     );
-    CREATE INDEX disputes_open ON disputes (platform, cohort, opened_at) WHERE state = 'open';
-    CREATE INDEX disputes_by_learner ON disputes (learner_id, state)
+    CREATE INDEX IF NOT EXISTS disputes_open ON disputes (platform, cohort, opened_at) WHERE state = 'open';
+    CREATE INDEX IF NOT EXISTS disputes_by_learner ON disputes (learner_id, state)
     """,
 }
+
+class DisputeState(StrEnum):
+    OPEN = "open"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+
+
+@dataclass(frozen=True)
+class Dispute:
+    """A verdict a learner sent to their instructors: the answer, the rubric's verdict and what it
+    matched; once settled, who settled it, how, and the points it gave."""
+
+    id: int
+    platform: str
+    cohort: str
+    user_id: str
+    display_name: str
+    of: Disputed
+    lesson_id: str
+    item_id: str  # the question or teach-back prompt
+    text: str
+    rubric_correct: bool
+    matched: tuple[str, ...]
+    missed: tuple[str, ...]
+    state: DisputeState
+    opened_at: datetime
+    settled_by: str | None = None
+    points: int = 0
+    note: str | None = None  # the instructor's word for the learner
+
+    @property
+    def learner(self) -> Actor:
+        return Actor(self.platform, self.cohort, self.user_id, self.display_name)
+
+
+@dataclass(frozen=True)
+class Opened:
+    """What became of a learner's request to open a dispute; `open` counts their open ones."""
+
+    dispute: Dispute | None  # None: refused
+    already: bool = False  # this answer was disputed before
+    open: int = 0
+
 
 _SELECT = ("SELECT d.*, l.user_id, l.display_name FROM disputes d JOIN learners l ON l.id = d.learner_id")
 
@@ -199,3 +246,6 @@ class Disputes:
             sql += " AND d.lesson_id = ?"
             params += (lesson_id,)
         return [_dispute(r) for r in await self._engine.read(sql + " ORDER BY d.settled_at, d.id", params)]
+
+
+AREA = Area("disputes", STEPS, Disputes)

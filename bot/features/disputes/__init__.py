@@ -22,9 +22,10 @@ from bot.core.messages import (
     TimerKey,
     counted,
 )
+from bot.features.disputes.storage import AREA, Dispute, DisputeState
 from bot.kit.context import Answered, Context, Offer, Offered
 from bot.kit.feature import Feature, TimerSpec
-from bot.store.model import Dispute, Disputed, DisputeState, Prompt
+from bot.store.model import Disputed, Prompt
 
 MOST_OPEN = 3  # open disputes one learner may have at once, per cohort
 LISTED = 10  # disputes one listing shows: two buttons each, within a message's 25
@@ -52,7 +53,7 @@ async def ask_choice(ctx: Context, answered: Answered) -> Offered:
 
 async def on_ask(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:
     """Open a dispute of the verdict under which the button was pressed."""
-    opened = await ctx.store.disputes.open(event.actor, Disputed(prompt.data["of"]), int(prompt.data["id"]),
+    opened = await ctx.store.area(AREA).open(event.actor, Disputed(prompt.data["of"]), int(prompt.data["id"]),
                                            most=MOST_OPEN)
     if opened.already:
         return [Reply("You already asked your instructor about this answer; you will hear back by direct message "
@@ -96,7 +97,7 @@ def _line(ctx: Context, dispute: Dispute) -> str:
 async def listing(ctx: Context, cmd: Command) -> list[Reply]:
     """/audit disputes: the cohort's open disputes, oldest first, each with Accept and Reject."""
     ctx.require_instructor(cmd.actor, "settle disputes")
-    disputes, total = await ctx.store.disputes.open_in(cmd.actor.in_cohort, LISTED)
+    disputes, total = await ctx.store.area(AREA).open_in(cmd.actor.in_cohort, LISTED)
     if not disputes:
         return [Reply("No open disputes in this cohort.")]
     choices: list[Choice] = []
@@ -122,7 +123,7 @@ async def on_settle(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str
     if suffix not in (ACCEPT, REJECT):
         raise StudyError("That button is no longer valid. Use /audit disputes for a fresh list.")
     dispute_id = int(prompt.data["dispute"])
-    dispute, settled = await ctx.store.disputes.settle(dispute_id, suffix == ACCEPT, event.actor,
+    dispute, settled = await ctx.store.area(AREA).settle(dispute_id, suffix == ACCEPT, event.actor,
                                                        tell=str(TimerKey.of(TELL, dispute_id)))
     if dispute is None:
         raise StudyError("That dispute is no longer stored (its learner may have asked to be forgotten).")
@@ -144,7 +145,7 @@ async def on_word(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Re
     """The instructor's optional word for the learner, after settling: stored, and sent by direct message."""
     ctx.require_instructor(event.actor, "settle disputes")
     dispute_id = int(prompt.data["dispute"])
-    if not await ctx.store.disputes.add_note(dispute_id, event.actor, event.text.strip(),
+    if not await ctx.store.area(AREA).add_note(dispute_id, event.actor, event.text.strip(),
                                              tell=str(TimerKey.of(TELL, dispute_id, WORD))):
         raise StudyError(f"Dispute #{dispute_id} has a word for its learner already, or is not settled yet.")
     return [Reply(f"Your word on dispute #{dispute_id} is sent to the learner by direct message.")]
@@ -152,7 +153,7 @@ async def on_word(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Re
 
 async def tell_learner(ctx: Context, key: TimerKey) -> list[Reply]:
     """The direct message that tells a learner how their dispute was settled."""
-    dispute = await ctx.store.disputes.get(int(key.parts[0]))
+    dispute = await ctx.store.area(AREA).get(int(key.parts[0]))
     if dispute is None or dispute.state is DisputeState.OPEN:
         return []  # forgotten meanwhile
     what = f"your {_KINDS[dispute.of]} to “{_item_name(ctx, dispute)[:200]}”"
@@ -172,6 +173,7 @@ OFFER = Offer("dispute", applies=lambda answered: answered.disputable, make=ask_
 
 FEATURE = Feature(
     "disputes",
+    storage=(AREA,),
     offers=(OFFER,), choices={DISPUTE: on_ask, SETTLE: on_settle},
     forms={SETTLE: on_word},
     timers=(TimerSpec(TELL, tell_learner),),

@@ -10,8 +10,8 @@ from typing import Any
 
 import yaml
 
+from bot.features.disputes.storage import Dispute, DisputeState
 from bot.reports.cohort_figures import short_prompt
-from bot.store.model import Dispute, DisputeState
 
 PROMPT = 100  # characters of the prompt named above an item's entry, its ellipsis included
 
