@@ -96,7 +96,7 @@ async def on_self_grade(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix:
     if outcome is Outcome.ALREADY:
         return [Reply("You already graded yourself on this answer.")]
     if outcome is Outcome.SETTLED:
-        return [Reply("Your instructor graded this answer (your dispute was accepted); their grade stands.")]
+        return [Reply("You asked your instructor about this answer, so their grade stands, not your own.")]
     if outcome is not Outcome.RECORDED:
         raise StudyError("That answer is no longer stored.")
     verdict = "correct" if suffix != "0" else "not correct"

@@ -92,6 +92,9 @@ def _self_grade(c: Conn, answer_id: int, correct: bool, prompt_id: str, actor: A
                 question_id: str, lesson_id: str, rate: CardReview, card_before: str | None) -> Outcome:
     """Spend the self-grade button, replace the answer's grade and points, re-rate the card."""
     learner = learners.upsert(c, actor, now)
+    closed = c.execute("SELECT closed_at FROM prompts WHERE id = ?", (prompt_id,)).fetchone()
+    if closed is not None and closed["closed_at"] is not None:  # the learner asked an instructor instead
+        return Outcome.SETTLED
     if not prompts.spend(c, prompt_id, learner, now):
         return Outcome.ALREADY
     row = c.execute("SELECT a.*, l.platform, l.cohort FROM answers a JOIN learners l ON l.id = a.learner_id"

@@ -189,8 +189,25 @@ async def test_a_self_grade_cannot_undo_an_instructors_grade(bot: StudyBot) -> N
     await bot.handle(pressed(feedback, ASK, who))
     await bot.handle(pressed(await listed(bot), "Accept", TEACHER))
     [refused] = await bot.handle(pressed(feedback, "I missed it", who))
-    assert refused.text.startswith("Your instructor graded this answer")
+    assert refused.text == "You asked your instructor about this answer, so their grade stands, not your own."
     assert (await bot.store.boards.standing(who, None)).points == 1
+
+
+@pytest.mark.parametrize("settled", ["Reject", "Accept", None])
+async def test_asking_the_instructor_spends_the_self_grade(bot: StudyBot, settled: str | None) -> None:
+    """Once a learner asks their instructor, the answer's grade is the instructor's to give: the old
+    "I got it right" button is refused while the dispute is open and after it is settled either way."""
+    who = learner()
+    feedback = await short_answer(bot, who)
+    await bot.handle(pressed(feedback, ASK, who))
+    if settled:
+        await bot.handle(pressed(await listed(bot), settled, TEACHER))
+    [refused] = await bot.handle(pressed(feedback, "I got it right", who))
+    assert refused.text == "You asked your instructor about this answer, so their grade stands, not your own."
+    [scored] = await bot.store.answers.scored(who, LESSON)
+    assert scored.correct is (settled == "Accept") and not scored.self_graded
+    standing = await bot.store.boards.standing(who, None)
+    assert (standing.points if standing else 0) == (1 if settled == "Accept" else 0)
 
 
 async def test_the_instructor_may_add_a_word_after_settling(bot: StudyBot) -> None:

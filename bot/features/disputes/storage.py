@@ -11,6 +11,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from bot.answering.questions import SELF_GRADE
 from bot.core.messages import Actor, Cohort
 from bot.grading.scoring import answer_points, teachback_points
 from bot.store import boards, learners
@@ -137,6 +138,9 @@ def _open(c: Conn, actor: Actor, of: Disputed, source_id: int, most: int, now: s
          source["rubric_correct"], source["matched"], source["missed"], DisputeState.OPEN, now)).fetchone()
     if row is None:  # the same answer, disputed at the same moment elsewhere
         return Opened(None, already=True)
+    if of is Disputed.ANSWER:  # the instructor grades it now: the learner's own grade is spent
+        c.execute("UPDATE prompts SET closed_at = ? WHERE kind = ? AND owner_id = ? AND item_id = ?"
+                  " AND closed_at IS NULL", (now, SELF_GRADE, learner, source["item_id"]))
     found = c.execute(_SELECT + " WHERE d.id = ?", (row[0],)).fetchone()
     return Opened(_dispute(found), open=open_now + 1)
 
