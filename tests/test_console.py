@@ -11,6 +11,7 @@ from datetime import time
 from pathlib import Path
 
 import pytest
+from readiness import READY_WITHIN
 from support import CONTENT, CORE_PACK, REPO, order_numbers
 
 from adapters.console import ConsoleChat, _stop_own_round
@@ -82,6 +83,10 @@ class Console:
         self.read_up_to = found + len(text)
         return self.seen[start:self.read_up_to]
 
+    async def ready(self) -> None:
+        """Wait for the banner: the console says it reads lines (a busy machine starts it slowly)."""
+        await self.expect("Type /help", timeout=READY_WITHIN)
+
     async def reply(self, quiet: float = 0.3) -> str:
         """Everything printed until the console has been quiet for `quiet` seconds."""
         assert self.proc.stdout is not None
@@ -101,7 +106,7 @@ class Console:
         """A console that has printed its banner; killed at the end if the test left it running."""
         console = await cls.start(tmp_path, content, config)
         try:
-            await console.expect("Type /help")
+            await console.ready()
             yield console
         finally:
             if console.proc.returncode is None:

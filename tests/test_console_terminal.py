@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from readiness import READY_WITHIN
 from support import CORE_PACK, REPO
 
 LEFT, UP, CTRL_C, CTRL_D, BACKSPACE = "\x1b[D", "\x1b[A", "\x03", "\x04", "\x7f"
@@ -92,6 +93,7 @@ class Terminal:
 @pytest.fixture
 def terminal(tmp_path: Path):
     term = Terminal(tmp_path)
+    term.expect("Type /help", within=READY_WITHIN)  # the banner: the console has started (slowly, on a busy machine)
     yield term
     term.close()
 
