@@ -8,9 +8,12 @@ The rules, stated once (`Pending` keeps them):
    while choices are pending, a number is refused ("Choose …"); else the waiting form's answer; else it
    is refused.
 3. **The first reply to a typed line** closes what was pending before the line, except
-   the other prompts' choices of the message a choice was made in, when the reply offers nothing of its
-   own (a dispute sent leaves that message's Next question, as its buttons stay on Slack and Discord):
-   the pressed choice's own prompt is answered, and its other choices close with it.
+   a. the other prompts' choices of the message a choice was made in, when the reply offers nothing of its
+      own (a dispute sent leaves that message's Next question, as its buttons stay on Slack and Discord):
+      the pressed choice's own prompt is answered, and its other choices close with it;
+   b. the choices of the messages that came on their own (a round's next question, posted while the
+      learner graded the last one), when the line was no command and none of theirs: nothing was done
+      with them yet. A command moves on, and closes them.
    The replies after the first, and the messages that come on their own, add their choices.
 4. **The form.** A reply to a typed line that offers choices closes the waiting form; a reply with a form
    opens it (it belongs to the message the choice was made in, else to the reply); the form answered is
@@ -144,9 +147,11 @@ class Pending:
     def _kept(self, reply: Reply, line: Line) -> dict[str, Offered]:
         """What the first reply to `line` leaves pending (rule 3)."""
         chosen = line.chosen
-        if chosen is None or reply.choices or reply.form:
-            return {}
-        return {k: v for k, v in self.offered.items() if v.message == chosen.message and v.prompt != chosen.prompt}
+        in_chosen = chosen is not None and not reply.choices and not reply.form  # a
+        untouched = not isinstance(line.event, Command)  # b
+        return {k: v for k, v in self.offered.items()
+                if (chosen is not None and v.message == chosen.message and in_chosen and v.prompt != chosen.prompt)
+                or (untouched and v.on_its_own and (chosen is None or v.message != chosen.message))}
 
     def _take_form(self, reply: Reply, message: str, line: Line | None) -> None:
         """Rule 4."""
