@@ -656,3 +656,13 @@ async def test_a_round_question_posted_while_self_grading_is_answered_by_its_num
     finally:
         await bot.close()
 
+
+
+async def test_a_mistyped_command_is_told_the_closest_one(tmp_path: Path) -> None:
+    async with Console.running(tmp_path, CORE_PACK) as console:
+        await console.type("/quizz")
+        assert "There is no command /quizz (did you mean /quiz?). Type /help to see the commands." in \
+            await console.reply()
+        await console.type("/xyzzy")  # nothing close: no guess
+        assert "There is no command /xyzzy. Type /help to see the commands." in await console.reply()
+        assert await console.quit() == 0

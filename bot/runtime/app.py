@@ -35,6 +35,7 @@ from bot.core.messages import (
     TimerFired,
     TimerKey,
 )
+from bot.core.suggest import no_such_command
 from bot.features import (
     audit,
     daily,
@@ -238,7 +239,7 @@ class StudyBot:
             name = event.name.lstrip("/").lower()
             spec = self.commands.get(name)
             if spec is None:
-                raise StudyError(f"There is no command /{name[:40]}. Type /help to see the commands.")
+                raise StudyError(no_such_command(name, self.commands))
             return await spec.handler(self.ctx, event)
         if isinstance(event, ChoiceMade):
             prompt_id, _, suffix = event.token.partition(".")

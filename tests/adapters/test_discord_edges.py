@@ -245,3 +245,17 @@ async def test_configured_channels_are_checked_by_fetching_them(tmp_path: Path, 
             f"/channels/{fake.channel_id}", f"/channels/{muted}", "/channels/123456789", f"/channels/{elsewhere}"]
     finally:
         await stop(bot, adapter)
+
+
+async def test_a_command_studybot_does_not_have_is_told_the_closest_one(tmp_path: Path, discord_fake: Any) -> None:
+    """A stale or mistyped command Discord still sends (CommandNotFound) gets the closest one, as everywhere."""
+    fake = discord_fake
+    bot, adapter = await running(tmp_path, fake, frozenset())
+    try:
+        payload = fake.slash("quiz")
+        payload["data"].update(name="quizz", id=fake.snowflake())
+        result = await fake.interact(payload)
+        assert result.data["content"] == ("There is no command /quizz here (did you mean /quiz?). Type /help to see "
+                                          "the commands.")
+    finally:
+        await stop(bot, adapter)
