@@ -18,11 +18,12 @@ import secrets
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import TextIO
 
-from adapters.console_choices import Pending
+from adapters.console_choices import Pending, Shown
 from adapters.replies import ChatAdapter, Inbound
 from bot.core.errors import DeliveryFailed
 from bot.core.messages import (
@@ -42,6 +43,7 @@ log = logging.getLogger("studybot.console")
 PLATFORM, COHORT, CHANNEL = "console", "local", "console"
 BANNER = "studybot console. Type /help for the commands, /quit (or Ctrl-D) to leave."
 PROMPT, ANSWER_PROMPT = "> ", "answer> "
+CLEAR_LINE = "\r\x1b[K"  # back to the line's start, and erase it (ANSI, as every terminal reads it)
 FORM_HINT = "(type it on the next line; a number typed here is part of your answer, not a choice)"
 QUIT = ("/quit", "/exit")
 SHOWN_INLINE = ".txt"  # a saved file of another kind (a CSV, an HTML report) is named by its path only
@@ -94,6 +96,7 @@ class ConsoleChat(ChatAdapter):
         self._posted = 0
         self.unread = False  # the reader of the output went away (`studybot console | head`): the chat ends
         self.started_rounds: set[int] = set()  # the rounds this chat started (they stop when it ends)
+        self.aside: Callable[[], AbstractContextManager[None]] = contextlib.nullcontext  # see LineReader.aside
 
     @property
     def choices(self) -> dict[str, str]:
@@ -138,11 +141,17 @@ class ConsoleChat(ChatAdapter):
         answers (see adapters/console_choices.py)."""
         replying = self.pending.line is not None
         text = reply.text.replace("**", "")  # the core's bold markers mean nothing in a terminal
-        self.say(text)
         self._posted += 1
         here = f"{self._chat_mark}.{self._posted}"
         self._headings[here] = _heading(text)
-        shown = self.pending.shown(reply, here)
+        with contextlib.nullcontext() if replying else self.aside():  # a message on its own: the prompt redrawn
+            self._show(reply, text, self.pending.shown(reply, here))
+        if self.unread and not replying:  # a timer's message nobody saw: it stays due for the next chat
+            raise DeliveryFailed("the console's output was closed")
+        return MessageRef(PLATFORM, CHANNEL, here)
+
+    def _show(self, reply: Reply, text: str, shown: Shown) -> None:
+        self.say(text)
         for choice in shown.lines:
             self.say(choice)
         if shown.taken:
@@ -155,9 +164,6 @@ class ConsoleChat(ChatAdapter):
                 self.say(f"--- {reply.file.filename} ---\n{reply.file.content.decode()}--- end ---")
             if reply.file.saved_to is not None:
                 self.say(f"{reply.file.filename} was written to {reply.file.saved_to}")
-        if self.unread and not replying:  # a timer's message nobody saw: it stays due for the next chat
-            raise DeliveryFailed("the console's output was closed")
-        return MessageRef(PLATFORM, CHANNEL, here)
 
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
         """Print the message again, named by the first line it was shown with; what it offered (a round
@@ -196,6 +202,7 @@ class LineReader:
         self._loop = asyncio.get_running_loop()
         self._next = threading.Event()
         self._prompt = PROMPT
+        self.at_prompt = False  # waiting at the prompt of a terminal
         if self.tty:
             import readline  # noqa: F401  (input() now edits lines and keeps a history)
         threading.Thread(target=self._read, name="console-input", daemon=True).start()
@@ -203,7 +210,33 @@ class LineReader:
     def ask(self, prompt: str) -> None:
         """Read the next line, showing `prompt` in a terminal."""
         self._prompt = prompt
+        self.at_prompt = self.tty
         self._next.set()
+
+    async def next_line(self, prompt: str) -> str | None:
+        """The next line typed at `prompt` (None: the chat ends)."""
+        self.ask(prompt)
+        try:
+            return await self.lines.get()
+        finally:
+            self.at_prompt = False
+
+    @contextlib.contextmanager
+    def aside(self) -> Iterator[None]:
+        """Print a message that came on its own (a round's reveal) while the learner is at the prompt of a
+        terminal: on the prompt's line, cleared first, and the prompt drawn again under it with what was
+        typed so far, where the learner goes on typing."""
+        if not self.at_prompt:
+            yield
+            return
+        import readline
+
+        self.out.write(CLEAR_LINE)
+        try:
+            yield
+        finally:
+            self.out.write(self._prompt + readline.get_line_buffer())
+            self.out.flush()
 
     def stop(self) -> None:
         self.lines.put_nowait(None)
@@ -226,13 +259,13 @@ async def run_console(bot: StudyBot, stdin: TextIO = sys.stdin, out: TextIO = sy
     chat.say(BANNER)
     loop = asyncio.get_running_loop()
     reader = LineReader(stdin, out)
+    chat.aside = reader.aside
     ticker = asyncio.create_task(run_scheduler(bot, {PLATFORM: chat}))
     text: str | None = ""
     with _terminal_kept(stdin if reader.tty else None), _interrupt_ends(loop, reader):
         try:
             while not chat.unread:
-                reader.ask(chat.prompt)
-                text = await reader.lines.get()
+                text = await reader.next_line(chat.prompt)
                 if text is None or text.strip() in QUIT:
                     break
                 await chat.line(text)
