@@ -19,7 +19,7 @@ import re
 import select
 import signal
 import sys
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Coroutine, Mapping, MutableMapping
 from datetime import timedelta
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -39,6 +39,7 @@ from adapters.runner import (
     serving_alone,
     stop_signals,
 )
+from adapters.subcommand import Subcommand
 from bot.content.loader import QUIZ_MD, Report, check_library, pack_items, shown
 from bot.content.render import render_quiz
 from bot.core import yamlfile
@@ -391,34 +392,68 @@ class _Parser(argparse.ArgumentParser):
         self.exit(FAILED, f"studybot: {message}; see `studybot --help`\n")
 
 
+def _folder(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("folder", nargs="?", type=Path, help="lesson packs (default: STUDYBOT_CONTENT or content/)")
+
+
+def _path(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", type=Path)
+
+
+def _run_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--or-console", action="store_true", help="start the console chat when no platform is set")
+
+
+def _migrate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--to", required=True, metavar="URL", help="postgresql://user:password@host/db")
+
+
+def _export_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("lesson", nargs="?", help="only this lesson's (default: every lesson's)")
+    parser.add_argument("--out", type=Path,
+                        help=f"the folder to write to (default: STUDYBOT_RESULTS_DIR/{DISPUTES_FOLDER})")
+
+
+def _console(settings: Settings, args: argparse.Namespace) -> Coroutine[Any, Any, int]:
+    quiet_for_the_console()
+    return console(settings)
+
+
+# Every subcommand, in the order `studybot --help` lists them; one in a module of its own is added here
+# (see docs/architecture.md, "A CLI subcommand").
+SUBCOMMANDS: tuple[Subcommand, ...] = (
+    Subcommand("run", "start every platform whose token is set", lambda s, a: run(s, a.or_console),
+               _run_arguments, logs=True),
+    Subcommand("console", "the terminal chat (no network, no token)", _console),
+    Subcommand("check", "check the settings, config, ports, lesson packs and database; start nothing",
+               lambda s, a: check(s)),
+    Subcommand("validate", "check the lesson packs", lambda s, a: validate(a.folder or s.content_dir), _folder),
+    Subcommand("render", "write quiz.md from quiz.yaml", lambda s, a: render(a.folder or s.content_dir), _folder),
+    Subcommand("backup", "a consistent copy of the database, safe while the bot runs", lambda s, a: backup(s, a.path),
+               _path),
+    Subcommand("restore", "replace the database with a backup (stop the bot first)",
+               lambda s, a: restore_backup(s, a.path), _path),
+    Subcommand("migrate-db", "copy the SQLite database into an empty PostgreSQL database (bot stopped)",
+               lambda s, a: migrate_db(s, a.to), _migrate_arguments),
+    Subcommand("reload", "check the lesson packs, then have the running studybot use them (no restart)",
+               lambda s, a: reload_running(s)),
+    Subcommand("health", "exit 0 when the database is sound and the scheduler is alive", lambda s, a: health(s)),
+    Subcommand("disputes", "the learners' disputes of verdicts", actions=(
+        Subcommand("export", "write the settled disputes as rubric examples, a file per lesson",
+                   lambda s, a: export_disputes(s, a.lesson, a.out), _export_arguments),
+    )),
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="studybot", description="A study bot for cohorts on Slack, Discord and the console.")
     parser.add_argument("--version", action="version", version=f"studybot {studybot_version()}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of a failure")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("run", help="start every platform whose token is set")
-    p.add_argument("--or-console", action="store_true", help="start the console chat when no platform is set")
-    sub.add_parser("console", help="the terminal chat (no network, no token)")
-    sub.add_parser("check", help="check the settings, config, ports, lesson packs and database; start nothing")
-    for name, what in (("validate", "check the lesson packs"), ("render", "write quiz.md from quiz.yaml")):
-        p = sub.add_parser(name, help=what)
-        p.add_argument("folder", nargs="?", type=Path, help="lesson packs (default: STUDYBOT_CONTENT or content/)")
-    p = sub.add_parser("backup", help="a consistent copy of the database, safe while the bot runs")
-    p.add_argument("path", type=Path)
-    p = sub.add_parser("restore", help="replace the database with a backup (stop the bot first)")
-    p.add_argument("path", type=Path)
-    p = sub.add_parser("migrate-db", help="copy the SQLite database into an empty PostgreSQL database (bot stopped)")
-    p.add_argument("--to", required=True, metavar="URL", help="postgresql://user:password@host/db")
-    sub.add_parser("reload", help="check the lesson packs, then have the running studybot use them (no restart)")
-    sub.add_parser("health", help="exit 0 when the database is sound and the scheduler is alive")
-    p = sub.add_parser("disputes", help="the learners' disputes of verdicts")
-    actions = p.add_subparsers(dest="action", required=True)
-    p = actions.add_parser("export", help="write the settled disputes as rubric examples, a file per lesson")
-    p.add_argument("lesson", nargs="?", help="only this lesson's (default: every lesson's)")
-    p.add_argument("--out", type=Path, help=f"the folder to write to (default: STUDYBOT_RESULTS_DIR/{DISPUTES_FOLDER})")
-    for each in sub.choices.values():  # `studybot check --debug` as well as `studybot --debug check`
-        each.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                          help="show the traceback of a failure")
+    for subcommand in SUBCOMMANDS:
+        # `studybot check --debug` as well as `studybot --debug check`
+        subcommand.add_to(sub).add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                                            help="show the traceback of a failure")
     return parser
 
 
@@ -430,35 +465,15 @@ def quiet_for_the_console() -> None:
 
 
 def _command(args: argparse.Namespace) -> int:
+    """Run the subcommand parsed, with the settings from the environment (and .env)."""
     load_env_file()
     settings = platforms.settings_from_env(os.environ)
-    configure(settings.log_level if args.command == "run" else "WARNING", fmt=settings.log_format,
+    subcommand: Subcommand = args.subcommand
+    configure(settings.log_level if subcommand.logs else "WARNING", fmt=settings.log_format,
               secrets=[s for p in platforms.PLATFORMS for s in p.secrets],
               noisy=[n for p in platforms.PLATFORMS for n in p.noisy_loggers])
-    if args.command == "console":
-        quiet_for_the_console()
-    if args.command in ("validate", "render"):
-        folder = args.folder or settings.content_dir
-        return (validate if args.command == "validate" else render)(folder)
-    if args.command == "check":
-        return check(settings)
-    if args.command == "restore":
-        return restore_backup(settings, args.path)
-    if args.command == "reload":
-        return reload_running(settings)
-    if args.command == "console":
-        return asyncio.run(console(settings))
-    if args.command == "run":
-        return asyncio.run(run(settings, args.or_console))
-    if args.command == "backup":
-        return asyncio.run(backup(settings, args.path))
-    if args.command == "disputes":
-        return asyncio.run(export_disputes(settings, args.lesson, args.out))
-
-
-    if args.command == "migrate-db":
-        return asyncio.run(migrate_db(settings, args.to))
-    return asyncio.run(health(settings))
+    outcome = subcommand.does(settings, args)
+    return asyncio.run(outcome) if isinstance(outcome, Coroutine) else outcome
 
 
 def _needs() -> str:

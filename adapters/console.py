@@ -1,19 +1,11 @@
 """The console chat: the same command lines as the platforms, in a terminal, with no network.
 
-Choices are shown one a line under one label each: the letter a multiple-choice option already
-has (`A. …`), else a number, numbered afresh for each line typed. A label answers only the
-messages that answered the last line typed (a note under a question, such as "Round started",
-leaves the question's choices open; a choice answered with a note alone, such as "Sent to your
-instructor", leaves the other choices of its message open): once another line is typed it is
-refused, and at a form's prompt (a short answer, an order) a number is part of the answer. A message that arrives on its
-own (a round's next question) while a choice is pending numbers its choices after the pending
-ones, so a number typed never lands on another question than the one it was read on; letters
-it takes over are said to. A form's answer is the next line typed; its reply ends the form,
-unless it asks for the text again (nothing was recorded). In a terminal, lines are read with the
-standard `readline` (arrow keys edit the line, up and down walk the history); Ctrl-D or Ctrl-C
-end the chat at any prompt. Timers (a round's reveal) fire in the background, and what is due
-when the chat ends (a stopped round's summary) is shown before it does; a round the learner started
-stops when the chat ends (/quit, end of input, Ctrl-C), its summary shown before "Bye.".
+Choices are shown one a line under one label each, and a form's answer is the next line typed; what a
+line answers follows the rules of `adapters/console_choices.py`. In a terminal, lines are read with the
+standard `readline` (arrow keys edit the line, up and down walk the history); Ctrl-D or Ctrl-C end the
+chat at any prompt. Timers (a round's reveal) fire in the background, and what is due when the chat
+ends (a stopped round's summary) is shown before it does; a round the learner started stops when the
+chat ends (/quit, end of input, Ctrl-C), its summary shown before "Bye.".
 """
 
 from __future__ import annotations
@@ -22,27 +14,26 @@ import asyncio
 import contextlib
 import errno
 import logging
-import re
 import secrets
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import TextIO
 
+from adapters.console_choices import Pending, Shown
 from adapters.replies import ChatAdapter, Inbound
 from bot.core.errors import DeliveryFailed
 from bot.core.messages import (
     Actor,
     Audience,
-    ChoiceMade,
     Command,
     Form,
     MessageRef,
     Place,
     Reply,
-    TextSubmitted,
 )
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due, run_scheduler
@@ -52,9 +43,9 @@ log = logging.getLogger("studybot.console")
 PLATFORM, COHORT, CHANNEL = "console", "local", "console"
 BANNER = "studybot console. Type /help for the commands, /quit (or Ctrl-D) to leave."
 PROMPT, ANSWER_PROMPT = "> ", "answer> "
+CLEAR_LINE = "\r\x1b[K"  # back to the line's start, and erase it (ANSI, as every terminal reads it)
 FORM_HINT = "(type it on the next line; a number typed here is part of your answer, not a choice)"
 QUIT = ("/quit", "/exit")
-LETTERED = re.compile(r"([A-Z])\. ")  # a choice that shows its own label ("A. 64 GPUs")
 SHOWN_INLINE = ".txt"  # a saved file of another kind (a CSV, an HTML report) is named by its path only
 
 
@@ -98,56 +89,40 @@ class ConsoleChat(ChatAdapter):
         self.out = out
         self.actor = Actor(PLATFORM, COHORT, user, user, bot.settings.instructors.console)
         self.place = Place(PLATFORM, COHORT, CHANNEL)
-        self.choices: dict[str, str] = {}  # label as typed (upper case) -> choice token, of the last message
-        self.form: Form | None = None  # the form waiting for the next line
-        self._origin: dict[str, str] = {}  # the message each pending choice (and "form") came in
-        self._offered: dict[str, set[str]] = {}  # the prompts whose choices each message showed
+        self.pending = Pending()  # what the next line typed answers (adapters/console_choices.py has the rules)
         self._headings: dict[str, str] = {}  # the first line of each message this chat showed (its edits name it)
         self.shown_file = False  # whether this line's replies showed a file sent by DM
         self._chat_mark = secrets.token_hex(4)  # in each message id: an earlier chat's post is told apart
         self._posted = 0
-        self._replying = False  # printing the replies to a typed line (else a message arrived on its own)
-        self._answered = False  # whether a reply to the line being handled was printed yet
-        self._chosen_in: str | None = None  # the message whose choice was just made (a form it opens is its)
-        self._pressed: str | None = None  # the label of that choice
-        self._retyped: Form | None = None  # the form just answered, kept if the reply asks for the text again
         self.unread = False  # the reader of the output went away (`studybot console | head`): the chat ends
         self.started_rounds: set[int] = set()  # the rounds this chat started (they stop when it ends)
+        self.aside: Callable[[], AbstractContextManager[None]] = contextlib.nullcontext  # see LineReader.aside
+
+    @property
+    def choices(self) -> dict[str, str]:
+        """Each pending label (as typed, upper case) with its choice token."""
+        return self.pending.choices
+
+    @property
+    def form(self) -> Form | None:
+        """The form waiting for the next line."""
+        return self.pending.form
 
     @property
     def prompt(self) -> str:
-        return ANSWER_PROMPT if self.form is not None and not self.choices else PROMPT
+        return ANSWER_PROMPT if self.pending.wants_text else PROMPT
 
     async def line(self, text: str) -> None:
         """Handle one typed line."""
         text = text.strip()
         if not text:
             return
-        event: Inbound
-        if text.startswith("/"):
-            name, _, args = text[1:].partition(" ")
-            event = Command(name, args, self.actor, self.place)
-        elif (label := text.rstrip(".").upper()) in self.choices:
-            event = ChoiceMade(self.choices[label], self.actor, self.place)
-            self._chosen_in = self._origin.get(label)
-            self._pressed = label
-        elif text.isdecimal() and self.choices:
-            self.say(f"Choose {_either(list(self.choices))}.")
-            return
-        elif self.form is not None:
-            event = TextSubmitted(self.form.token, text, self.actor, self.place)
-        elif text.isdecimal():
-            self.say(f"{text[:9]} is not a choice here: a number answers the message just above it, and "
-                     "that one offers none. Nothing was recorded; use /quiz for a fresh question.")
-            return
-        else:
-            self.say("Type a command such as /quiz or /help" + (f", or {_either(list(self.choices))}."
-                                                                if self.choices else "."))
+        event = self.pending.read(text, self.actor, self.place)
+        if isinstance(event, str):  # refused, with what to type instead
+            self.say(event)
             return
         self.shown_file = False
-        self._replying, self._answered = True, False
-        if isinstance(event, TextSubmitted):  # answered: the next line is no longer an attempt, unless
-            self._retyped, self.form = self.form, None  # the reply asks for it again (see send)
+        self.pending.typed(text, event)
 
         async def happened() -> Inbound:
             return event
@@ -155,7 +130,7 @@ class ConsoleChat(ChatAdapter):
         try:
             await self.handle(ConsoleTurn(self), happened)
         finally:
-            self._replying, self._chosen_in, self._pressed, self._retyped = False, None, None, None
+            self.pending.answered()
         if isinstance(event, Command) and event.name == "quiz" and event.args.split()[:1] == ["round"]:
             running = await self.bot.store.rounds.in_channel(self.place)
             if running is not None and running.starter == self.actor.user_id:
@@ -163,73 +138,38 @@ class ConsoleChat(ChatAdapter):
 
     async def send(self, reply: Reply) -> MessageRef:
         """The console's Outbox: print the reply; its choices or its form are what the next line
-        answers. The first reply to a typed line drops the choices shown before it (a message with
-        neither leaves a waiting form, and the other choices of the message a choice was made in);
-        the replies after it, and a message that came on its own, add theirs to the ones pending."""
+        answers (see adapters/console_choices.py)."""
+        replying = self.pending.line is not None
         text = reply.text.replace("**", "")  # the core's bold markers mean nothing in a terminal
-        self.say(text)
         self._posted += 1
         here = f"{self._chat_mark}.{self._posted}"
         self._headings[here] = _heading(text)
-        pending = self._still_open(reply) if self._replying and not self._answered else self.choices
-        self._answered = self._answered or self._replying
-        taken = sorted(k for k in pending if not k.isdecimal()
-                       and any(LETTERED.match(c.label) and c.label[0] == k for c in reply.choices))
-        choices = {k: v for k, v in pending.items() if k not in taken}
-        number = max((int(k) for k in choices if k.isdecimal()), default=0)
-        for choice in reply.choices:
-            if LETTERED.match(choice.label):
-                key = choice.label[0]
-                self.say(choice.label)
-            else:
-                number += 1
-                key = str(number)
-                self.say(f"{key}. {choice.label}")
-            choices[key] = choice.token
-            self._origin[key] = here
-        self._offered[here] = {choice.token.partition(".")[0] for choice in reply.choices}
-        if taken:
-            self.say(f"({', '.join(taken)} now answer this message, no longer the one before.)")
-        self.choices = choices
-        if reply.choices and self._replying:
-            self.form = None
+        with contextlib.nullcontext() if replying else self.aside():  # a message on its own: the prompt redrawn
+            self._show(reply, text, self.pending.shown(reply, here))
+        if self.unread and not replying:  # a timer's message nobody saw: it stays due for the next chat
+            raise DeliveryFailed("the console's output was closed")
+        return MessageRef(PLATFORM, CHANNEL, here)
+
+    def _show(self, reply: Reply, text: str, shown: Shown) -> None:
+        self.say(text)
+        for choice in shown.lines:
+            self.say(choice)
+        if shown.taken:
+            self.say(f"({', '.join(shown.taken)} now answer this message, no longer the one before.)")
         if reply.form:
-            self.form = reply.form
-            self._origin["form"] = self._chosen_in or here  # a round question's form closes with its reveal
             self.say(f"{reply.form.label} {FORM_HINT}:")
-        elif self._retyped is not None and self.form is None and reply.retype:
-            self.form = self._retyped
         if reply.file:
             self.shown_file = self.shown_file or reply.audience is Audience.DM
             if reply.file.saved_to is None or reply.file.filename.endswith(SHOWN_INLINE):
                 self.say(f"--- {reply.file.filename} ---\n{reply.file.content.decode()}--- end ---")
             if reply.file.saved_to is not None:
                 self.say(f"{reply.file.filename} was written to {reply.file.saved_to}")
-        if self.unread and not self._replying:  # a timer's message nobody saw: it stays due for the next chat
-            raise DeliveryFailed("the console's output was closed")
-        return MessageRef(PLATFORM, CHANNEL, here)
-
-    def _still_open(self, reply: Reply) -> dict[str, str]:
-        """The choices the first reply to a typed line leaves pending: none, unless the line was a choice
-        and the reply offers nothing of its own (a dispute sent): then the other choices of the message
-        it was made in that belong to another prompt (its Next question), as that message keeps its buttons
-        on Slack and Discord. The pressed choice's own prompt is answered: its other choices (Cancel's
-        "Yes, delete", a round question's other answers) close with it."""
-        if self._chosen_in is None or reply.choices or reply.form:
-            return {}
-        answered = self.choices.get(self._pressed or "", "").partition(".")[0]
-        return {k: v for k, v in self.choices.items()
-                if self._origin.get(k) == self._chosen_in and v.partition(".")[0] != answered}
 
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
         """Print the message again, named by the first line it was shown with; what it offered (a round
         question, now revealed) is closed, also where the same question was shown again (its choices
         carry the same prompt)."""
-        closed = self._offered.pop(ref.message_id, set())
-        self.choices = {k: v for k, v in self.choices.items()
-                        if self._origin.get(k) != ref.message_id and v.partition(".")[0] not in closed}
-        if self.form is not None and self._origin.get("form") == ref.message_id:
-            self.form = None
+        self.pending.updated(ref.message_id)
         heading = self._headings.get(ref.message_id)
         said = "a message of an earlier chat updated" if heading is None else f"update to the message above: {heading}"
         await self.send(replace(reply, text=f"[{said}]\n{reply.text}"))
@@ -250,10 +190,6 @@ def _heading(text: str, width: int = 70) -> str:
     return first if len(first) <= width else first[:width - 1].rstrip() + "…"
 
 
-def _either(labels: list[str]) -> str:
-    return ", ".join(labels[:-1]) + f" or {labels[-1]}" if len(labels) > 1 else labels[0]
-
-
 class LineReader:
     """Typed lines, read in a thread (input() blocks) and handed to the event loop one at a time:
     the next prompt is shown only once the last line was answered. None means the chat ends
@@ -266,6 +202,7 @@ class LineReader:
         self._loop = asyncio.get_running_loop()
         self._next = threading.Event()
         self._prompt = PROMPT
+        self.at_prompt = False  # waiting at the prompt of a terminal
         if self.tty:
             import readline  # noqa: F401  (input() now edits lines and keeps a history)
         threading.Thread(target=self._read, name="console-input", daemon=True).start()
@@ -273,7 +210,33 @@ class LineReader:
     def ask(self, prompt: str) -> None:
         """Read the next line, showing `prompt` in a terminal."""
         self._prompt = prompt
+        self.at_prompt = self.tty
         self._next.set()
+
+    async def next_line(self, prompt: str) -> str | None:
+        """The next line typed at `prompt` (None: the chat ends)."""
+        self.ask(prompt)
+        try:
+            return await self.lines.get()
+        finally:
+            self.at_prompt = False
+
+    @contextlib.contextmanager
+    def aside(self) -> Iterator[None]:
+        """Print a message that came on its own (a round's reveal) while the learner is at the prompt of a
+        terminal: on the prompt's line, cleared first, and the prompt drawn again under it with what was
+        typed so far, where the learner goes on typing."""
+        if not self.at_prompt:
+            yield
+            return
+        import readline
+
+        self.out.write(CLEAR_LINE)
+        try:
+            yield
+        finally:
+            self.out.write(self._prompt + readline.get_line_buffer())
+            self.out.flush()
 
     def stop(self) -> None:
         self.lines.put_nowait(None)
@@ -296,13 +259,13 @@ async def run_console(bot: StudyBot, stdin: TextIO = sys.stdin, out: TextIO = sy
     chat.say(BANNER)
     loop = asyncio.get_running_loop()
     reader = LineReader(stdin, out)
+    chat.aside = reader.aside
     ticker = asyncio.create_task(run_scheduler(bot, {PLATFORM: chat}))
     text: str | None = ""
     with _terminal_kept(stdin if reader.tty else None), _interrupt_ends(loop, reader):
         try:
             while not chat.unread:
-                reader.ask(chat.prompt)
-                text = await reader.lines.get()
+                text = await reader.next_line(chat.prompt)
                 if text is None or text.strip() in QUIT:
                     break
                 await chat.line(text)

@@ -71,6 +71,7 @@ from bot.core.messages import (
     TextSubmitted,
     fit,
 )
+from bot.core.suggest import no_such_command
 from bot.kit.commands import CommandSpec
 from bot.runtime.app import StudyBot
 
@@ -171,8 +172,7 @@ class StudyClient(commands.Bot):
     async def _on_tree_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
         if isinstance(error, app_commands.CommandNotFound):
             log.info("discord sent a command studybot does not have (%s)", clean(error.name, 40))
-            await _note(interaction, f"There is no command /{clean(error.name, 40)} here. Type /help to see the "
-                                     "commands.")
+            await _note(interaction, no_such_command(clean(error.name, 40), self.adapter.bot.commands, here=" here"))
             return
         log.error("discord command %s failed: %s", clean(interaction.command and interaction.command.name, 40),
                   type(getattr(error, "original", error)).__name__)

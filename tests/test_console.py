@@ -11,6 +11,7 @@ from datetime import time
 from pathlib import Path
 
 import pytest
+from readiness import READY_WITHIN
 from support import CONTENT, CORE_PACK, REPO, order_numbers
 
 from adapters.console import ConsoleChat, _stop_own_round
@@ -82,6 +83,10 @@ class Console:
         self.read_up_to = found + len(text)
         return self.seen[start:self.read_up_to]
 
+    async def ready(self) -> None:
+        """Wait for the banner: the console says it reads lines (a busy machine starts it slowly)."""
+        await self.expect("Type /help", timeout=READY_WITHIN)
+
     async def reply(self, quiet: float = 0.3) -> str:
         """Everything printed until the console has been quiet for `quiet` seconds."""
         assert self.proc.stdout is not None
@@ -101,7 +106,7 @@ class Console:
         """A console that has printed its banner; killed at the end if the test left it running."""
         console = await cls.start(tmp_path, content, config)
         try:
-            await console.expect("Type /help")
+            await console.ready()
             yield console
         finally:
             if console.proc.returncode is None:
@@ -610,3 +615,54 @@ async def test_a_chat_ends_only_the_round_it_started(tmp_path: Path) -> None:
         assert await bot.store.rounds.in_channel(starter.place) is None
     finally:
         await bot.close()
+
+
+async def test_a_round_question_posted_while_self_grading_is_answered_by_its_number(tmp_path: Path) -> None:
+    """The next round question is posted while the learner still has the last one's self-grade buttons: grading
+    yourself answers those, and the new question's numbers still answer it (they once gave `Choose 4.`, the
+    question lost)."""
+    lesson = next(iter(load_library(CORE_PACK).lessons.values()))
+    mc, short, order = lesson.questions[:3]
+    clock = FixedClock("2026-11-30T08:00:00+00:00")
+    bot, chat, out = await start_chat(tmp_path, clock)
+    seen = 0
+
+    async def typed(line: str) -> str:
+        nonlocal seen
+        await chat.line(line)
+        printed, seen = out.getvalue()[seen:], len(out.getvalue())
+        return printed
+
+    async def posted(at: str) -> str:
+        nonlocal seen
+        clock.set(at)
+        await fire_due(bot, {"console": chat})
+        printed, seen = out.getvalue()[seen:], len(out.getvalue())
+        return printed
+
+    try:
+        assert "✅" in await typed(right_label(mc, await typed("/quiz round 3 seconds:30")))
+        second = await posted("2026-11-30T08:00:30+00:00")
+        assert short.prompt in second
+        await typed(numbered(second, "Answer"))
+        feedback = await typed("I think it mostly comes down to the hardware budget and the team")
+        assert "I got it right" in feedback
+        third = await posted("2026-11-30T08:01:00+00:00")  # the second revealed, the third posted
+        assert order.prompt in third
+        assert "Recorded: self-graded correct" in await typed(numbered(feedback, "I got it right"))
+        asked = await typed(numbered(third, "Answer"))
+        assert "Choose" not in asked and chat.prompt == "answer> "
+        assert "✅ Right order." in await typed(order_numbers(order, third))
+    finally:
+        await bot.close()
+
+
+
+async def test_a_mistyped_command_is_told_the_closest_one(tmp_path: Path) -> None:
+    async with Console.running(tmp_path, CORE_PACK) as console:
+        await console.type("/quizz")
+        assert "There is no command /quizz (did you mean /quiz?). Type /help to see the commands." in \
+            await console.reply()
+        await console.type("/xyzzy")  # nothing close: no guess
+        assert "There is no command /xyzzy. Type /help to see the commands." in await console.reply()
+        assert await console.quit() == 0

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from readiness import READY_WITHIN
 from support import CORE_PACK, REPO
 
 LEFT, UP, CTRL_C, CTRL_D, BACKSPACE = "\x1b[D", "\x1b[A", "\x03", "\x04", "\x7f"
@@ -32,11 +33,14 @@ def _controlling_terminal() -> None:
 class Terminal:
     """`studybot console` on a pseudo-terminal; `typed()` sends keys, `expect()` reads the screen."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, config: str = "") -> None:
         self.db = tmp_path / "db" / "studybot.db"
         env = {k: v for k, v in os.environ.items() if not k.startswith(("STUDYBOT_", "SLACK_", "DISCORD_"))}
         env.update(TERM="xterm", INPUTRC="/dev/null", STUDYBOT_DB=str(self.db), STUDYBOT_CONTENT=str(CORE_PACK),
                    STUDYBOT_RESULTS_DIR=str(tmp_path / "results"))
+        if config:
+            (tmp_path / "studybot.yaml").write_text(config)
+            env.update(STUDYBOT_CONFIG=str(tmp_path / "studybot.yaml"))
         self.master, slave = pty.openpty()
         self.proc = subprocess.Popen([sys.executable, "-m", "adapters.cli", "console"], stdin=slave, stdout=slave,
                                      stderr=slave, cwd=REPO, env=env, preexec_fn=_controlling_terminal)
@@ -92,6 +96,7 @@ class Terminal:
 @pytest.fixture
 def terminal(tmp_path: Path):
     term = Terminal(tmp_path)
+    term.expect("Type /help", within=READY_WITHIN)  # the banner: the console has started (slowly, on a busy machine)
     yield term
     term.close()
 
@@ -150,3 +155,24 @@ def test_ctrl_c_while_the_chat_is_idle_is_not_a_traceback_either(terminal: Termi
     terminal.proc.send_signal(signal.SIGINT)
     assert terminal.ended() == 0
     assert "Traceback" not in terminal.plain()
+
+
+def test_a_message_arriving_at_the_prompt_redraws_it(tmp_path: Path) -> None:
+    """A round's reveal arrives while the learner sits at `> `: it is printed on a line of its own (the prompt's
+    line cleared first), and the prompt is drawn again under it, with what was typed so far."""
+    terminal = Terminal(tmp_path, config="rounds:\n  shortest: 5\n")
+    try:
+        terminal.expect("Type /help", within=READY_WITHIN)
+        terminal.typed("/quiz round 1 seconds:5\r")
+        terminal.expect("Round started")
+        terminal.expect("> ")
+        terminal.typed("/glo")  # typing, not yet sent, when the reveal comes
+        terminal.expect("Round over", within=READY_WITHIN)
+        assert "\r\x1b[K[update to the message above" in terminal.screen  # not after the `> `
+        terminal.expect("> /glo")  # the prompt again, below, with the line being typed
+        terminal.typed("ssary MFU\r")
+        assert "Model FLOPs utilization" in terminal.expect("> ")
+        terminal.typed("/quit\r")
+        assert terminal.ended() == 0
+    finally:
+        terminal.close()

@@ -189,7 +189,7 @@ async def test_a_feature_with_a_table_of_its_own(temporary_module, settings, clo
 
 
 def test_two_features_may_not_declare_one_mode_or_form(temporary_module) -> None:
-    from bot.kit.commands import Subcommand
+    from bot.kit.commands import CommandForm
     from bot.kit.context import Mode
     from bot.kit.feature import Feature
 
@@ -197,7 +197,7 @@ def test_two_features_may_not_declare_one_mode_or_form(temporary_module) -> None
     with pytest.raises(ValueError, match="two features declare the mode exam"):
         StudyBot(None, (exam, Feature("again", modes=(Mode("exam"),))))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="two features declare the form"):
-        StudyBot(None, (*FEATURES, Feature("again", subcommands=(Subcommand("quiz", "round", None),))))  # type: ignore[arg-type]
+        StudyBot(None, (*FEATURES, Feature("again", command_forms=(CommandForm("quiz", "round", None),))))  # type: ignore[arg-type]
 
 
 async def test_a_database_whose_core_schema_made_the_disputes_table_keeps_it(tmp_path, clock) -> None:

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from bot.answering.asking import arrangement, revealed
 from bot.core.errors import StudyError
 from bot.core.messages import Actor, Audience, Choice, ChoiceMade, Command, Reply, TimerKey, counted
-from bot.kit.commands import Subcommand
+from bot.kit.commands import CommandForm
 from bot.kit.context import Context, Mode
 from bot.kit.feature import Feature, TimerSpec
 from bot.questions.base import Tally
@@ -334,7 +334,7 @@ MODE = Mode(AnswerMode.ROUND, buttons={NEXT: on_next})  # no Next question: the 
 
 FEATURE = Feature(
     "rounds",  # the question's own buttons are answering's; the round adds its Next
-    subcommands=(Subcommand("quiz", "round", round_command, misplaced=misplaced),),
+    command_forms=(CommandForm("quiz", "round", round_command, misplaced=misplaced),),
     modes=(MODE,),
     timers=(TimerSpec(TIMER, on_timer, on_given_up=on_given_up), TimerSpec(END, on_end)),
     on_start=start,

@@ -90,24 +90,24 @@ def command(*, summary: str, options: tuple[Option, ...] = (),
     return declare
 
 
-SubHandler = Callable[["Context", Command, list[str]], Awaitable[list[Reply]]]
+FormHandler = Callable[["Context", Command, list[str]], Awaitable[list[Reply]]]
 Misplaced = Callable[["Context", list[str]], "str | None"]
 
 
 @dataclass(frozen=True)
-class Subcommand:
+class CommandForm:
     """A form of a command that another feature serves (`/quiz round …`, by rounds): the router hands
     the words after `word` to `handler`. `misplaced` says what to answer when that form's words were
     typed without its word (`/quiz 5`), or None."""
 
     command: str
     word: str
-    handler: SubHandler
+    handler: FormHandler
     misplaced: Misplaced | None = None
 
 
-async def run_command(ctx: Context, spec: CommandSpec, cmd: Command, forms: Sequence[Subcommand]) -> list[Reply]:
-    """A command, or the form of it another feature serves (`forms`: the subcommands of this command)."""
+async def run_command(ctx: Context, spec: CommandSpec, cmd: Command, forms: Sequence[CommandForm]) -> list[Reply]:
+    """A command, or one of its `forms` that another feature serves (`/quiz round …`)."""
     words = cmd.args.split()
     for form in forms:
         if words and words[0].lower() == form.word:

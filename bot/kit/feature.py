@@ -1,7 +1,7 @@
 """What a feature declares about itself; the router reads these declarations and nothing else.
 
 Each module of `bot.features` ends with one `FEATURE = Feature(...)`: its commands (and forms of
-another's, `Subcommand`), the handlers of its buttons and forms (per prompt kind: the kinds it
+another's, `CommandForm`), the handlers of its buttons and forms (per prompt kind: the kinds it
 owns), its answering modes and offers (`bot.kit.context`), and its timers, each with its rules:
 
     FEATURE = Feature(
@@ -25,7 +25,7 @@ from typing import Any
 from bot.content.model import Library
 from bot.core.config import Settings
 from bot.core.messages import Place, Reply, TextSubmitted, TimerKey
-from bot.kit.commands import CommandSpec, Subcommand
+from bot.kit.commands import CommandForm, CommandSpec
 from bot.kit.context import ChoiceHandler, Context, Mode, Offer
 from bot.store.areas import Area
 from bot.store.model import Prompt, PromptKind
@@ -87,7 +87,7 @@ class Feature:
     timers: tuple[TimerSpec, ...] = ()
     on_start: Start | None = None  # once the store is open (repairs what a crash left half done)
     check: Check | None = None  # (config key, message) for each setting the lesson packs cannot serve
-    subcommands: tuple[Subcommand, ...] = ()  # forms of another feature's command it serves (/quiz round)
+    command_forms: tuple[CommandForm, ...] = ()  # forms of another feature's command it serves (/quiz round)
     modes: tuple[Mode, ...] = ()  # where questions are answered, and how (`bot.answering` reads them)
     offers: tuple[Offer, ...] = ()  # buttons under a verdict, each with when it applies
     storage: tuple[Area[Any], ...] = ()  # its own tables (`bot.store.areas`): ctx.store.area(AREA)

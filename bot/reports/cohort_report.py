@@ -7,24 +7,30 @@ below it, so nothing is carried by colour alone, and it reads the same on a phon
 A chart fills the column: each is drawn twice, wide and narrow, and the page shows the one that
 fits the screen, so that its labels read at about the page's own size on both. The printed values
 stand in for the grid, which is left out: no line runs through a value. Counts and the pack's own
-words only (question and key-point names, the short form of a prompt): never an answer's text."""
+words only (question and key-point names, the short form of a prompt): never an answer's text.
+
+The page's markup and styles are the Jinja2 template `templates/cohort_report.html` (autoescaped); this
+module computes what fills it: the glance, the tables' rows and the charts' SVG."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
+from functools import lru_cache, partial
 from html import escape
 from typing import Any
 
 import pygal
+from jinja2 import Environment, PackageLoader, StrictUndefined, Template
+from markupsafe import Markup
 from pygal.style import Style
 
 from bot.core.messages import fit
 from bot.reports.cohort_figures import Figures, QuestionFigures, percent, titled
 
-FILENAME = "cohort_report.html"
+FILENAME = "cohort_report.html"  # the file sent, and its template in TEMPLATES
+TEMPLATES = "templates"  # beside this module, shipped in the wheel
 
 
 @dataclass(frozen=True)
@@ -50,28 +56,6 @@ STYLE = Style(
     font_family=FONT, title_font_size=18, label_font_size=FONT_SIZE, major_label_font_size=FONT_SIZE,
     value_font_size=FONT_SIZE, value_label_font_size=FONT_SIZE, no_data_font_size=18, transition="none",
 )
-PAGE_CSS = """
-body{margin:0;font:16px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#111;background:#fff}
-main{max-width:56rem;margin:0 auto;padding:1rem}
-h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.25rem;margin:1.6rem 0 .4rem;border-bottom:2px solid #222}
-.meta{color:#333;margin:0 0 1rem}
-.glance{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:.5rem;margin:0;padding:0}
-.glance div{border:2px solid #222;padding:.4rem .6rem}.glance dt{font-size:.9rem}.glance dd{margin:0;font-size:1.6rem;
-font-weight:700}
-figure{margin:.5rem 0}svg{display:block;width:100%;height:auto}.narrow{display:none}
-@media (max-width:40rem){.wide{display:none}.narrow{display:block}}
-figure text.value{transform:translateY(-5px)}.hbar text.value{text-anchor:start;transform:translateX(4px)}
-.scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:.95rem}
-th,td{border:1px solid #999;padding:.25rem .45rem;text-align:left;vertical-align:top}th{background:#eee}
-td.n{text-align:right;white-space:nowrap}
-@media (max-width:40rem){.cards table,.cards tbody,.cards tr,.cards td{display:block}.cards thead{display:none}
-.cards tr{border:1px solid #999;margin:0 0 .5rem}.cards td{border:0;border-top:1px solid #ddd;text-align:left}
-.cards td::before{content:attr(data-label) ": ";font-weight:700}}
-@media print{main{max-width:none;padding:0}section,figure,tr{break-inside:avoid}h2{break-after:avoid}
-.scroll{overflow:visible}}
-"""
-
-
 def _static(root: Any, tips: Mapping[str, str]) -> Any:
     """pygal's SVG without its scripts (a config for its tooltips, unused), comments (its credits) or grid
     lines; a label's tooltip is its entry in `tips` (pygal's own is a number for a horizontal chart's label)."""
@@ -149,23 +133,33 @@ def count_ticks(highest: float, most: int = 6) -> list[int]:
     return list(range(0, top + 1, step))
 
 
-def _table(head: Sequence[str], body: Iterable[Sequence[object]], numeric: Iterable[int] = (),
-           cards: bool = False) -> str:
+@dataclass(frozen=True)
+class Table:
     """A table of the numbers; with `cards`, each row becomes a labelled card on a narrow screen."""
-    right = set(numeric)
 
-    def cell(i: int, value: object) -> str:
-        kind = ' class="n"' if i in right else ""
-        return f'<td{kind} data-label="{escape(head[i])}">{escape(str(value))}</td>'
-
-    rows = "".join("<tr>" + "".join(cell(i, v) for i, v in enumerate(row)) + "</tr>" for row in body)
-    heads = "".join(f"<th>{escape(h)}</th>" for h in head)
-    return (f'<div class="scroll{" cards" if cards else ""}"><table><thead><tr>{heads}</tr></thead>'
-            f"<tbody>{rows}</tbody></table></div>")
+    head: Sequence[str]
+    rows: Sequence[Sequence[object]]
+    numeric: frozenset[int] = frozenset()  # the columns of numbers, set right
+    cards: bool = False
 
 
-def _names(label: str, names: Sequence[str]) -> str:
-    return f"<p><strong>{escape(label)}:</strong> {escape(', '.join(names))}</p>" if names else ""
+def _table(head: Sequence[str], body: Iterable[Sequence[object]], numeric: Iterable[int] = (),
+           cards: bool = False) -> Table:
+    return Table(tuple(head), [tuple(row) for row in body], frozenset(numeric), cards)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A chart drawn wide and narrow; the page shows the one that fits the screen."""
+
+    anchor: str
+    wide: Markup
+    narrow: Markup
+    horizontal: bool = False
+
+
+def _figure(anchor: str, draw: Callable[[Size], str], horizontal: bool = False) -> Figure:
+    return Figure(anchor, Markup(draw(WIDE)), Markup(draw(NARROW)), horizontal)  # pygal's SVG, its text escaped
 
 
 def _question_row(f: QuestionFigures) -> list[object]:
@@ -175,75 +169,101 @@ def _question_row(f: QuestionFigures) -> list[object]:
     return [titled(f.question.id, f.question.prompt), f.question.kind, f.answered, shares[0], wrong, missed, shares[1]]
 
 
-def _section(anchor: str, title: str, *parts: str) -> str:
-    return f'<section id="{anchor}"><h2>{escape(title)}</h2>{"".join(parts)}</section>'
+def _hbar(anchor: str, title: str, rows: Sequence[tuple[str, float, str]]) -> Figure | None:
+    """A horizontal chart of (label, percent, tooltip) rows, the first row on top; None without rows."""
+    if not rows:
+        return None
+    bottom_up = rows[::-1]
+    return _figure(anchor, partial(_chart, pygal.HorizontalBar, title, [r[0] for r in bottom_up],
+                                   [r[1] for r in bottom_up], unit="%", bar_height=34,
+                                   tips=[r[2] for r in bottom_up]), True)
 
 
-def _figure(anchor: str, draw: Callable[[Size], str], horizontal: bool = False) -> str:
-    """A chart drawn wide and narrow; the page shows the one that fits the screen."""
-    kind = ' class="hbar"' if horizontal else ""
-    return (f'<figure id="{anchor}"{kind}><div class="wide">{draw(WIDE)}</div>'
-            f'<div class="narrow">{draw(NARROW)}</div></figure>')
+def _bars(anchor: str, title: str, rows: Sequence[tuple[str, float]]) -> Figure | None:
+    """A vertical chart of (label, count) rows; None without rows."""
+    if not rows:
+        return None
+    return _figure(anchor, partial(_chart, pygal.Bar, title, [r[0] for r in rows], [r[1] for r in rows]))
+
+
+def _questions(figures: Figures) -> dict[str, Any]:
+    weakest = sorted((f for f in figures.questions if f.answered), key=lambda f: f.share_correct)
+    return {
+        "questions_chart": _hbar("chart-questions", "Share correct on the first answer",
+                                 [(f.question.id, f.share_correct, titled(f.question.id, f.question.prompt))
+                                  for f in weakest]),
+        "questions_table": _table(("question", "type", "answered", "correct", "most picked wrong choice",
+                                   "most missed key points", "self-graded"),
+                                  (_question_row(f) for f in figures.questions), (2, 3, 6), cards=True),
+    }
+
+
+def _weeks(figures: Figures) -> dict[str, Any]:
+    weeks = figures.weeks
+    return {
+        "active_chart": _bars("chart-active", "Active learners per week", [(w.week, w.active) for w in weeks]),
+        "points_chart": _bars("chart-points", "Points per week", [(w.week, w.points) for w in weeks]),
+        "weeks_table": _table(("week", "active learners", "points"), ((w.week, w.active, w.points) for w in weeks),
+                              (1, 2)),
+    }
+
+
+def _scores(scores: Sequence[tuple[str, int]]) -> dict[str, Any]:
+    started = sum(n for _, n in scores)
+    return {
+        "started": started,
+        "scores_chart": _bars("chart-scores", "Learners per score band", scores) if started else None,
+        "scores_table": _table(("score", "learners"), scores, (1,)),
+    }
+
+
+def _teachbacks(figures: Figures) -> dict[str, Any]:
+    coverage = [(f"{t.prompt.id}/{key}", point, percent(n, t.attempts), n)
+                for t in figures.teachbacks if t.attempts for key, point, n in t.covered]
+    return {
+        "teachbacks_chart": _hbar("chart-teachbacks", "Share of attempts covering each key point",
+                                  [(c[0], c[2], f"{c[0]} · {c[1]}") for c in coverage]),
+        "prompts_table": _table(("prompt", "attempts", "most missed key points"),
+                                ((titled(t.prompt.id, t.prompt.prompt), t.attempts,
+                                  "; ".join(f"{p} ({n})" for p, n in t.missed) or "–") for t in figures.teachbacks),
+                                (1,), cards=True),
+        "coverage_table": _table(("prompt/key point", "key point", "covered", "attempts covering it"),
+                                 ((c[0], c[1], f"{c[2]}%", c[3]) for c in coverage), (2, 3), cards=True),
+    }
+
+
+def _glance(figures: Figures) -> dict[str, Any]:
+    s, a = figures.scope, figures.activity
+    since = s.behind_since.strftime("%a %d %b")
+    return {
+        "glance": (("Learners", a.learners), (f"Active this week ({s.this_week})", len(a.active)),
+                   ("Not started", len(a.not_started)), (f"Behind (nothing since {since})", len(a.behind))),
+        "not_started": ", ".join(a.not_started), "behind": ", ".join(a.behind),
+        "behind_label": f"Behind (nothing since {since})",
+    }
 
 
 def render(figures: Figures, scores: Sequence[tuple[str, int]], generated: datetime) -> bytes:
     """The report page: `scores` are learners per band of scores (`cohort_figures.histogram`)."""
-    s, a = figures.scope, figures.activity
-    lesson = s.lesson.title if s.lesson else "every lesson"
-    since = s.behind_since.strftime("%a %d %b")
-    glance = "".join(f"<div><dt>{escape(k)}</dt><dd>{v}</dd></div>" for k, v in (
-        ("Learners", a.learners), (f"Active this week ({s.this_week})", len(a.active)),
-        ("Not started", len(a.not_started)), (f"Behind (nothing since {since})", len(a.behind))))
-    answered = [f for f in figures.questions if f.answered]
-    weakest = sorted(answered, key=lambda f: f.share_correct)
-    questions = _section(
-        "questions", "Share correct per question (first answers, weakest first)",
-        _figure("chart-questions", partial(_chart, pygal.HorizontalBar, "Share correct on the first answer",
-                                           [f.question.id for f in weakest][::-1],
-                                           [f.share_correct for f in weakest][::-1], unit="%", bar_height=34,
-                                           tips=[titled(f.question.id, f.question.prompt) for f in weakest][::-1]),
-                True)
-        if weakest else "<p>No answers yet.</p>",
-        _table(("question", "type", "answered", "correct", "most picked wrong choice", "most missed key points",
-                "self-graded"), (_question_row(f) for f in figures.questions), (2, 3, 6), cards=True))
-    weeks = figures.weeks
-    weekly = _section(
-        "weeks", "Weekly active learners and points",
-        _figure("chart-active", partial(_chart, pygal.Bar, "Active learners per week", [w.week for w in weeks],
-                                        [w.active for w in weeks])) if weeks else "<p>No activity yet.</p>",
-        _figure("chart-points", partial(_chart, pygal.Bar, "Points per week", [w.week for w in weeks],
-                                        [w.points for w in weeks])) if weeks else "",
-        _table(("week", "active learners", "points"), ((w.week, w.active, w.points) for w in weeks), (1, 2)))
-    started = sum(n for _, n in scores)
-    distribution = _section(
-        "scores", f"Distribution of learners' scores ({started} learners who started)",
-        _figure("chart-scores", partial(_chart, pygal.Bar, "Learners per score band", [b for b, _ in scores],
-                                        [n for _, n in scores])) if started else "<p>No learner has started.</p>",
-        _table(("score", "learners"), scores, (1,)))
-    coverage = [(f"{t.prompt.id}/{key}", point, percent(n, t.attempts), n)
-                for t in figures.teachbacks if t.attempts for key, point, n in t.covered]
-    teachbacks = _section(
-        "teachbacks", "Teach-back coverage per key point",
-        _figure("chart-teachbacks", partial(_chart, pygal.HorizontalBar, "Share of attempts covering each key point",
-                                            [c[0] for c in coverage][::-1], [c[2] for c in coverage][::-1], unit="%",
-                                            bar_height=34, tips=[f"{c[0]} · {c[1]}" for c in coverage][::-1]), True)
-        if coverage else "<p>No teach-back attempts yet.</p>",
-        _table(("prompt", "attempts", "most missed key points"),
-               ((titled(t.prompt.id, t.prompt.prompt), t.attempts, "; ".join(f"{p} ({n})" for p, n in t.missed) or "–")
-                for t in figures.teachbacks),
-               (1,), cards=True),
-        _table(("prompt/key point", "key point", "covered", "attempts covering it"),
-               ((c[0], c[1], f"{c[2]}%", c[3]) for c in coverage), (2, 3), cards=True))
-    glossary = _section(
-        "glossary", "Glossary lookups (counts only)",
-        _table(("term looked up", "lookups"), figures.looked_up, (1,)),
-        _table(("searched for, not in the glossary", "searches"), figures.lacking, (1,)))
-    body = (f"<h1>Cohort report</h1><p class=\"meta\">Cohort {escape(str(s.cohort))} · {escape(lesson)} · "
-            f"{escape(s.period)} · time zone {escape(s.zone.key)} · generated {generated:%Y-%m-%d %H:%M} UTC</p>"
-            + _section("glance", "At a glance", f'<dl class="glance">{glance}</dl>',
-                       _names("Not started", a.not_started), _names(f"Behind (nothing since {since})", a.behind))
-            + questions + weekly + distribution + teachbacks + glossary)
-    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>Cohort report · {escape(str(s.cohort))}</title><style>{PAGE_CSS}</style></head>"
-            f"<body><main>{body}</main></body></html>\n").encode()
+    s = figures.scope
+    page = _page().render(
+        cohort=str(s.cohort), lesson=s.lesson.title if s.lesson else "every lesson", period=s.period, zone=s.zone.key,
+        generated=f"{generated:%Y-%m-%d %H:%M}", **_glance(figures), **_questions(figures), **_weeks(figures),
+        **_scores(scores), **_teachbacks(figures), looked_up_table=_table(("term looked up", "lookups"),
+                                                                        figures.looked_up, (1,)),
+        lacking_table=_table(("searched for, not in the glossary", "searches"), figures.lacking, (1,)))
+    return page.encode()
+
+
+def _escaped(value: object) -> object:
+    """Every value escaped with the entities the page has always used (`&quot;`, `&#x27;`); Markup (a chart's
+    SVG, a macro's output) as it is."""
+    return value if isinstance(value, Markup) else Markup(escape(str(value)))
+
+
+@lru_cache(maxsize=1)
+def _page() -> Template:
+    environment = Environment(loader=PackageLoader("bot.reports", TEMPLATES), autoescape=True, finalize=_escaped,
+                              undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                              keep_trailing_newline=True)
+    return environment.get_template(FILENAME)

@@ -36,6 +36,7 @@ from bot.core.messages import (
     TimerFired,
     TimerKey,
 )
+from bot.core.suggest import no_such_command
 from bot.features import (
     audit,
     daily,
@@ -52,7 +53,7 @@ from bot.features import (
     rounds,
     teachback,
 )
-from bot.kit.commands import CommandSpec, Subcommand, command, run_command
+from bot.kit.commands import CommandForm, CommandSpec, command, run_command
 from bot.kit.context import Context, Declared
 from bot.kit.feature import ChoiceHandler, Feature, TextHandler, TimerSpec
 from bot.runtime import metrics
@@ -145,8 +146,8 @@ class StudyBot:
         self._timers: dict[str, TimerSpec] = _one_each(
             "timer", [(spec.kind, spec) for f in self.features for spec in f.timers])
         _one_each("prompt kind", [(kind, f.name) for f in self.features for kind in f.prompt_kinds])
-        forms = _one_each("form", [((sub.command, sub.word), sub) for f in self.features for sub in f.subcommands])
-        self._forms_of: dict[str, tuple[Subcommand, ...]] = {
+        forms = _one_each("form", [((sub.command, sub.word), sub) for f in self.features for sub in f.command_forms])
+        self._forms_of: dict[str, tuple[CommandForm, ...]] = {
             name: tuple(sub for sub in forms.values() if sub.command == name) for name in self.commands}
         ctx.declared = Declared(_one_each("mode", [(mode.name, mode) for f in self.features for mode in f.modes]),
                                 tuple(offer for f in self.features for offer in f.offers))
@@ -252,7 +253,7 @@ class StudyBot:
             name = event.name.lstrip("/").lower()
             spec = self.commands.get(name)
             if spec is None:
-                raise StudyError(f"There is no command /{name[:40]}. Type /help to see the commands.")
+                raise StudyError(no_such_command(name, self.commands))
             return await run_command(self.ctx, spec, event, self._forms_of.get(spec.name, ()))
         if isinstance(event, ChoiceMade):
             prompt_id, _, suffix = event.token.partition(".")

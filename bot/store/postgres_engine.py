@@ -168,31 +168,6 @@ def migrate(c: PgConn, target: int = SCHEMA_VERSION) -> int:
     return target
 
 
-def _commit_together(c: PgConn, writes: list[tuple[Callable[..., Any], tuple]]) -> list[tuple[bool, Any]]:
-    """Run each write in a savepoint of one transaction, then commit them all."""
-    outcomes: list[tuple[bool, Any]] = []
-    c.execute("BEGIN")
-    try:
-        for fn, args in writes:
-            c.execute("SAVEPOINT write")
-            try:
-                outcomes.append((True, fn(c, *args)))
-            except RETRYABLE:
-                raise  # the transaction must go as a whole
-            except Exception as exc:  # this write is undone; the others stand
-                if c.conn.broken:
-                    raise
-                c.execute("ROLLBACK TO SAVEPOINT write")
-                outcomes.append((False, exc))
-            c.execute("RELEASE SAVEPOINT write")
-        c.execute("COMMIT")
-    except BaseException:
-        if not c.conn.broken and not c.conn.closed:
-            c.execute("ROLLBACK")
-        raise
-    return outcomes
-
-
 class PostgresEngine(Engine):
     dialect = POSTGRESQL
 
@@ -260,10 +235,16 @@ class PostgresEngine(Engine):
 
     async def _commit(self, writes: list[tuple[Callable[..., Any], tuple]]) -> list[tuple[bool, Any]]:
         try:
-            return await self.run(_commit_together, writes)
+            return await self.run(self._commit_together, writes)
         except RETRYABLE:
             log.info("a batch of %d write(s) met a deadlock or serialization failure; retrying it once", len(writes))
-            return await self.run(_commit_together, writes)
+            return await self.run(self._commit_together, writes)
+
+    def _undoes_all(self, c: PgConn, exc: Exception) -> bool:
+        return isinstance(exc, RETRYABLE) or c.conn.broken  # a deadlock's transaction must go (and retry) whole
+
+    def _can_roll_back(self, c: PgConn) -> bool:
+        return not c.conn.broken and not c.conn.closed
 
     def _busy(self, exc: BaseException) -> bool:
         return isinstance(exc, psycopg.OperationalError | pg_errors.LockNotAvailable | pg_errors.DiskFull

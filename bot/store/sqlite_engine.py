@@ -113,7 +113,13 @@ class SqliteEngine(Engine):
         return await self._db._execute(fn, self._db._conn, *args)
 
     async def _commit(self, writes: list[tuple[Callable[..., Any], tuple]]) -> list[tuple[bool, Any]]:
-        return await self.run(_commit_together, writes)
+        return await self.run(self._commit_together, writes)
+
+    def _undoes_all(self, c: sqlite3.Connection, exc: Exception) -> bool:
+        return not c.in_transaction  # SQLITE_FULL (and the like) rolled the whole transaction back
+
+    def _can_roll_back(self, c: sqlite3.Connection) -> bool:
+        return c.in_transaction
 
     def _busy(self, exc: BaseException) -> bool:
         text = str(exc).lower()
@@ -366,26 +372,3 @@ def migrate(c: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
             c.execute("ROLLBACK")
             raise
     return target
-
-
-def _commit_together(c: sqlite3.Connection, writes: list[tuple[Callable[..., Any], tuple]]) -> list[tuple[bool, Any]]:
-    """Run each write in a savepoint of one IMMEDIATE transaction, then commit them all."""
-    outcomes: list[tuple[bool, Any]] = []
-    c.execute("BEGIN IMMEDIATE")
-    try:
-        for fn, args in writes:
-            c.execute("SAVEPOINT write")
-            try:
-                outcomes.append((True, fn(c, *args)))
-            except Exception as exc:  # this write is undone; the others stand
-                if not c.in_transaction:  # SQLITE_FULL (and the like) rolled the whole transaction back
-                    raise
-                c.execute("ROLLBACK TO write")
-                outcomes.append((False, exc))
-            c.execute("RELEASE write")
-        c.execute("COMMIT")
-    except BaseException:
-        if c.in_transaction:
-            c.execute("ROLLBACK")
-        raise
-    return outcomes

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from readiness import READY_WITHIN
 from support import CORE_PACK
 from test_discord_app import private_reply
 from worst_case import LONG_TERM, worst_case_pack
@@ -125,7 +126,7 @@ async def test_an_unreadable_dispatch_before_ready_does_not_stop_start_up(tmp_pa
                                                   gateway_url=fake.gateway_url), guild_ready_timeout=0.5)
     starting = asyncio.create_task(adapter.start())
     try:
-        await asyncio.wait_for(fake.identified.wait(), 5)
+        await asyncio.wait_for(fake.identified.wait(), READY_WITHIN)
         broken = {"id": fake.snowflake(), "token": "t", "type": 2, "data": {}}  # no application_id, no version
         await fake.dispatch("INTERACTION_CREATE", broken)  # in the wait for guilds, before on_ready
         await fake.dispatch("GUILD_MEMBER_UPDATE", {"guild_id": fake.guild_id})
@@ -144,7 +145,7 @@ async def test_the_reconnect_delay_starts_over_after_a_healthy_connection(tmp_pa
         fake.garbage_before_ready = 2  # the next two connections fail before READY
         fake.identified.clear()
         await fake.send_garbage()  # the healthy connection fails
-        await asyncio.wait_for(fake.identified.wait(), 10)
+        await asyncio.wait_for(fake.identified.wait(), READY_WITHIN)
         while not adapter.healthy:  # READY, and the guilds are in
             await asyncio.sleep(0.01)
         await fake.send_garbage()  # and once more, after a healthy connection
@@ -152,7 +153,7 @@ async def test_the_reconnect_delay_starts_over_after_a_healthy_connection(tmp_pa
             await asyncio.sleep(0.01)
         assert adapter.reconnect_delays == [0.01, 0.02, 0.04, 0.01]
         fake.identified.clear()
-        await asyncio.wait_for(fake.identified.wait(), 10)
+        await asyncio.wait_for(fake.identified.wait(), READY_WITHIN)
         result = await fake.interact(fake.slash("help"))
         assert "/quiz" in result.data["content"]
     finally:
@@ -170,7 +171,7 @@ async def test_close_during_start_is_safe(tmp_path: Path, discord_fake: Any) -> 
             starting = asyncio.create_task(adapter.start())
             if moment == "waiting for guilds":
                 fake.identified.clear()
-                await asyncio.wait_for(fake.identified.wait(), 5)
+                await asyncio.wait_for(fake.identified.wait(), READY_WITHIN)
             else:
                 await asyncio.sleep(0)
             await adapter.close()
@@ -242,5 +243,19 @@ async def test_configured_channels_are_checked_by_fetching_them(tmp_path: Path, 
         assert (await problem("#general") or "").startswith("not a Discord channel id")
         assert [c.path for c in fake.calls_matching("GET", r"/channels/\d+")] == [
             f"/channels/{fake.channel_id}", f"/channels/{muted}", "/channels/123456789", f"/channels/{elsewhere}"]
+    finally:
+        await stop(bot, adapter)
+
+
+async def test_a_command_studybot_does_not_have_is_told_the_closest_one(tmp_path: Path, discord_fake: Any) -> None:
+    """A stale or mistyped command Discord still sends (CommandNotFound) gets the closest one, as everywhere."""
+    fake = discord_fake
+    bot, adapter = await running(tmp_path, fake, frozenset())
+    try:
+        payload = fake.slash("quiz")
+        payload["data"].update(name="quizz", id=fake.snowflake())
+        result = await fake.interact(payload)
+        assert result.data["content"] == ("There is no command /quizz here (did you mean /quiz?). Type /help to see "
+                                          "the commands.")
     finally:
         await stop(bot, adapter)

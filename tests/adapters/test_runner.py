@@ -9,6 +9,7 @@ import signal
 import sqlite3
 from pathlib import Path
 
+from readiness import running
 from test_slack_crash import free_port, start_bot
 
 from standins.discord_standin import DiscordStandIn
@@ -31,16 +32,12 @@ async def test_one_process_serves_both_platforms_and_stops_cleanly(tmp_path: Pat
         log = tmp_path / "studybot.log"
         proc = await start_bot(env, port, log)  # returns once Slack HTTP mode listens
         try:
-            await asyncio.wait_for(discord.identified.wait(), 10)
+            await running(log, proc)  # both platforms connected
             status, text = await post_signed(f"http://127.0.0.1:{port}/slack/events",
                                              *slash_command("/glossary", "mfu"))
             assert status == 200 and "MFU" in text
             answer = await discord.interact(discord.slash("glossary", {"term": "FSDP"}), timeout=5)
             assert "FSDP" in answer.data["content"]
-            for _ in range(100):  # a stop while still connecting would not log "discord connected"
-                if "studybot is running on" in log.read_text():
-                    break
-                await asyncio.sleep(0.1)
         finally:
             proc.send_signal(signal.SIGTERM)
             code = await asyncio.wait_for(proc.wait(), 15)

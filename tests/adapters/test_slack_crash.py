@@ -10,11 +10,11 @@ import signal
 import socket
 import sqlite3
 import sys
-import time
 from pathlib import Path
 
 import aiohttp
 import pytest
+from readiness import listening
 
 from bot.core.config import Settings
 from bot.core.messages import Actor, Command, Place
@@ -60,18 +60,8 @@ async def start_bot(env: dict[str, str], port: int, log: Path) -> asyncio.subpro
         proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", "run", env=env,
                                                     cwd=log.parent,  # not the checkout: no developer's .env
                                                     stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=out)
-    deadline = time.monotonic() + 30  # generous: a loaded machine starts slowly, a quiet one in about a second
-    while time.monotonic() < deadline:
-        try:
-            _, writer = await asyncio.open_connection("127.0.0.1", port)
-            writer.close()
-            return proc
-        except OSError:
-            if proc.returncode is not None:
-                break
-            await asyncio.sleep(0.05)
-    proc.kill()
-    pytest.fail("studybot run did not start:\n" + log.read_text()[-2000:])
+    await listening(port, proc, log)  # it logs warnings only: the port it serves on says it is up
+    return proc
 
 
 def rows_by_learner(db: Path) -> dict[str, int]:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
+from readiness import listening
 from support import CORE_PACK
 
 from bot.core.config import Settings
@@ -44,18 +45,6 @@ async def a_question_for(db: Path, user: str) -> str:
     finally:
         await bot.close()
     return reply.choices[0].token
-
-
-async def listening(port: int, proc: asyncio.subprocess.Process, log: Path) -> None:
-    for _ in range(200):
-        try:
-            _, writer = await asyncio.open_connection("127.0.0.1", port)
-            writer.close()
-            return
-        except OSError:
-            assert proc.returncode is None, log.read_text()[-2000:]
-            await asyncio.sleep(0.05)
-    raise AssertionError("studybot run never listened:\n" + log.read_text()[-2000:])
 
 
 def families(text: str) -> dict[str, list[tuple[dict[str, str], float]]]:

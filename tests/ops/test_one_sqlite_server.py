@@ -37,7 +37,7 @@ async def test_a_second_serving_process_on_one_sqlite_file_is_refused(tmp_path: 
     db = tmp_path / "db" / "studybot.db"
     first = await Console.start(tmp_path, CORE_PACK)
     try:
-        await first.expect("Type /help")
+        await first.ready()
         await first.type("/quiz round 3 seconds:20")
         assert "Round started" in await first.reply()
 
@@ -63,7 +63,7 @@ async def test_a_second_serving_process_on_one_sqlite_file_is_refused(tmp_path: 
 
     second = await Console.start(tmp_path, CORE_PACK)  # the file is free once the first one stopped
     try:
-        await second.expect("Type /help")
+        await second.ready()
         assert await second.quit() == 0
     finally:
         if second.proc.returncode is None:

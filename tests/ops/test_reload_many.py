@@ -11,6 +11,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from readiness import READY_WITHIN
 from support import CORE_PACK
 from test_console import Console
 from test_reload_process import RELOADED, WORDINGS, environment, logged, reword, studybot_reload
@@ -22,7 +23,8 @@ pytestmark = pytest.mark.postgres
 
 async def listening(url: str, processes: int) -> None:
     """Wait until that many connections LISTEN on the database (each process's listener)."""
-    for _ in range(400):
+    deadline = asyncio.get_running_loop().time() + READY_WITHIN
+    while asyncio.get_running_loop().time() < deadline:
         async with await psycopg.AsyncConnection.connect(url, autocommit=True) as c:
             cursor = await c.execute("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database()"
                                      " AND query LIKE 'LISTEN %'")
@@ -47,7 +49,7 @@ async def test_studybot_reload_reaches_every_process_and_sighup_one(tmp_path: Pa
                     stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=err)
             consoles.append(Console(proc))
         for console in consoles:
-            await console.expect("Type /help")
+            await console.ready()
         await listening(database, 2)
 
         reword(content, WORDINGS[0], WORDINGS[1])

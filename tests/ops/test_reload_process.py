@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from readiness import until
 from support import CORE_PACK, REPO
 from test_console import Console
 
@@ -63,12 +64,10 @@ async def studybot_reload(tmp_path: Path, env: dict[str, str]) -> tuple[int, str
     return proc.returncode or 0, out.decode(), err.decode()
 
 
-async def logged(log: Path, condition: Callable[[str], bool], what: str) -> str:
-    for _ in range(200):
-        if condition(text := log.read_text()):
-            return text
-        await asyncio.sleep(0.05)
-    pytest.fail(f"the process never logged {what}:\n{log.read_text()[-2000:]}")
+async def logged(log: Path, condition: Callable[[str], bool], what: str,
+                 proc: asyncio.subprocess.Process | None = None) -> str:
+    await until(lambda: condition(log.read_text()), what, proc, log)
+    return log.read_text()
 
 
 async def test_reload_and_sighup_swap_the_packs_of_a_running_console(tmp_path: Path, content: Path) -> None:
@@ -81,7 +80,7 @@ async def test_reload_and_sighup_swap_the_packs_of_a_running_console(tmp_path: P
     console = Console(proc)
     marker = pid_file(tmp_path / "db" / "studybot.db")
     try:
-        await console.expect("Type /help")
+        await console.ready()
         assert marker.read_text() == f"{proc.pid}\n"
         await console.type("/quiz")
         assert WORDINGS[0] in await console.reply()
@@ -90,7 +89,7 @@ async def test_reload_and_sighup_swap_the_packs_of_a_running_console(tmp_path: P
         code, out, err_text = await studybot_reload(tmp_path, env)
         assert (code, err_text) == (0, "")
         assert f"asked studybot (process {proc.pid}) to reload the lesson packs" in out
-        await logged(log, lambda text: RELOADED in text, "the reload")
+        await logged(log, lambda text: RELOADED in text, "the reload", proc)
         await console.type("/quiz")
         assert WORDINGS[1] in await console.reply()
 
@@ -105,7 +104,7 @@ async def test_reload_and_sighup_swap_the_packs_of_a_running_console(tmp_path: P
                                          "studybot reload again"]
 
         proc.send_signal(signal.SIGHUP)  # the process checks for itself, and keeps what it had
-        text = await logged(log, lambda text: "still serving the ones loaded before" in text, "the refusal")
+        text = await logged(log, lambda text: "still serving the ones loaded before" in text, "the refusal", proc)
         assert all(p in text for p in problems)
         await console.type("/quiz")
         assert WORDINGS[1] in await console.reply()
@@ -114,7 +113,7 @@ async def test_reload_and_sighup_swap_the_packs_of_a_running_console(tmp_path: P
         shutil.copytree(CORE_PACK, content)
         reword(content, WORDINGS[0], WORDINGS[2])
         proc.send_signal(signal.SIGHUP)
-        await logged(log, lambda text: text.count(RELOADED) == 2, "the second reload")
+        await logged(log, lambda text: text.count(RELOADED) == 2, "the second reload", proc)
         await console.type("/quiz")
         assert WORDINGS[2] in await console.reply()
         assert await console.quit() == 0
@@ -142,7 +141,7 @@ async def test_studybot_run_reloads_on_studybot_reload(tmp_path: Path, content: 
         code, said, err = await studybot_reload(tmp_path, env)
         assert (code, err) == (0, ""), said
         assert f"(process {proc.pid})" in said
-        await logged(log, lambda text: RELOADED in text, "the reload")
+        await logged(log, lambda text: RELOADED in text, "the reload", proc)
         proc.send_signal(signal.SIGTERM)
         assert await asyncio.wait_for(proc.wait(), 10) == 0
     finally:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from fake_platform import REJECTED
+from readiness import until
 from support import CORE_PACK, REPO
 
 from standins.discord_standin import DiscordStandIn
@@ -37,18 +38,6 @@ async def start(tmp_path: Path, *argv: str, **extra: str) -> tuple[asyncio.subpr
         proc = await asyncio.create_subprocess_exec(*argv, cwd=tmp_path, env=environment(tmp_path, **extra),
                                                     stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=out)
     return proc, log
-
-
-async def until(condition, proc: asyncio.subprocess.Process, log: Path, what: str) -> None:
-    for _ in range(200):
-        if condition():
-            return
-        if proc.returncode is not None:
-            break
-        await asyncio.sleep(0.05)
-    proc.kill()
-    await proc.wait()
-    pytest.fail(f"studybot never got to {what}:\n{log.read_text()[-2000:]}")
 
 
 async def stopped(proc: asyncio.subprocess.Process, sig: signal.Signals, log: Path) -> None:
@@ -75,9 +64,9 @@ async def test_a_stop_signal_ends_each_state_within_ten_seconds(tmp_path: Path, 
     proc, log = await start(tmp_path, sys.executable, str(HERE / "fake_platform.py"), "run",
                             FAKE_PLATFORM=told, FAKE_MARKER=str(marker))
     if state == "retrying":
-        await until(lambda: "retrying in 1 s" in log.read_text(), proc, log, "retrying")
+        await until(lambda: "retrying in 1 s" in log.read_text(), "retrying", proc, log)
     else:
-        await until(marker.exists, proc, log, "connecting")
+        await until(marker.exists, "connecting", proc, log)
     await stopped(proc, sig, log)
 
 
@@ -95,7 +84,7 @@ async def test_a_stop_while_discord_connects_ends_within_ten_seconds(tmp_path: P
     async with DiscordStandIn() as discord, gateway:
         proc, log = await start(tmp_path, sys.executable, "-m", "adapters.cli", "run", DISCORD_TOKEN=discord.token,
                                 DISCORD_API_URL=discord.api_base, DISCORD_GATEWAY_URL=f"ws://127.0.0.1:{port}/")
-        await until(silent.is_set, proc, log, "the gateway")
+        await until(silent.is_set, "the gateway", proc, log)
         await stopped(proc, signal.SIGTERM, log)
     assert "discord connected" not in log.read_text()
 
@@ -116,12 +105,12 @@ async def test_sigterm_ends_the_console_like_ctrl_c(tmp_path: Path, argv: tuple[
                                                     env=environment(tmp_path), stdin=asyncio.subprocess.PIPE,
                                                     stdout=out, stderr=out)
     db = tmp_path / "bot.db"
-    await until(lambda: db.with_name("bot.db.pid").exists() and "studybot console" in log.read_text(), proc, log,
-                "the console")
+    await until(lambda: db.with_name("bot.db.pid").exists() and "studybot console" in log.read_text(), "the console",
+                proc, log)
     assert proc.stdin is not None
     proc.stdin.write(b"/help\n")
     await proc.stdin.drain()
-    await until(lambda: "Commands:" in log.read_text(), proc, log, "an answer")
+    await until(lambda: "Commands:" in log.read_text(), "an answer", proc, log)
     proc.send_signal(signal.SIGTERM)
     code = await asyncio.wait_for(proc.wait(), STOPPED_WITHIN)
     text = log.read_text()

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import aiohttp
-import pytest
 from pg import free_port
+from readiness import logged
 
 from standins.slack_standin import SlackStandIn, post_signed, slash_command
 
@@ -36,16 +36,8 @@ async def start(env: dict[str, str], log: Path) -> asyncio.subprocess.Process:
         proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", "run", env=env,
                                                     cwd=log.parent, stdin=asyncio.subprocess.DEVNULL,
                                                     stdout=out, stderr=out)
-    for _ in range(200):
-        if "slack connected" in log.read_text():
-            return proc
-        if proc.returncode is not None:
-            break
-        await asyncio.sleep(0.05)
-    if proc.returncode is None:
-        proc.kill()
-    await proc.wait()
-    pytest.fail("studybot run did not start:\n" + log.read_text()[-2000:])
+    await logged(log, "slack connected", proc)
+    return proc
 
 
 async def stop(proc: asyncio.subprocess.Process) -> int:

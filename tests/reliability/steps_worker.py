@@ -122,14 +122,14 @@ SCENARIOS = {"round": round_scenario, "selfgrade": selfgrade_scenario, "reminder
 
 async def main(scenario: str, db: str, start: str, counter: str, n: int) -> None:
     tick = kill_after(counter, n)
-    real = engine._commit_together
+    real = engine.SqliteEngine._commit_together
 
-    def counting(c, writes):
-        outcomes = real(c, writes)
+    def counting(self, c, writes):
+        outcomes = real(self, c, writes)
         tick("commit")
         return outcomes
 
-    engine._commit_together = counting
+    engine.SqliteEngine._commit_together = counting
     clock = FixedClock(start)
     bot = await StudyBot.start(Settings(db_path=Path(db), content_dir=PACK, results_dir=Path(db).parent / "r"), clock)
     try:

@@ -11,13 +11,13 @@ import re
 import signal
 import sqlite3
 import sys
-import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from readiness import until
 
 from bot.core.config import Settings
 from bot.core.messages import Actor, Command, Place
@@ -80,17 +80,9 @@ async def start_bot(fake: DiscordStandIn, env: dict[str, str], log: Path) -> asy
         proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "adapters.cli", "run", env=env,
                                                     cwd=log.parent,  # not the checkout: no developer's .env
                                                     stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=out)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and proc.returncode is None:
-        try:
-            await asyncio.wait_for(fake.identified.wait(), 0.1)
-            return proc
-        except TimeoutError:
-            continue
-    if proc.returncode is None:
-        proc.kill()
-        await proc.wait()
-    pytest.fail("studybot run did not identify to the Discord stand-in:\n" + log.read_text()[-2000:])
+    # it logs warnings only: its IDENTIFY to the stand-in says it is up
+    await until(fake.identified.is_set, "identify to the Discord stand-in", proc, log)
+    return proc
 
 
 def answers_by_learner(db: Path) -> dict[str, int]:

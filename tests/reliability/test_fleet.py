@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 from pg import PgServer
+from readiness import READY_WITHIN
 
 from bot.content.loader import check_library
 from bot.core.clock import SystemClock
@@ -126,7 +127,7 @@ class Worker:
 
     async def serving(self) -> None:
         """Wait until its HTTP port takes connections (the scheduler starts right after)."""
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + READY_WITHIN
         while time.monotonic() < deadline and self.proc.returncode is None:
             try:
                 _, writer = await asyncio.open_connection("127.0.0.1", self.port)
@@ -263,7 +264,7 @@ async def test_four_processes_store_every_acknowledged_answer_once(database: str
     waiting: dict[str, asyncio.Future[str]] = {}
     try:
         for w in fleet:
-            await until(lambda w=w: _ready(w), "the answering processes", within=20, workers=fleet)
+            await until(lambda w=w: _ready(w), "the answering processes", within=READY_WITHIN, workers=fleet)
 
         async def collect(w: Worker) -> None:
             seen = 0
