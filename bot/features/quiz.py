@@ -45,7 +45,7 @@ async def next_question(ctx: Context, actor: Actor, place: Place, lesson: Lesson
 async def summary(ctx: Context, actor: Actor, lesson: Lesson) -> Reply:
     scored = {a.question_id: a for a in await ctx.store.answers.scored(actor, lesson.id)}
     right = sum(1 for q in lesson.questions if q.id in scored and scored[q.id].correct)
-    self_graded = sum(1 for a in scored.values() if a.self_graded)
+    self_graded = sum(1 for q in lesson.questions if q.id in scored and scored[q.id].self_graded)  # as the results file
     marks = " ".join(
         f"{n}{'✓' if scored[q.id].correct else '✗'}" if q.id in scored else f"{n}·"
         for n, q in enumerate(lesson.questions, start=1)

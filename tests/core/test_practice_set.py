@@ -174,3 +174,13 @@ async def test_the_results_files_self_graded_count_is_over_the_lines_it_lists(pr
     listed = [line for line in lines if "\t" in line]
     assert [line.split("\t")[0] for line in listed] == list(lesson.question_ids)
     assert f"self-graded: {sum(line.endswith('self-graded') for line in listed)}" in lines
+
+
+
+async def test_the_quiz_summary_counts_self_graded_answers_as_the_results_file_does(practised) -> None:
+    """The practice answer its learner graded is no quiz line: the summary's count is the results file's."""
+    bot, who, lesson = practised
+    [summary] = await bot.handle(Command("quiz", "", who, channel()))
+    assert "Self-graded answers: 0." in summary.text
+    [sent] = [r for r in await bot.handle(Command("results", "", who, channel())) if r.file]
+    assert "self-graded: 0" in sent.file.content.decode().splitlines()
