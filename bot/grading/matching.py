@@ -41,6 +41,7 @@ from bot.grading.finding import (  # noqa: F401  (find, states: the finding func
 from bot.grading.lists import is_list
 from bot.grading.reading import NO_SYNONYMS, Answer, Phrase, Synonyms, content_words, phrase, read
 from bot.grading.rubric import KeyPoint, Rubric
+from bot.grading.rules import NEGATORS
 from bot.grading.verdict import LIST_REASON, Doubt, Verdict, reason
 from bot.grading.words import is_content, lemma
 
@@ -203,7 +204,7 @@ def _half_stated(points: tuple[KeyPoint, ...], credit: tuple[float, ...], answer
     halves: dict[str, tuple[str, ...]] = {}
     for p, c in zip(points, credit, strict=True):
         own = _own_words(p, points, table, asked)
-        if not NEAR_POINT <= c < 1 or p.id in denied or _only_denied(answer, own):
+        if not NEAR_POINT <= c < 1 or p.id in denied or _only_denied(answer, own & _asserted_words(p, table)):
             continue
         for accepted in (phrase(a, table) for a in p.accept):
             content = [w for w in accepted.words if is_content(w[0])]
@@ -216,6 +217,16 @@ def _half_stated(points: tuple[KeyPoint, ...], credit: tuple[float, ...], answer
                 halves[p.id] = tuple(dict.fromkeys(mine))
                 break
     return halves
+
+
+@lru_cache(maxsize=4_096)
+def _asserted_words(point: KeyPoint, table: Synonyms) -> frozenset[str]:
+    """The lemmas of the content words the point's phrasings assert: in a phrasing without a negator, and in none
+    with one ("no added latency" says "latency" under a negation as the point itself does)."""
+    said = [phrase(a, table) for a in point.accept]
+    negating = {w[1] for p in said if any(t in NEGATORS for t, _ in p.words) for w in p.words}
+    return frozenset(w[1] for p in said if not any(t in NEGATORS for t, _ in p.words) for w in p.words
+                     if is_content(w[0])) - negating
 
 
 def _only_denied(answer: Answer, own: frozenset[str]) -> bool:

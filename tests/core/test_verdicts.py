@@ -110,3 +110,11 @@ def test_a_contrast_keeps_its_direction() -> None:
     for said in ("serving is judged on throughput not latency", "serving: throughput not latency, judged on latency"):
         assert grade(rubric, said).voided == ("p",), said
     assert grade(one("not provide a constructor"), "when a constructor is not provided").correct
+
+
+def test_a_word_the_point_itself_says_under_a_negation_denies_nothing() -> None:
+    rubric = Rubric(2, (KeyPoint("frozen", "It freezes the base", ("freezes the base",), ()),
+                        KeyPoint("small", "It ships a small adapter and adds no latency",
+                                 ("ships a small adapter", "no added latency"), ())))
+    assert grade(rubric, "LoRA freezes the base and ships the adapter, no latency").verdict is Verdict.PARTLY
+    assert grade(rubric, "LoRA freezes the base and never ships an adapter").verdict is Verdict.NOT_YET
