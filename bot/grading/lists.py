@@ -4,13 +4,15 @@ words (by a relation word such as "of", "is", "it", "not", or an article after t
 bot.grading.reading tells a bare list: "it shards the model"; a connective alone, "so", "because", relates nothing).
 
 A list may match key points phrased as single terms, but it relates none of them: it never takes the half-point
-rule, and it is never self-graded into a point (bot.grading.honor).
+rule, and it is never self-graded into a point (bot.grading.honor). An answer that bot.grading.reading reads as a
+bare list (no relation word at all: "model parameters weights") is one too, when it has two words or more.
 """
 
 from __future__ import annotations
 
 import re
 
+from bot.grading.reading import Answer
 from bot.grading.rules import CONNECTIVES, DETERMINERS, LIST_JOINERS, RELATION_WORDS
 
 LIST_ITEM_WORDS = 5  # words at most in an item of a list
@@ -43,3 +45,9 @@ def is_list(text: str) -> bool:
     if len(items) < 2 or any(len(words) > LIST_ITEM_WORDS for words in items):
         return False
     return 2 * sum(_relates(words) for words in items) < len(items)
+
+
+def lists_terms(text: str, answer: Answer) -> bool:
+    """Whether the answer (`text`, as read) is a list of terms: by its separators, or a bare list of two words or
+    more."""
+    return is_list(text) or (answer.bare_list and len(answer.words) > 1)

@@ -38,7 +38,7 @@ from bot.grading.finding import (  # noqa: F401  (find, states: the finding func
     states,
     stating,
 )
-from bot.grading.lists import is_list
+from bot.grading.lists import lists_terms
 from bot.grading.reading import NO_SYNONYMS, Answer, Phrase, Synonyms, content_words, phrase, read
 from bot.grading.rubric import KeyPoint, Rubric
 from bot.grading.rules import NEGATORS
@@ -265,7 +265,7 @@ def grade(rubric: Rubric, text: str, *, synonyms: Synonyms | None = None, prompt
     asked = frozenset(lemma(w) for w in content_words(prompt, table))
     reading = _cover(rubric.points, answer, table, asked)
     found = reading.coverage
-    listed = answer.bare_list or is_list(text)
+    listed = lists_terms(text, answer)
     base = Grade(found.matched, found.missed, found.voided, credit=found.credit,
                  score=score(rubric.needed, found.credit), listed=listed)
     texts = {p.id: p.point for p in rubric.points}

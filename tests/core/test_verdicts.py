@@ -118,3 +118,9 @@ def test_a_word_the_point_itself_says_under_a_negation_denies_nothing() -> None:
                                  ("ships a small adapter", "no added latency"), ())))
     assert grade(rubric, "LoRA freezes the base and ships the adapter, no latency").verdict is Verdict.PARTLY
     assert grade(rubric, "LoRA freezes the base and never ships an adapter").verdict is Verdict.NOT_YET
+
+
+def test_one_word_is_no_list_but_two_bare_terms_are() -> None:
+    one_word = grade(one("shards the parameters"), "sharding")
+    assert not one_word.listed and one_word.reason == "" and one_word.self_gradable
+    assert grade(one("shards the parameters"), "sharding parameters weights").listed
