@@ -14,6 +14,7 @@ partly right rather than correct (bot.grading.verdict.Doubt), each a pure functi
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 import simplemma
 
@@ -39,9 +40,15 @@ def _asserted(wrong: Phrase) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=4_096)
+def _lemmas(point: KeyPoint, table: Synonyms) -> frozenset[str]:
+    """The lemmas of the point's content words: its label's and its phrasings'."""
+    return frozenset(lemma(w) for text in (point.point, *point.accept) for w in content_words(text, table))
+
+
 def misconception_words(point: KeyPoint, answer: Answer, table: Synonyms, taken: Iterable[int]) -> tuple[str, ...]:
     """The answer's words that say one of the point's misconceptions in other words (see the module), or ()."""
-    own = {lemma(w) for text in (point.point, *point.accept) for w in content_words(text, table)}
+    own = _lemmas(point, table)
     free = [n for n, w in enumerate(answer.words) if n not in set(taken) and w.negated_by < 0 and w.aside_of < 0]
     for wrong in (phrase(m, table) for m in point.misconceptions):
         asserted = set(_asserted(wrong))
