@@ -236,15 +236,23 @@ def stating(answer: Answer, wanted: Phrase, loose: bool = True, asides: frozense
 
 def said_under_negation(answer: Answer, wanted: Phrase) -> bool:
     """Whether the answer states the phrase (one without a negator of its own) and also says it elsewhere inside a
-    negator's scope ("it splits the model ... it does not split the model"; a contrast's scope, "instead of", is
-    none)."""
+    negator's scope, of the same subject ("FSDP splits the model ... FSDP does not split the model", "... it does
+    not"; not "a constructor has no return type, a function has a return type"; a contrast's scope, "instead of",
+    denies nothing)."""
     if any(t in NEGATORS for t, _ in wanted.words):
         return False
     spans = list(placements(answer, wanted))
+    subjects = [_subject(answer, span) for span in spans if not answer.negated(span)]
     stated = {n for span in spans if not answer.negated(span) for n in span}
-    return bool(stated) and any(not stated.intersection(span) and any(
+    return any(not stated.intersection(span) and any(_subject(answer, span) <= subject for subject in subjects) and any(
         answer.words[answer.words[n].negated_by].text in NEGATORS for n in span if answer.words[n].negated_by >= 0)
         for span in spans)
+
+
+def _subject(answer: Answer, span: list[int]) -> frozenset[str]:
+    """The lemmas of the content words before the span in its clause: what it is said of."""
+    first = answer.words[span[0]]
+    return frozenset(w.lemma for w in answer.words[: span[0]] if w.clause == first.clause and is_content(w.text))
 
 
 def placed(answer: Answer, wanted: Phrase, asides: frozenset[int] | None = None) -> Iterator[list[int]]:

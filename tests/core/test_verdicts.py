@@ -77,9 +77,12 @@ def test_no_half_point_from_a_point_the_answer_denies() -> None:
 
 
 def test_a_point_stated_and_denied_is_partly_right() -> None:
-    found = grade(one("splits the model"), "FSDP splits the model. Well, it does not split the model really.")
+    found = grade(one("splits the model"), "FSDP splits the model. No, FSDP does not split the model.")
     assert found.verdict is Verdict.PARTLY and found.doubt is Doubt.DENIED and found.missing == "p"
     assert grade(one("splits the model"), "FSDP splits the model. It does not copy it.").correct
+    assert grade(one("splits the model"), "It splits the model; no, it does not split the model").verdict \
+        is Verdict.PARTLY
+    assert grade(one("has a return type"), "A function has a return type; a constructor has no return type").correct
     assert grade(one("splits the model"), "unlike DDP, which copies instead of splitting the model, FSDP splits the "
                  "model").correct  # a contrast denies nothing
     assert grade(one("not copy the model"), "it does not copy the model, it splits it").correct
