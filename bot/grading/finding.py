@@ -46,7 +46,7 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 from bot.grading.reading import NO_SYNONYMS, Answer, Phrase, Synonyms, phrase, read
-from bot.grading.rules import NEGATORS
+from bot.grading.rules import AUXILIARIES, NEGATORS, SUBJECTS
 from bot.grading.words import is_content, lemma
 
 MAX_INSERTED = 2  # content words an answer may insert inside a phrase
@@ -62,6 +62,7 @@ _OPPOSITES = (("more", "less"), ("many", "few"), ("fast", "slow"), ("faster", "s
 OPPOSITES = {a: b for pair in _OPPOSITES for a, b in (pair, pair[::-1])}
 
 ABSENT, NEGATED, STATED = 0, 1, 2
+PRONOUNS = SUBJECTS - AUXILIARIES  # a clause's own subject, when it names none: "it", "they", "that"
 
 
 def _in_order(answer: Answer, lists: list[list[int]], budget: tuple[int, int]) -> Iterator[list[int]]:
@@ -250,9 +251,15 @@ def said_under_negation(answer: Answer, wanted: Phrase) -> bool:
 
 
 def _subject(answer: Answer, span: list[int]) -> frozenset[str]:
-    """The lemmas of the content words before the span in its clause: what it is said of."""
-    first = answer.words[span[0]]
-    return frozenset(w.lemma for w in answer.words[: span[0]] if w.clause == first.clause and is_content(w.text))
+    """The lemmas of the content words before the span in its clause: what it is said of. A clause with neither
+    such a word nor a pronoun before the span ("..., and has no return type", "..., but does not") is said of the
+    clause before it."""
+    clause = answer.words[span[0]].clause
+    before = [w for w in answer.words[: span[0]] if w.clause == clause]
+    earlier = [w for w in answer.words[: span[0]] if w.clause < clause]
+    if earlier and not any(is_content(w.text) or w.text in PRONOUNS for w in before):
+        before = [w for w in earlier if w.clause == earlier[-1].clause]
+    return frozenset(w.lemma for w in before if is_content(w.text))
 
 
 def placed(answer: Answer, wanted: Phrase, asides: frozenset[int] | None = None) -> Iterator[list[int]]:

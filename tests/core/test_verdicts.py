@@ -83,6 +83,8 @@ def test_a_point_stated_and_denied_is_partly_right() -> None:
     assert grade(one("splits the model"), "It splits the model; no, it does not split the model").verdict \
         is Verdict.PARTLY
     assert grade(one("has a return type"), "A function has a return type; a constructor has no return type").correct
+    assert grade(one("has a return type"), "A function has a return type. A constructor is run once, and has no "
+                 "return type").correct  # the clause with no subject of its own is said of the clause before
     assert grade(one("splits the model"), "unlike DDP, which copies instead of splitting the model, FSDP splits the "
                  "model").correct  # a contrast denies nothing
     assert grade(one("not copy the model"), "it does not copy the model, it splits it").correct
