@@ -5,8 +5,8 @@ partly right rather than correct (bot.grading.verdict.Doubt), each a pure functi
   negation elsewhere ("it splits the model ... it does not split the model").
 - A misconception's words: the answer says every word of one of the point's misconceptions (up to its negator, if
   it has one) in one clause, outside negation and asides and apart from the words that state its points, but not as
-  the misconception: out of order or too far apart ("the whole model is what every GPU holds" for "every GPU holds
-  the whole model"), one of them at least a word the point does not use.
+  the misconception: out of order or too far apart, within NEAR times its length ("the whole model is what every GPU
+  holds" for "every GPU holds the whole model"), one of them at least a word the point does not use.
 - A typo: the point is stated only through a dictionary word one edit from the word it needs ("casual mask" for
   "causal mask"); a word no dictionary knows ("causl") is a plain typo, and is trusted.
 """
@@ -28,6 +28,9 @@ from bot.grading.words import is_content, lemma
 def denied(point: KeyPoint, answer: Answer, table: Synonyms) -> bool:
     """Whether the answer states one of the point's phrasings and also says it under a negation."""
     return any(said_under_negation(answer, phrase(a, table)) for a in point.accept)
+
+
+NEAR = 2  # a misconception's words said within so many times its length: beside each other, not across the clause
 
 
 def _asserted(wrong: Phrase) -> list[str]:
@@ -60,7 +63,7 @@ def misconception_words(point: KeyPoint, answer: Answer, table: Synonyms, taken:
             if word.lemma in asserted:
                 by_clause.setdefault(word.clause, {}).setdefault(word.lemma, n)
         for said in by_clause.values():
-            if set(said) == asserted:
+            if set(said) == asserted and max(said.values()) - min(said.values()) < NEAR * len(asserted):
                 return tuple(answer.words[n].text for n in sorted(said.values()) if is_content(answer.words[n].text))
     return ()
 

@@ -97,6 +97,8 @@ def test_a_misconceptions_words_beside_the_point_make_it_partly_right() -> None:
     assert found.verdict is Verdict.PARTLY and found.doubt is Doubt.MISCONCEPTION and found.missing == "p"
     assert grade(rubric, "every GPU holds a slice and FSDP shards the parameters of the model").correct
     assert grade(rubric, "every GPU holds the whole model and FSDP shards the parameters").verdict is Verdict.NOT_YET
+    assert grade(rubric, "every GPU holds a slice of the batch and the whole run uses FSDP which shards the parameters "
+                 "of the model").correct  # the words far apart in a long clause: no misconception said
 
 
 def test_a_point_stated_only_through_a_real_word_one_letter_off_is_partly_right() -> None:
