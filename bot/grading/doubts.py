@@ -27,6 +27,8 @@ from bot.grading.words import is_content, lemma
 
 def denied(point: KeyPoint, answer: Answer, table: Synonyms) -> bool:
     """Whether the answer states one of the point's phrasings and also says it under a negation."""
+    if not any(w.text in NEGATORS for w in answer.words):
+        return False
     return any(said_under_negation(answer, phrase(a, table)) for a in point.accept)
 
 
