@@ -1,5 +1,5 @@
 """studybot: run, console, check, validate, render, backup, restore, migrate-db, health,
-disputes export.
+disputes export, import, export.
 
 `.env` in the working directory is read first; a variable already in the environment wins.
 Every failure is one line on stderr, `studybot: <what>: <what to do>`, with exit status 2
@@ -48,6 +48,7 @@ from bot.core.errors import ConfigError, ContentErrors, SetupError, StoreUnavail
 from bot.core.logs import configure
 from bot.core.suggest import did_you_mean
 from bot.features import results
+from bot.interchange import cli as interchange
 from bot.reports.dispute_examples import by_lesson, examples_yaml
 from bot.runtime.app import RELOAD_LOG, StudyBot, settings_problems
 from bot.runtime.scheduler import TICK
@@ -415,6 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = actions.add_parser("export", help="write the settled disputes as rubric examples, a file per lesson")
     p.add_argument("lesson", nargs="?", help="only this lesson's (default: every lesson's)")
     p.add_argument("--out", type=Path, help=f"the folder to write to (default: STUDYBOT_RESULTS_DIR/{DISPUTES_FOLDER})")
+    interchange.register(sub)  # import and export
     for each in sub.choices.values():  # `studybot check --debug` as well as `studybot --debug check`
         each.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                           help="show the traceback of a failure")
@@ -436,6 +438,8 @@ def _command(args: argparse.Namespace) -> int:
               noisy=[n for p in platforms.PLATFORMS for n in p.noisy_loggers])
     if args.command == "console":
         quiet_for_the_console()
+    if (handler := getattr(args, "handler", None)) is not None:
+        return handler(args, settings)
     if args.command in ("validate", "render"):
         folder = args.folder or settings.content_dir
         return (validate if args.command == "validate" else render)(folder)

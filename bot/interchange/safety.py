@@ -53,12 +53,10 @@ def decode(data: bytes, name: str, *, max_line: int = MAX_LINE) -> str:
                             "it again") from exc
     if "\x00" in text:
         raise ImportRefused(f"{name}: holds NUL characters: not a text file of this format")
-    start = 0
-    for number, line in enumerate(text.splitlines(), start=1):
-        if len(line) > max_line:
-            raise ImportRefused(f"{name}: line {number}: {len(line):,} characters long; lines of at most "
+    for number, row in enumerate(text.splitlines(), start=1):
+        if len(row) > max_line:
+            raise ImportRefused(f"{name}: line {number}: {len(row):,} characters long; lines of at most "
                                 f"{max_line:,} are read")
-        start += 1
     return text
 
 

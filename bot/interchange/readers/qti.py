@@ -145,7 +145,7 @@ def _item12(item: Any, number: int, source: str, found: Found) -> None:
     if len(lids) == 1 and not strs:
         lid = lids[0]
         if lid.get("rcardinality", "Single") != "Single":
-            found.skip(source, ref, "a multiple-answer question: studybot's multiple choice has exactly one right answer")
+            found.skip(source, ref, CANVAS_SKIPPED["multiple_answers_question"])
             return
         labels = _all(lid, "response_label")
         choices = tuple(Choice(_mattext(label, media), str(label.get("ident")) in right,
@@ -239,8 +239,8 @@ def _item21(root: Any, source: str, found: Found) -> None:
             found.skip(source, ref, "a multiple-answer question: studybot's multiple choice has exactly one right "
                                     "answer")
             return
-        item_choices = tuple(Choice(texts[i], i == correct[0], " ".join(_flow(f, media) for f in _all(c, "feedbackInline")))
-                             for c in choices for i in [str(c.get("identifier"))])
+        item_choices = tuple(Choice(texts[str(c.get("identifier"))], str(c.get("identifier")) == correct[0],
+                                    " ".join(_flow(f, media) for f in _all(c, "feedbackInline"))) for c in choices)
         _add(found, Item("mc", source, ref, prompt, item_choices, explanation=explanation, title=title))
     elif kind == "orderInteraction":
         _add(found, Item("order", source, ref, prompt, answers=tuple(texts[i] for i in correct if i in texts),

@@ -1,0 +1,72 @@
+"""The `studybot import` and `studybot export` subcommands: their arguments, and what each runs.
+`register` adds both to the CLI's parser; each sets `handler(args, settings) -> exit status`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from bot.core.config import Settings
+from bot.core.errors import SetupError
+from bot.interchange import exporters, readers
+from bot.interchange.model import Found, ImportRefused
+from bot.interchange.pack_writer import CARD_TARGETS, report_lines, write_pack
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("import", help="read question banks and flashcards into a lesson pack")
+    p.add_argument("files", nargs="+", type=Path, metavar="FILE",
+                   help="GIFT, Moodle XML, Anki .apkg/.colpkg, QTI (XML or zip), CSV/TSV flashcards")
+    p.add_argument("--pack", required=True, type=Path, help="the pack folder to write, such as content/biology")
+    p.add_argument("--format", choices=readers.FORMATS, help="the files' format (default: found from each file)")
+    p.add_argument("--cards", choices=CARD_TARGETS, default="glossary",
+                   help="flashcards become glossary terms (default) or practice questions")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--merge", action="store_true", help="add to an existing pack")
+    how.add_argument("--replace", action="store_true", help="write an existing pack anew")
+    p.set_defaults(handler=run_import)
+    p = sub.add_parser("export", help="a lesson as Anki, GIFT or Moodle XML; the cohort's scores as a gradebook CSV")
+    p.add_argument("format", choices=exporters.FORMATS)
+    p.add_argument("what", nargs="?", metavar="LESSON", help="the lesson id (default: the first lesson); for "
+                   "gradebook, the LMS: canvas or moodle")
+    p.add_argument("--out", type=Path, help="the file to write (default: beside the current folder, named after it)")
+    p.add_argument("--cohort", help="gradebook: the cohort, as platform:id (such as slack:T0001)")
+    p.set_defaults(handler=run_export)
+
+
+def run_import(args: argparse.Namespace, settings: Settings) -> int:
+    found: list[tuple[str, Found]] = []
+    try:
+        for path in args.files:
+            found.append((str(path), readers.read(path, args.format)))
+        every = Found()
+        for _, each in found:
+            every.extend(each)
+        for line in report_lines(found):
+            print(line)
+        if not every.items:
+            raise SetupError("nothing to import: every item was skipped (see above); nothing was written")
+        root = settings.content_dir
+        written = write_pack(every, args.pack, root, cards=args.cards, merge=args.merge, replace=args.replace)
+    except ImportRefused as exc:
+        raise SetupError(str(exc)) from None
+    except OSError as exc:
+        raise SetupError(f"{args.pack}: cannot write the pack ({exc.strerror or exc}); nothing was written") from None
+    for warning in written.warnings:
+        print(warning)
+    for problem in written.problems:
+        print(f"does not validate: {problem}")
+    c = written.counts
+    print(f"wrote {written.folder}: {c['questions']} quiz question(s), {c['practice']} practice question(s), "
+          f"{c['terms']} glossary term(s)" + (f"; {len(written.problems)} problem(s) to fix before studybot loads it "
+                                               f"(studybot validate {written.folder})" if written.problems else ""))
+    return 1 if written.problems else 0
+
+
+def run_export(args: argparse.Namespace, settings: Settings) -> int:
+    if args.format == "gradebook":
+        from bot.interchange.gradebook_export import export_gradebook
+        return asyncio.run(export_gradebook(settings, args.cohort, args.what, args.out))
+    return exporters.export_lesson(settings.content_dir, args.format, args.what, args.out)
