@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from bot.interchange.model import Found, ImportRefused
@@ -24,7 +25,7 @@ def detect(path: Path, head: bytes) -> str:
         return "cards"
     stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if stripped.startswith(b"<"):
-        return "moodle-xml" if b"<quiz" in head else "qti"
+        return "moodle-xml" if re.search(rb"<quiz\s*>", head) else "qti"
     if name.endswith(".qti"):
         return "qti"
     text = head.decode("utf-8", "replace")
