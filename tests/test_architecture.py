@@ -118,6 +118,7 @@ BELOW = {
     "bot.content": {"bot.questions", "bot.core", "bot.grading"},
     "bot.store": {"bot.core", "bot.grading"},
     "bot.reports": {"bot.runtime.context", "bot.store", "bot.content", "bot.questions", "bot.core", "bot.grading"},
+    "bot.interchange": {"bot.reports", "bot.store", "bot.content", "bot.questions", "bot.core", "bot.grading"},
     "bot.features": {"bot.runtime.context", "bot.runtime.commands", "bot.runtime.feature", "bot.reports",
                      "bot.store", "bot.content", "bot.questions", "bot.core", "bot.grading"},
 }
