@@ -7,6 +7,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from support import CONTENT
 
 from bot.content.loader import check_library, load_library
 from bot.interchange import readers
@@ -17,7 +18,6 @@ from bot.interchange.safety import open_package
 from bot.questions.mc import MultipleChoice
 from bot.questions.order import Ordering
 from bot.questions.short import ShortAnswer
-from support import CONTENT
 
 LESSON = next(iter(load_library(CONTENT).lessons.values()))
 READER = {"anki": "anki", "gift": "gift", "moodle-xml": "moodle-xml"}

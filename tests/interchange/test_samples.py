@@ -123,7 +123,8 @@ EXPECTED = {
     "qti/instructure-qti/items_2.1/text_entry.xml": (1, 0),
     "qti/instructure-qti/test_qti_1.2.zip": (2, 1),
     "qti/instructure-qti/test_qti_1.2_canvas/i00f37ac2af026e5a607e4a5d9a70b1d5/assessment_meta.xml": (0, 0),
-    "qti/instructure-qti/test_qti_1.2_canvas/i00f37ac2af026e5a607e4a5d9a70b1d5/i00f37ac2af026e5a607e4a5d9a70b1d5.xml": (2, 2),
+    "qti/instructure-qti/test_qti_1.2_canvas/i00f37ac2af026e5a607e4a5d9a70b1d5/"
+    "i00f37ac2af026e5a607e4a5d9a70b1d5.xml": (2, 2),
     "qti/instructure-qti/test_qti_1.2_canvas/imsmanifest.xml": (0, 0),
     "qti/instructure-qti/test_qti_2.2.zip": (2, 3),
     "qti/instructure-qti/with_banks/g9a20cf3af178b54e4792cbe992f65790/assessment_meta.xml": (0, 0),
