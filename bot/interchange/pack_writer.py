@@ -25,6 +25,7 @@ from bot.content.loader import (
     QUIZ_FILE,
     QUIZ_MD,
     check_library,
+    pack_folders,
 )
 from bot.content.render import render_quiz
 from bot.core import yamlfile
@@ -48,8 +49,11 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "imported"
 
 
+DUMPER: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # SafeDumper without libyaml
+
+
 def _dump(data: Any) -> str:
-    return yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=1000)
+    return yaml.dump(data, Dumper=DUMPER, allow_unicode=True, sort_keys=False, width=1000)
 
 
 def _load(path: Path) -> Any:
@@ -194,9 +198,8 @@ def _clashes(plan: _Plan, mine: tuple[Path, ...], root: Path) -> list[str]:
         return []
     target = {p.resolve() for p in mine}
     used: dict[str, str] = {}
-    for lesson in check_library(root).library.lessons.values():
-        if lesson.path.resolve() in target:
-            continue
+    others = [f for f in pack_folders(root) if f.resolve() not in target]
+    for lesson in (les for f in others for les in check_library(f).library.lessons.values()):
         used[f"lesson:{lesson.id.lower()}"] = lesson.id
         used.update((f"question:{q.id.lower()}", lesson.id) for q in lesson.review_questions)
         used.update((f"term:{t.term.lower()}", lesson.id) for t in lesson.terms)
