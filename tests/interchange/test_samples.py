@@ -194,3 +194,28 @@ def test_gift_matches_the_grammar_oracle() -> None:
                     assert right[0]["text"]["text"].strip() in keys, gift.name
                 checked += 1
     assert checked >= 10
+
+
+def test_the_gradebooks_keep_the_columns_the_lms_samples_import_by() -> None:
+    """Canvas's own upload fixture names learners by Student/ID/SIS Login ID/Section, with a Points Possible
+    row first; Moodle's import test maps learners by "ID number": ours have the same columns."""
+    import csv
+    import io
+
+    from bot.content.model import Library
+    from bot.core.messages import Actor
+    from bot.reports import gradebook
+
+    root = banks() / "gradebook"
+    canvas = list(csv.reader(io.StringIO((root / "canvas-lms" / "basic_course_with_sis_login_id.csv").read_text())))
+    moodle = next(csv.reader(io.StringIO((root / "moodle" / "load_data_test.oktext.csv").read_text()),
+                             skipinitialspace=True))
+    who = [Actor("slack", "T1", "U1", "Ana")]
+    ours_canvas = list(csv.reader(io.StringIO(gradebook.build("canvas", who, [], Library(), {"U1": "s1"})
+                                              .data.decode("utf-8-sig"))))
+    ours_moodle = next(csv.reader(io.StringIO(gradebook.build("moodle", who, [], Library(), {"U1": "s1"})
+                                              .data.decode("utf-8-sig"))))
+    identity = [c for c in canvas[0] if c in ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")]
+    assert identity and set(identity) <= set(ours_canvas[0])
+    assert canvas[1][0] == ours_canvas[1][0] == "Points Possible"
+    assert "ID number" in moodle and "ID number" in ours_moodle

@@ -156,7 +156,7 @@ def _note(note_id: int, note_type: NoteType | None, fields: list[str], source: s
         prompt = _md(fields[0], found)
         answer = _md(fields[note_type.fields.index(note_type.typed)], found)
         if not prompt or not answer:
-            found.skip(source, ref, "its question or answer is empty (an image or sound only)")
+            found.skip(source, ref, "its question or answer is empty (or only an image or sound)")
         else:
             found.items.append(Item("short", source, ref, prompt, answers=(answer,)))
     elif len(fields) < 2:
@@ -164,7 +164,7 @@ def _note(note_id: int, note_type: NoteType | None, fields: list[str], source: s
     else:
         front, back = _md(fields[0], found), _md(fields[1], found)
         if not front or not back:
-            found.skip(source, ref, f"its {'front' if not front else 'back'} is empty (an image or sound only)")
+            found.skip(source, ref, f"its {'front' if not front else 'back'} is empty (or only an image or sound)")
         else:
             found.items.append(Item("card", source, ref, front, answers=(back,)))
 
@@ -175,16 +175,14 @@ def _own(name: str, fields: list[str], source: str, ref: str, found: Found) -> N
     if name == MODEL_TERM:
         found.items.append(Item("card", source, ref, _md(fields[0], found), answers=(_md(fields[1], found),)))
         return
-    prompt, explanation = _md(fields[0], found), _md(fields[-1 if name == MODEL_MC else 3], found)
+    prompt = _md(fields[0], found)
     if name == MODEL_MC:
-        prompt, choices, key, feedback, explanation = (_md(fields[0], found), _lines(fields[1], found),
-                                                       _md(fields[2], found).strip(), _lines(fields[3], found),
-                                                       _md(fields[4], found))
+        choices, key, feedback = _lines(fields[1], found), _md(fields[2], found).strip(), _lines(fields[3], found)
         why = dict(line.split(": ", 1) for line in feedback if ": " in line)
         texts = [c.split(". ", 1)[1] if ". " in c else c for c in choices]
         found.items.append(Item("mc", source, ref, prompt, tuple(
             Choice(text, LETTERS[i] == key, why.get(LETTERS[i], "")) for i, text in enumerate(texts)),
-            explanation=explanation))
+            explanation=_md(fields[4], found)))
     elif name == MODEL_SHORT:
         accepted = tuple(_lines(fields[2], found))
         found.items.append(Item("short", source, ref, prompt, answers=(_md(fields[1], found), *accepted),

@@ -15,7 +15,7 @@ HEADERS = {("term", "definition"), ("front", "back"), ("question", "answer"), ("
 def read(text: str, source: str) -> Found:
     found = Found()
     lines = [line for line in text.splitlines() if not line.startswith("#")]
-    delimiter = "\t" if any("\t" in line for line in lines) else ("," if not source.endswith(".tsv") else "\t")
+    delimiter = "\t" if source.endswith(".tsv") or any("\t" in line for line in lines) else ","
     seen: dict[tuple[str, str], int] = {}
     rows = csv.reader(io.StringIO(text), delimiter=delimiter)
     for row in rows:
@@ -29,7 +29,6 @@ def read(text: str, source: str) -> Found:
             found.skip(source, ref, f"one field only (no {'tab' if delimiter == chr(9) else 'comma'}): a card needs "
                                     "a front and a back")
             continue
-        media: list[str] = []
         front, front_media = to_markdown(row[0])
         back, back_media = to_markdown(row[1])
         found.media += front_media + back_media
@@ -40,6 +39,5 @@ def read(text: str, source: str) -> Found:
             found.skip(source, ref, f"the same card as line {seen[front, back]}")
             continue
         seen[front, back] = line
-        found.media += media
         found.items.append(Item("card", source, ref, front, answers=(back,)))
     return found
