@@ -125,7 +125,7 @@ def _plan(found: Found, folder: Path, cards: str, merge: bool) -> _Plan:
                     plan.origin[GLOSSARY_FILE, len(terms)] = item
                     terms.append({"term": item.prompt, "definition": item.answers[0], "sources": [source_id]})
                     continue
-            if item.prompt in prompts and item.kind != "card":
+            if item.prompt in prompts:
                 continue  # already in the pack (a merge of the same file)
             while (qid := f"{lesson_id}-q{counter + 1:03d}") in ids:
                 counter += 1
