@@ -11,7 +11,7 @@ from typing import Any
 from bot.core.config import Settings
 from bot.core.errors import SetupError
 from bot.interchange import exporters, readers
-from bot.interchange.model import Found, ImportRefused
+from bot.interchange.model import Found, ImportRefused, printable
 from bot.interchange.pack_writer import CARD_TARGETS, report_lines, write_pack
 
 
@@ -51,7 +51,7 @@ def run_import(args: argparse.Namespace, settings: Settings) -> int:
         root = settings.content_dir
         written = write_pack(every, args.pack, root, cards=args.cards, merge=args.merge, replace=args.replace)
     except ImportRefused as exc:
-        raise SetupError(str(exc)) from None
+        raise SetupError(printable(str(exc))) from None
     except OSError as exc:
         raise SetupError(f"{args.pack}: cannot write the pack ({exc.strerror or exc}); nothing was written") from None
     for warning in written.warnings:

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
+
+
+def printable(text: str, limit: int = 400) -> str:
+    """Text from a stranger's file as one safe line: control characters (terminal escapes, line breaks)
+    become spaces, and it is cut at `limit` characters."""
+    cleaned = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in text)
+    line = " ".join(cleaned.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 class ImportRefused(Exception):
@@ -40,7 +49,7 @@ class Skipped:
     reason: str
 
     def __str__(self) -> str:
-        return f"{self.source}: {self.ref}: skipped: {self.reason}"
+        return printable(f"{self.source}: {self.ref}: skipped: {self.reason}")
 
 
 @dataclass

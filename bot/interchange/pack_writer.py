@@ -29,7 +29,7 @@ from bot.content.loader import (
 )
 from bot.content.render import render_quiz
 from bot.core import yamlfile
-from bot.interchange.model import Found, ImportRefused, Item
+from bot.interchange.model import Found, ImportRefused, Item, printable
 
 CARD_TARGETS = ("glossary", "practice")
 _FIELD = re.compile(r"^(questions|terms)\[(\d+)\]")
@@ -56,8 +56,21 @@ def _dump(data: Any) -> str:
     return yaml.dump(data, Dumper=DUMPER, allow_unicode=True, sort_keys=False, width=1000)
 
 
-def _load(path: Path) -> Any:
-    return yamlfile.load(yamlfile.read_text(path)) if path.exists() else None
+def _load(path: Path, key: str | None = None) -> Any:
+    """A pack file to merge into, as data (its `key` list when given); ImportRefused when it cannot be read."""
+    if not path.exists():
+        return [] if key else None
+    try:
+        data = yamlfile.load(yamlfile.read_text(path))
+    except (yamlfile.FileRefused, yaml.YAMLError) as exc:
+        raise ImportRefused(f"{path}: cannot be read to merge into ({printable(str(exc), 120)}); fix it (studybot "
+                            "validate) or write the pack anew with --replace") from exc
+    if key is None:
+        return data if isinstance(data, dict) else None
+    items = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        raise ImportRefused(f"{path}: has no list '{key}:' to merge into; fix it or write the pack anew with --replace")
+    return items
 
 
 def _question(item: Item, qid: str, goal: str, source_id: str) -> dict[str, Any]:
@@ -101,16 +114,19 @@ def _plan(found: Found, folder: Path, cards: str, merge: bool) -> _Plan:
     lesson = old_lesson or {"id": lesson_id, "title": folder.name.replace("-", " ").capitalize(),
                             "summary": "Imported questions and terms; edit this summary.", "goals": []}
     lesson_id = str(lesson.get("id", lesson_id))
-    quiz = list((_load(folder / QUIZ_FILE) or {}).get("questions", [])) if merge else []
-    practice = list((_load(folder / PRACTICE_FILE) or {}).get("questions", [])) if merge else []
-    terms = list((_load(folder / GLOSSARY_FILE) or {}).get("terms", [])) if merge else []
+    quiz = list(_load(folder / QUIZ_FILE, "questions")) if merge else []
+    practice = list(_load(folder / PRACTICE_FILE, "questions")) if merge else []
+    terms = list(_load(folder / GLOSSARY_FILE, "terms")) if merge else []
     notes = (folder / NOTES_FILE).read_text(encoding="utf-8") if merge and (folder / NOTES_FILE).exists() else \
         "# Reading log\n\nThe files these questions were imported from.\n"
     plan = _Plan(lesson, quiz, practice, terms, notes)
-    ids = {str(q.get("id")) for q in quiz + practice}
-    prompts = {str(q.get("prompt")) for q in quiz + practice}
-    known_terms = {str(t.get("term", "")).lower() for t in terms}
+    ids = {str(q.get("id")) for q in quiz + practice if isinstance(q, dict)}
+    prompts = {str(q.get("prompt")) for q in quiz + practice if isinstance(q, dict)}
+    known_terms = {str(t.get("term", "")).lower() for t in terms if isinstance(t, dict)}
     goals = lesson.setdefault("goals", [])
+    if not isinstance(goals, list) or not all(isinstance(g, dict) for g in goals):
+        raise ImportRefused(f"{folder / LESSON_FILE}: its goals are not a list of id and text to merge into; fix it "
+                            "(studybot validate) or write the pack anew with --replace")
     counter = len(ids)
     for source in dict.fromkeys(i.source for i in found.items):
         goal = slug(Path(source.split(":")[0]).stem)
@@ -183,7 +199,7 @@ def _checked(plan: _Plan, staged: Path, folder: Path, root: Path) -> Written:
     report = check_library(staged)
     written = Written(folder, {"questions": len(plan.quiz), "practice": len(plan.practice), "terms": len(plan.terms)})
     for problem in report.problems:
-        written.problems.append(f"{_where(problem.file, problem.field, plan)}: {problem.message}")
+        written.problems.append(printable(f"{_where(problem.file, problem.field, plan)}: {problem.message}", 600))
     written.warnings = [str(w) for w in report.warnings if not w.file.endswith(QUIZ_MD)]
     written.problems += _clashes(plan, (folder, staged), root)
     lesson = next(iter(report.library.lessons.values()), None)
@@ -241,10 +257,11 @@ def report_lines(found: Sequence[tuple[str, Found]]) -> list[str]:
     """One line per source file, then each item skipped, then the media not copied."""
     lines = []
     for source, each in found:
-        lines.append(f"{source}: {len(each.items)} imported ({counted(each)}), {len(each.skipped)} skipped")
+        lines.append(printable(f"{source}: {len(each.items)} imported ({counted(each)}), {len(each.skipped)} skipped"))
     for _, each in found:
         lines += [str(s) for s in each.skipped]
     media = list(dict.fromkeys(m for _, each in found for m in each.media))
     if media:
-        lines.append(f"media not copied ({len(media)}): {', '.join(media[:20])}" + (" …" if len(media) > 20 else ""))
+        lines.append(printable(f"media not copied ({len(media)}): {', '.join(media[:20])}"
+                               + (" …" if len(media) > 20 else ""), 2000))
     return lines

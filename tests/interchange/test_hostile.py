@@ -97,3 +97,29 @@ def test_an_existing_pack_is_left_alone_without_merge_or_replace(tmp_path: Path,
     with pytest.raises(SystemExit) as ended:
         main(["validate", "content"])
     assert ended.value.code == 0
+
+
+def test_terminal_escapes_in_a_file_never_reach_the_terminal(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    bank = _write(tmp_path / "esc.gift", b"::\x1b[2J\x1b]0;owned\x07Q::Essay? {}\n\n"
+                                         b"::Sky:: Which colour is the sky on a clear day? {=blue ~green#Grass.}\n")
+    with pytest.raises(SystemExit):
+        main(["import", str(bank), "--pack", "content/course"])
+    out = capsys.readouterr().out
+    assert "skipped: an essay" in out and "\x1b" not in out and "\x07" not in out
+
+
+def test_a_pack_that_cannot_be_read_is_not_merged_into(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    bank = _write(tmp_path / "a.gift", b"::A:: Which colour is the sky on a clear day? {=blue ~green#Grass is.}\n")
+    with pytest.raises(SystemExit):
+        main(["import", str(bank), "--pack", "content/course"])
+    (tmp_path / "content/course/quiz.yaml").write_text("questions: {not: a list}\n")
+    before = {p.name: p.read_bytes() for p in (tmp_path / "content/course").iterdir()}
+    with pytest.raises(SystemExit) as ended:
+        main(["import", str(bank), "--pack", "content/course", "--merge"])
+    err = capsys.readouterr().err
+    assert ended.value.code == 2 and err.count("\n") == 1 and "has no list 'questions:' to merge into" in err
+    assert {p.name: p.read_bytes() for p in (tmp_path / "content/course").iterdir()} == before
