@@ -54,6 +54,8 @@ def run_import(args: argparse.Namespace, settings: Settings) -> int:
         raise SetupError(printable(str(exc))) from None
     except OSError as exc:
         raise SetupError(f"{args.pack}: cannot write the pack ({exc.strerror or exc}); nothing was written") from None
+    for skipped in written.skipped:
+        print(skipped)
     for warning in written.warnings:
         print(warning)
     for problem in written.problems:

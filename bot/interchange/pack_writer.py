@@ -29,7 +29,7 @@ from bot.content.loader import (
 )
 from bot.content.render import render_quiz
 from bot.core import yamlfile
-from bot.interchange.model import Found, ImportRefused, Item, printable
+from bot.interchange.model import Found, ImportRefused, Item, Skipped, printable
 
 CARD_TARGETS = ("glossary", "practice")
 _FIELD = re.compile(r"^(questions|terms)\[(\d+)\]")
@@ -42,6 +42,7 @@ class Written:
     folder: Path
     counts: dict[str, int] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)  # "source: item: field: message"
+    skipped: list[Skipped] = field(default_factory=list)  # items the pack already had
     warnings: list[str] = field(default_factory=list)
 
 
@@ -106,6 +107,7 @@ class _Plan:
     terms: list[dict[str, Any]]
     notes: str
     origin: dict[tuple[str, int], Item] = field(default_factory=dict)  # (file, index) -> item
+    skipped: list[Skipped] = field(default_factory=list)  # items the pack already has
 
 
 def _plan(found: Found, folder: Path, cards: str, merge: bool) -> _Plan:
@@ -132,26 +134,37 @@ def _plan(found: Found, folder: Path, cards: str, merge: bool) -> _Plan:
         goal = slug(Path(source.split(":")[0]).stem)
         if goal not in {g.get("id") for g in goals}:
             goals.append({"id": goal, "text": f"Answer the questions imported from {source}."})
-        source_id = f"S{len(re.findall(r'^## S[0-9]+ ', plan.notes, re.MULTILINE)) + 1}"
-        plan.notes += f"\n## {source_id} — {source}\n"
+        source_id = _source_id(plan, source)
         for item in (i for i in found.items if i.source == source):
             if item.kind == "card" and cards == "glossary":
-                if item.prompt.lower() not in known_terms:
-                    known_terms.add(item.prompt.lower())
-                    plan.origin[GLOSSARY_FILE, len(terms)] = item
-                    terms.append({"term": item.prompt, "definition": item.answers[0], "sources": [source_id]})
+                if item.prompt.lower() in known_terms:
+                    plan.skipped.append(Skipped(item.source, item.ref, f"the term '{item.prompt[:40]}' is in the "
+                                                                       "glossary already"))
                     continue
-            if item.prompt in prompts:
-                continue  # already in the pack (a merge of the same file)
+                known_terms.add(item.prompt.lower())
+                plan.origin[GLOSSARY_FILE, len(terms)] = item
+                terms.append({"term": item.prompt, "definition": item.answers[0], "sources": [source_id]})
+                continue
+            if item.prompt in prompts:  # merging a file again: its questions are in the pack
+                plan.skipped.append(Skipped(item.source, item.ref, "the pack has a question with this prompt already"))
+                continue
             while (qid := f"{lesson_id}-q{counter + 1:03d}") in ids:
                 counter += 1
             counter += 1
             ids.add(qid)
-            prompts.add(item.prompt)
             target, name = (practice, PRACTICE_FILE) if item.kind == "card" else (quiz, QUIZ_FILE)
             plan.origin[name, len(target)] = item
             target.append(_question(item, qid, goal, source_id))
     return plan
+
+
+def _source_id(plan: _Plan, source: str) -> str:
+    """The notes.md source id of a file: the one it had (a merge of the same file), else the next one."""
+    if (known := re.search(rf"^## (S[0-9]+) — {re.escape(source)}$", plan.notes, re.MULTILINE)) is not None:
+        return known.group(1)
+    source_id = f"S{len(re.findall(r'^## S[0-9]+ ', plan.notes, re.MULTILINE)) + 1}"
+    plan.notes += f"\n## {source_id} — {source}\n"
+    return source_id
 
 
 def _stage(plan: _Plan, staged: Path) -> None:
@@ -187,6 +200,7 @@ def write_pack(found: Found, folder: Path, root: Path, *, cards: str = "glossary
     try:
         _stage(plan, staged)
         written = _checked(plan, staged, folder, root)
+        written.skipped = plan.skipped
         _swap(staged, folder)
     finally:
         shutil.rmtree(staged, ignore_errors=True)

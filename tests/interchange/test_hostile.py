@@ -123,3 +123,21 @@ def test_a_pack_that_cannot_be_read_is_not_merged_into(tmp_path: Path, capsys: p
     err = capsys.readouterr().err
     assert ended.value.code == 2 and err.count("\n") == 1 and "has no list 'questions:' to merge into" in err
     assert {p.name: p.read_bytes() for p in (tmp_path / "content/course").iterdir()} == before
+
+
+def test_every_item_not_written_is_listed(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two cards of one term, and a merge of the same file again: each item left out is said, with why."""
+    monkeypatch.chdir(tmp_path)
+    cards = _write(tmp_path / "cards.tsv", b"osmosis\twater crossing a membrane\nOsmosis\tanother definition\n")
+    bank = _write(tmp_path / "a.gift", b"::A:: Which colour is the sky on a clear day? {=blue ~green#Grass is.}\n")
+    with pytest.raises(SystemExit):
+        main(["import", str(cards), str(bank), "--pack", "content/course"])
+    out = capsys.readouterr().out
+    assert "cards.tsv: line 2: skipped: the term 'Osmosis' is in the glossary already" in out
+    assert "practice.yaml" not in {p.name for p in (tmp_path / "content/course").iterdir()}
+    with pytest.raises(SystemExit):
+        main(["import", str(bank), "--pack", "content/course", "--merge"])
+    out = capsys.readouterr().out
+    assert "a.gift: 'A' (line 1): skipped: the pack has a question with this prompt already" in out
+    assert (tmp_path / "content/course/notes.md").read_text().count("a.gift") == 1

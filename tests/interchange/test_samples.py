@@ -219,3 +219,13 @@ def test_the_gradebooks_keep_the_columns_the_lms_samples_import_by() -> None:
     assert identity and set(identity) <= set(ours_canvas[0])
     assert canvas[1][0] == ours_canvas[1][0] == "Points Possible"
     assert "ID number" in moodle and "ID number" in ours_moodle
+
+
+def test_hostile_html_in_a_sample_becomes_plain_markdown() -> None:
+    """Canvas's true/false fixture hides a script attribute in an image: the image is named as media, and
+    nothing of the markup reaches the pack."""
+    found = readers.read(banks() / "qti" / "instructure-qti" / "items_1.2" / "true_false.xml")
+    [item] = found.items
+    texts = [item.prompt, item.explanation, *(c.text for c in item.choices), *(c.feedback for c in item.choices)]
+    assert not [t for t in texts if "<" in t or "alert(" in t or "script" in t]
+    assert any(m.endswith("image.png") for m in found.media)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bot.interchange.model import Found, ImportRefused
 from bot.interchange.readers import anki, flashcards, gift, moodle_xml, qti
-from bot.interchange.safety import decode, parse_xml, read_bytes
+from bot.interchange.safety import decode, read_bytes
 
 FORMATS = ("gift", "moodle-xml", "anki", "qti", "cards")
 
@@ -52,5 +52,3 @@ def read(path: Path, fmt: str | None = None) -> Found:
         return flashcards.read(text, name)
     raise ImportRefused(f"{name}: unknown format '{fmt}'; use one of {', '.join(FORMATS)}")
 
-
-__all__ = ["FORMATS", "detect", "parse_xml", "read"]

@@ -10,7 +10,7 @@ from typing import Any
 
 from bot.interchange.markup import to_markdown
 from bot.interchange.model import Choice, Found, ImportRefused, Item
-from bot.interchange.safety import MAX_FILE, open_package, parse_xml
+from bot.interchange.safety import MAX_FILE, open_package, parse_xml, read_bytes
 
 CANVAS_SKIPPED = {
     "essay_question": "an essay: studybot grades typed answers by a rubric of key points; write one by hand",
@@ -58,7 +58,6 @@ def read_file(path: Path, source: str) -> Found:
                                                                                       "assessment_meta.xml")):
                     found.extend(read(package.read(member), f"{source}:{member}"))
         return found
-    from bot.interchange.safety import read_bytes
     return read(read_bytes(path, MAX_FILE), source)
 
 
