@@ -74,6 +74,14 @@ def _load(path: Path, key: str | None = None) -> Any:
     return items
 
 
+def _notes(path: Path) -> str:
+    try:
+        return yamlfile.read_text(path)
+    except yamlfile.FileRefused as exc:
+        raise ImportRefused(f"{path}: cannot be read to merge into ({exc.message}); fix it or write the pack anew "
+                            "with --replace") from exc
+
+
 def _question(item: Item, qid: str, goal: str, source_id: str) -> dict[str, Any]:
     base: dict[str, Any] = {"id": qid, "type": item.kind if item.kind != "card" else "short", "goal": goal,
                             "prompt": item.prompt}
@@ -119,7 +127,7 @@ def _plan(found: Found, folder: Path, cards: str, merge: bool) -> _Plan:
     quiz = list(_load(folder / QUIZ_FILE, "questions")) if merge else []
     practice = list(_load(folder / PRACTICE_FILE, "questions")) if merge else []
     terms = list(_load(folder / GLOSSARY_FILE, "terms")) if merge else []
-    notes = (folder / NOTES_FILE).read_text(encoding="utf-8") if merge and (folder / NOTES_FILE).exists() else \
+    notes = _notes(folder / NOTES_FILE) if merge and (folder / NOTES_FILE).exists() else \
         "# Reading log\n\nThe files these questions were imported from.\n"
     plan = _Plan(lesson, quiz, practice, terms, notes)
     ids = {str(q.get("id")) for q in quiz + practice if isinstance(q, dict)}
@@ -234,24 +242,25 @@ def _clashes(plan: _Plan, mine: tuple[Path, ...], root: Path) -> list[str]:
         used.update((f"question:{q.id.lower()}", lesson.id) for q in lesson.review_questions)
         used.update((f"term:{t.term.lower()}", lesson.id) for t in lesson.terms)
     out = []
-    if (other := used.get(f"lesson:{str(plan.lesson.get('id', '')).lower()}")) is not None:
+    if f"lesson:{str(plan.lesson.get('id', '')).lower()}" in used:
         out.append(f"{LESSON_FILE}: id: duplicate lesson '{plan.lesson.get('id')}' (another pack has it)")
     for name, entries, kind, key in ((QUIZ_FILE, plan.quiz, "question", "id"),
                                      (PRACTICE_FILE, plan.practice, "question", "id"),
                                      (GLOSSARY_FILE, plan.terms, "term", "term")):
         for index, entry in enumerate(entries):
             if (other := used.get(f"{kind}:{str(entry.get(key, '')).lower()}")) is not None:
-                out.append(f"{_where(name, f'{entry_path(name)}[{index}].{key}', plan)}: duplicate {kind} "
+                out.append(f"{_where(name, f'{_entries_key(name)}[{index}].{key}', plan)}: duplicate {kind} "
                            f"'{str(entry.get(key))[:40]}' (lesson {other} has it)")
     return out
 
 
-def entry_path(name: str) -> str:
+def _entries_key(name: str) -> str:
     return "terms" if name == GLOSSARY_FILE else "questions"
 
 
 def _swap(staged: Path, folder: Path) -> None:
-    """Put the staged pack in place of the folder: renamed, so a reader sees the old pack or the new one."""
+    """Put the staged pack in place of the folder by renaming: a reader never sees a half-written pack (only,
+    between the two renames of a --merge or --replace, none)."""
     old = folder.with_name(f".{folder.name}.old")
     shutil.rmtree(old, ignore_errors=True)
     if folder.exists():

@@ -119,3 +119,20 @@ def test_export_gradebook_reads_the_database_and_the_config_map(tmp_path: Path, 
     rows = list(csv.reader(io.StringIO((tmp_path / "m.csv").read_text("utf-8-sig"))))
     assert rows[0][:2] == ["ID number", "Full name"] and [r[2] for r in rows[1:]] == ["2", "0"]
     assert sqlite3.connect(settings.db_path).execute("SELECT COUNT(*) FROM learners").fetchone()[0] == 3
+
+
+def test_a_term_another_pack_has_is_named_by_its_card(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("STUDYBOT_CONTENT", "content")
+    first = tmp_path / "first.tsv"
+    first.write_text("osmosis\twater crossing a membrane\n")
+    second = tmp_path / "second.tsv"
+    second.write_text("mitosis\tone cell dividing in two\nosmosis\twater moving through a membrane\n")
+    assert run(["import", str(first), "--pack", "content/one"]) == 0
+    capsys.readouterr()
+    assert run(["import", str(second), "--pack", "content/two"]) == 1
+    out = capsys.readouterr().out
+    assert f"does not validate: {second}: line 2: glossary.yaml terms[1].term: duplicate term 'osmosis' " \
+           "(lesson one has it)" in out
+    assert "1 problem(s) to fix" in out
