@@ -1,5 +1,6 @@
 """The `studybot import` and `studybot export` subcommands: their arguments, and what each runs.
-`register` adds both to the CLI's parser; each sets `handler(args, settings) -> exit status`."""
+`register` adds both to the CLI's parser; each sets `handler(args, settings) -> exit status`. The readers
+and writers are imported when a handler runs, so that every other command starts without them."""
 
 from __future__ import annotations
 
@@ -10,9 +11,7 @@ from typing import Any
 
 from bot.core.config import Settings
 from bot.core.errors import SetupError
-from bot.interchange import exporters, readers
-from bot.interchange.model import Found, ImportRefused, printable
-from bot.interchange.pack_writer import CARD_TARGETS, report_lines, write_pack
+from bot.interchange.model import CARD_TARGETS, EXPORT_FORMATS, IMPORT_FORMATS, Found, ImportRefused, printable
 
 
 def register(sub: Any) -> None:
@@ -20,7 +19,7 @@ def register(sub: Any) -> None:
     p.add_argument("files", nargs="+", type=Path, metavar="FILE",
                    help="GIFT, Moodle XML, Anki .apkg/.colpkg, QTI (XML or zip), CSV/TSV flashcards")
     p.add_argument("--pack", required=True, type=Path, help="the pack folder to write, such as content/biology")
-    p.add_argument("--format", choices=readers.FORMATS, help="the files' format (default: found from each file)")
+    p.add_argument("--format", choices=IMPORT_FORMATS, help="the files' format (default: found from each file)")
     p.add_argument("--cards", choices=CARD_TARGETS, default="glossary",
                    help="flashcards become glossary terms (default) or practice questions")
     how = p.add_mutually_exclusive_group()
@@ -28,7 +27,7 @@ def register(sub: Any) -> None:
     how.add_argument("--replace", action="store_true", help="write an existing pack anew")
     p.set_defaults(handler=run_import)
     p = sub.add_parser("export", help="a lesson as Anki, GIFT or Moodle XML; the cohort's scores as a gradebook CSV")
-    p.add_argument("format", choices=exporters.FORMATS)
+    p.add_argument("format", choices=EXPORT_FORMATS)
     p.add_argument("what", nargs="?", metavar="LESSON", help="the lesson id (default: the first lesson); for "
                    "gradebook, the LMS: canvas or moodle")
     p.add_argument("--out", type=Path, help="the file to write (default: beside the current folder, named after it)")
@@ -37,6 +36,9 @@ def register(sub: Any) -> None:
 
 
 def run_import(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.interchange import readers
+    from bot.interchange.pack_writer import report_lines, write_pack
+
     found: list[tuple[str, Found]] = []
     try:
         for path in args.files:
@@ -70,5 +72,8 @@ def run_import(args: argparse.Namespace, settings: Settings) -> int:
 def run_export(args: argparse.Namespace, settings: Settings) -> int:
     if args.format == "gradebook":
         from bot.interchange.gradebook_export import export_gradebook
+
         return asyncio.run(export_gradebook(settings, args.cohort, args.what, args.out))
-    return exporters.export_lesson(settings.content_dir, args.format, args.what, args.out)
+    from bot.interchange.exporters import export_lesson
+
+    return export_lesson(settings.content_dir, args.format, args.what, args.out)

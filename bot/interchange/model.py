@@ -14,6 +14,11 @@ def printable(text: str, limit: int = 400) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
+IMPORT_FORMATS = ("gift", "moodle-xml", "anki", "qti", "cards")
+EXPORT_FORMATS = ("anki", "gift", "moodle-xml", "gradebook")
+CARD_TARGETS = ("glossary", "practice")  # what flashcards become
+
+
 class ImportRefused(Exception):
     """A file that is not imported, with what is wrong with it (one line, naming the file)."""
 

@@ -31,7 +31,6 @@ from bot.content.render import render_quiz
 from bot.core import yamlfile
 from bot.interchange.model import Found, ImportRefused, Item, Skipped, printable
 
-CARD_TARGETS = ("glossary", "practice")
 _FIELD = re.compile(r"^(questions|terms)\[(\d+)\]")
 
 

@@ -12,7 +12,6 @@ from bot.core.errors import ContentErrors, SetupError
 from bot.core.suggest import did_you_mean
 from bot.interchange.exporters import anki, gift, moodle_xml
 
-FORMATS = ("anki", "gift", "moodle-xml", "gradebook")
 WRITERS: dict[str, tuple[Callable[[Lesson], tuple[bytes, list[str]]], str]] = {
     "anki": (anki.write, ".apkg"), "gift": (gift.write, ".gift.txt"), "moodle-xml": (moodle_xml.write, ".xml"),
 }

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bot.interchange.model import Found, ImportRefused
+from bot.interchange.model import IMPORT_FORMATS, Found, ImportRefused
 from bot.interchange.readers import anki, flashcards, gift, moodle_xml, qti
 from bot.interchange.safety import decode, read_bytes
 
-FORMATS = ("gift", "moodle-xml", "anki", "qti", "cards")
+FORMATS = IMPORT_FORMATS
 
 
 def detect(path: Path, head: bytes) -> str:
