@@ -175,7 +175,7 @@ async def _gradebooks(ctx: Context, cohort: Cohort, table: list[cohort_csv.Row])
                   Option("period", "week (this week) or all (all time, default)", choices={"week": "week", "all": ""})))
 async def insights(ctx: Context, cmd: Command) -> list[Reply]:
     """/insights [lesson] [week|all]: the cohort at a glance, privately: who is behind, what it misses (instructors).
-    /insights export: cohort_answers.csv and cohort_report.html (charts), by direct message (instructors)."""
+    /insights export: cohort_answers.csv, cohort_report.html and the LMS gradebooks, by direct message (instructors)."""
     ctx.require_instructor(cmd.actor, "see the cohort's insights")
     words = cmd.args.split()
     if words and words[0].lower() == "export":
