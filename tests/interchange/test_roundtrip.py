@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import CONTENT
@@ -82,3 +83,28 @@ def test_a_gift_export_imports_into_a_pack_that_loads_the_same_choices(tmp_path:
     for q in mcs:
         assert loaded[q.prompt].choices == q.choices  # type: ignore[attr-defined]
         assert loaded[q.prompt].explanation == q.explanation
+
+
+TRICKY = "Which of ~ = # { } : \\ and <b>&amp;</b> is “plain”?\n\nA second paragraph, after a blank line."
+
+
+def tricky_lesson() -> Any:
+    from dataclasses import replace
+
+    from bot.questions.mc import AnswerOption
+
+    q = next(q for q in LESSON.questions if isinstance(q, MultipleChoice))
+    choices = (AnswerOption("a ~ b = c", True),
+               AnswerOption("{x} # y: z \\ w", False, "Why: <i>not</i> & so on.\n\nReally."))
+    return replace(LESSON, questions=(replace(q, prompt=TRICKY, explanation=TRICKY, choices=choices),), terms=())
+
+
+@pytest.mark.parametrize("fmt", ["anki", "gift", "moodle-xml"])
+def test_markup_characters_and_paragraphs_survive_the_round_trip(tmp_path: Path, fmt: str) -> None:
+    writer, suffix = WRITERS[fmt]
+    target = tmp_path / f"tricky{suffix}"
+    target.write_bytes(writer(tricky_lesson())[0])
+    [item] = readers.read(target, READER[fmt]).items
+    assert item.prompt == TRICKY and item.explanation == TRICKY
+    assert [(c.text, c.correct, c.feedback) for c in item.choices] == [
+        ("a ~ b = c", True, ""), ("{x} # y: z \\ w", False, "Why: <i>not</i> & so on.\n\nReally.")]

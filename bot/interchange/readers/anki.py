@@ -145,6 +145,20 @@ def _lines(text: str, found: Found) -> list[str]:
     return [line for line in _md(text, found).split("\n") if line.strip()]
 
 
+def _labelled(text: str, found: Found, mark: str) -> dict[str, str]:
+    """Entries written one per line as `A. text` (mark ".") or `B: text` (mark ":"), by letter; a line
+    without a label continues the entry before it (an entry of several lines or paragraphs)."""
+    entries: dict[str, list[str]] = {}
+    last = None
+    for line in _md(text, found).split("\n"):
+        if len(line) > 2 and line[0] in LETTERS and line[1:3] == f"{mark} ":
+            last = line[0]
+            entries[last] = [line[3:]]
+        elif last is not None:
+            entries[last].append(line)
+    return {k: "\n".join(v).strip() for k, v in entries.items()}
+
+
 def _note(note_id: int, note_type: NoteType | None, fields: list[str], source: str, found: Found) -> None:
     ref = f"note {note_id}"
     name = note_type.name if note_type else ""
@@ -177,11 +191,10 @@ def _own(name: str, fields: list[str], source: str, ref: str, found: Found) -> N
         return
     prompt = _md(fields[0], found)
     if name == MODEL_MC:
-        choices, key, feedback = _lines(fields[1], found), _md(fields[2], found).strip(), _lines(fields[3], found)
-        why = dict(line.split(": ", 1) for line in feedback if ": " in line)
-        texts = [c.split(". ", 1)[1] if ". " in c else c for c in choices]
+        choices, key, why = _labelled(fields[1], found, "."), _md(fields[2], found).strip(), \
+            _labelled(fields[3], found, ":")
         found.items.append(Item("mc", source, ref, prompt, tuple(
-            Choice(text, LETTERS[i] == key, why.get(LETTERS[i], "")) for i, text in enumerate(texts)),
+            Choice(text, letter == key, why.get(letter, "")) for letter, text in choices.items()),
             explanation=_md(fields[4], found)))
     elif name == MODEL_SHORT:
         accepted = tuple(_lines(fields[2], found))

@@ -8,14 +8,15 @@ name a category, and `\\~ \\= \\# \\{ \\} \\: \\\\ \\n` are escapes."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from bot.interchange.markup import to_markdown
 from bot.interchange.model import Choice, Found, Item
 
 ESCAPES = {"\\\\": "\ue000", "\\~": "\ue001", "\\=": "\ue002", "\\#": "\ue003", "\\{": "\ue004", "\\}": "\ue005",
-           "\\:": "\ue006", "\\n": "\n"}
+           "\\:": "\ue006", "\\n": "\ue007"}
 _LITERAL = {"\ue000": "\\", "\ue001": "~", "\ue002": "=", "\ue003": "#", "\ue004": "{", "\ue005": "}",
-            "\ue006": ":"}
+            "\ue006": ":", "\ue007": "\n"}  # an escaped line break stays inside its question
 _ESCAPE = re.compile(r"\\[\\~=#{}:n]")
 _TITLE = re.compile(r"^::(.*?)::", re.DOTALL)
 _FORMAT = re.compile(r"^\s*\[(html|moodle|plain|markdown)\]", re.IGNORECASE)
@@ -58,9 +59,8 @@ def _chunks(text: str) -> list[tuple[int, str]]:
     return chunks
 
 
-def _text(raw: str, media: list[str]) -> str:
-    """A GIFT text field as Markdown: its format marker read, escapes turned back."""
-    fmt = "moodle"
+def _text(raw: str, media: list[str], fmt: str = "moodle") -> str:
+    """A GIFT text field as Markdown: its format marker read (else `fmt`, the question's), escapes turned back."""
     if (m := _FORMAT.match(raw)) is not None:
         fmt, raw = m.group(1).lower(), raw[m.end():]
     text = _show(raw).strip()
@@ -96,15 +96,20 @@ def _question(chunk: str, line: int, source: str, found: Found) -> None:
         return
     before, block, after = chunk[:open_at], chunk[open_at + 1:close_at], chunk[close_at + 1:].strip()
     media: list[str] = []
-    prompt = _text(before, media)
+    fmt = m.group(1).lower() if (m := _FORMAT.match(before)) is not None else "moodle"
+
+    def text(raw: str) -> str:  # answers and feedback are read in the question's format unless they say
+        return _text(raw, media, fmt)
+
+    prompt = text(before)
     if re.search(r"\w", after):
-        prompt = f"{prompt} {BLANK} {_text(after, media)}"
+        prompt = f"{prompt} {BLANK} {text(after)}"
     elif after in (".", "?", "!", ":"):
         prompt = f"{prompt} {BLANK}{after}"
-    found.media += media
     block, _, general = block.partition("####")
-    explanation = _text(general, media) if general.strip() else ""
-    kind, reason, item = _answers(block.strip(), prompt, explanation, source, ref, title, media)
+    explanation = text(general) if general.strip() else ""
+    kind, reason, item = _answers(block.strip(), prompt, explanation, source, ref, title, text)
+    found.media += [m for m in media if m not in found.media]
     if item is None:
         found.skip(source, ref, reason)
     elif not item.prompt:
@@ -114,15 +119,15 @@ def _question(chunk: str, line: int, source: str, found: Found) -> None:
 
 
 def _answers(block: str, prompt: str, explanation: str, source: str, ref: str, title: str,
-             media: list[str]) -> tuple[str, str, Item | None]:
+             text: Callable[[str], str]) -> tuple[str, str, Item | None]:
     if not block:
         return "essay", "an essay: studybot grades typed answers by a rubric of key points; write one by hand", None
     if block.startswith("#"):
         return "numerical", "a numerical question (numbers with tolerances): studybot has no numerical type", None
     if (tf := _TF.match(block)) is not None:
         truth = tf.group(1).upper().startswith("T")
-        wrong_fb = _text(tf.group(2) or "", media)
-        right_fb = _text(tf.group(3) or "", media)
+        wrong_fb = text(tf.group(2) or "")
+        right_fb = text(tf.group(3) or "")
         choices = tuple(Choice(label, label == ("True" if truth else "False"),
                                right_fb if label == ("True" if truth else "False") else wrong_fb)
                         for label in ("True", "False"))
@@ -138,7 +143,7 @@ def _answers(block: str, prompt: str, explanation: str, source: str, ref: str, t
         if (w := _WEIGHT.match(raw.strip())) is not None:
             weight, raw = float(w.group(1)), raw.strip()[w.end():]
         body, _, feedback = raw.partition("#")
-        parsed.append((sign, weight, _text(body, media), _text(feedback, media)))
+        parsed.append((sign, weight, text(body), text(feedback)))
     if all(sign == "=" for sign, *_ in parsed):
         accepted = tuple(text for _, weight, text, _ in parsed if weight >= 100 and text.strip("*"))
         if not accepted:
