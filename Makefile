@@ -18,8 +18,8 @@ bench bench-grading: export STUDYBOT_UNT_DATA := $(UNT_DATA)
 endif
 endif
 
-# The import benchmark checks its reader against the published question banks in STUDYBOT_QUESTION_BANKS,
-# set from a copy beside this checkout when there is one (the files are never kept in the repo).
+# The import benchmark also reads every published question bank in STUDYBOT_QUESTION_BANKS, set from a copy
+# beside this checkout when there is one (the files are never kept in the repo).
 QUESTION_BANKS := ../shared/data/question-banks
 ifeq ($(origin STUDYBOT_QUESTION_BANKS),undefined)
 ifneq ($(wildcard $(QUESTION_BANKS)/README.md),)
