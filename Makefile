@@ -18,6 +18,15 @@ bench bench-grading: export STUDYBOT_UNT_DATA := $(UNT_DATA)
 endif
 endif
 
+# The import benchmark also reads every published question bank in STUDYBOT_QUESTION_BANKS, set from a copy
+# beside this checkout when there is one (the files are never kept in the repo).
+QUESTION_BANKS := ../shared/data/question-banks
+ifeq ($(origin STUDYBOT_QUESTION_BANKS),undefined)
+ifneq ($(wildcard $(QUESTION_BANKS)/README.md),)
+bench: export STUDYBOT_QUESTION_BANKS := $(abspath $(QUESTION_BANKS))
+endif
+endif
+
 # The scale benchmark's PostgreSQL rows use STUDYBOT_TEST_DATABASE_URL (as the tests do); when it is unset,
 # a server answering on 127.0.0.1:5432 is used if there is one (otherwise those rows say they were skipped).
 ifeq ($(origin STUDYBOT_TEST_DATABASE_URL),undefined)

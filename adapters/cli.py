@@ -1,5 +1,5 @@
 """studybot: run, console, check, validate, render, backup, restore, migrate-db, health,
-disputes export.
+disputes export, import, export.
 
 `.env` in the working directory is read first; a variable already in the environment wins.
 Every failure is one line on stderr, `studybot: <what>: <what to do>`, with exit status 2
@@ -27,7 +27,7 @@ from typing import Any, NoReturn
 
 from dotenv import dotenv_values
 
-from adapters import platforms
+from adapters import cli_interchange, platforms
 from adapters.platform import Platform
 from adapters.runner import (
     RELOAD_CHANNEL,
@@ -442,6 +442,8 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         Subcommand("export", "write the settled disputes as rubric examples, a file per lesson",
                    lambda s, a: export_disputes(s, a.lesson, a.out), _export_arguments),
     )),
+    cli_interchange.IMPORT,
+    cli_interchange.EXPORT,
 )
 
 

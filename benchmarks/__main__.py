@@ -7,6 +7,7 @@ from benchmarks import (
     bench_discord,
     bench_grading,
     bench_insights,
+    bench_interchange,
     bench_lesson,
     bench_scale,
     bench_slack,
@@ -14,7 +15,8 @@ from benchmarks import (
 
 
 async def main() -> None:
-    for module in (bench_core, bench_insights, bench_slack, bench_scale, bench_discord, bench_grading, bench_lesson):
+    for module in (bench_core, bench_insights, bench_slack, bench_scale, bench_discord, bench_grading, bench_lesson,
+                   bench_interchange):
         for line in await module.main():
             print(line, flush=True)
 

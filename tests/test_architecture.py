@@ -119,6 +119,7 @@ BELOW = {
     "bot.content": {"bot.questions", "bot.core", "bot.grading"},
     "bot.store": {"bot.core", "bot.grading"},
     "bot.kit": _DATA,
+    "bot.interchange": {"bot.reports"} | _DATA,
     "bot.reports": {"bot.kit.context"} | _DATA,
     "bot.answering": {"bot.kit", "bot.reports"} | _DATA,
     "bot.features": {"bot.answering", "bot.kit", "bot.reports"} | _DATA,

@@ -38,3 +38,14 @@ def test_a_figure_that_misses_its_goal_says_fail() -> None:
 
     assert goal("< 5 ms", True) == "(goal < 5 ms)"
     assert goal("<= 1.5x", False) == "(goal <= 1.5x) FAIL: misses its goal"
+
+
+async def test_the_import_benchmark_runs_tiny_and_checks_every_item_arrived(monkeypatch) -> None:
+    from benchmarks import bench_interchange  # noqa: PLC0415
+
+    monkeypatch.delenv("STUDYBOT_QUESTION_BANKS", raising=False)
+    lines = await bench_interchange.main(questions=20, cards=30)
+    assert lines[0] == "import: a generated 20-question GIFT file and a 30-card Anki deck"
+    assert lines[1].startswith("  gift: import ") and lines[1].endswith("20 arrived")
+    assert lines[2].startswith("  anki: import ") and lines[2].endswith("30 arrived")
+    assert lines[3] == "  published samples: skipped, set STUDYBOT_QUESTION_BANKS to the question-banks folder"

@@ -55,6 +55,7 @@ def test_the_example_config_is_accepted_as_it_is_shipped_and_with_its_example_co
                                      for line in EXAMPLE.read_text().splitlines()))
     cohort = settings_from_env({"STUDYBOT_CONFIG": str(uncommented)}).cohort(Cohort("slack", "T0001"))
     assert cohort.timezone.key == "Europe/Berlin" and cohort.leaderboard and cohort.instructors == {"U0TEACH1"}
+    assert cohort.gradebook == {"U0LEARN1": "s1234567", "U0LEARN2": "s7654321"}
 
 
 # Each mistake: the config text, then what its one line must say (the key, the advice).
@@ -75,6 +76,13 @@ MISTAKES = [
     ("cohorts: {T1: {platform: slack, instructor: [U1]}}",
      "cohorts.T1.instructor: unknown key (did you mean 'instructors'?)"),
     ("rounds: {second: 30}", "rounds.second: unknown key (did you mean 'seconds'?)"),
+    ("cohorts: {T1: {platform: slack, gradebook: [s1]}}",
+     "cohorts.T1.gradebook: must map chat user ids to LMS ids, like {U0001: s1234567}"),
+    ("cohorts: {T1: {platform: slack, gradebook: {U1: s1, U2: s1}}}",
+     "cohorts.T1.gradebook.U2: 's1' is already the id of another learner"),
+    ("cohorts: {T1: {platform: slack, gradebook: {U1: }}}", "cohorts.T1.gradebook.U1: null is not an LMS id"),
+    ("cohorts: {T1: {platform: slack, gradebok: {U1: s1}}}",
+     "cohorts.T1.gradebok: unknown key (did you mean 'gradebook'?)"),
     ("cohorts: {T1: {platform: slack, timezon: UTC}}", "cohorts.T1.timezon: unknown key (did you mean 'timezone'?)"),
     ("cohorts: {T1: {platform: slack, leaderboard: {chanel: C1}}}",
      "cohorts.T1.leaderboard.chanel: unknown key (did you mean 'channel'?)"),

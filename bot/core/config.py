@@ -34,7 +34,7 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")
 INSTRUCTOR_KEYS = ("everywhere", "console")  # with each platform's own keys between them (its instructor rule)
 PLATFORM_NAMES = ("slack", "discord", "console")  # the old instructors.<platform> lists
-COHORT_KEYS = ("platform", "timezone", "leaderboard", "daily", "instructors")
+COHORT_KEYS = ("platform", "timezone", "leaderboard", "daily", "instructors", "gradebook")
 LEADERBOARD_KEYS = ("channel", "weekday", "time")
 DAILY_KEYS = ("channel", "time", "lesson", "reveal")
 ROUNDS_KEYS = ("seconds", "shortest", "longest", "instructors_only")
@@ -75,6 +75,7 @@ class CohortSettings:
     leaderboard: LeaderboardSchedule | None = None
     daily: DailyQuestion | None = None
     instructors: frozenset[str] = frozenset()  # user ids
+    gradebook: Mapping[str, str] = field(default_factory=dict)  # user id -> the LMS's id (gradebook CSVs)
 
 
 @dataclass(frozen=True)
@@ -313,7 +314,26 @@ def _cohort(c: Checker, cohort_id: str, data: object,
         c.stop((*path, "timezone"), f"{shown(data.get('timezone'))} is unknown; use a name such as Europe/Berlin")
     return Cohort(platform, cohort_id), CohortSettings(
         timezone=zone, leaderboard=_leaderboard(c, (*path, "leaderboard"), data.get("leaderboard")),
-        daily=_daily(c, (*path, "daily"), data.get("daily")), instructors=c.ids(data, "instructors", path))
+        daily=_daily(c, (*path, "daily"), data.get("daily")), instructors=c.ids(data, "instructors", path),
+        gradebook=_gradebook(c, (*path, "gradebook"), data.get("gradebook")))
+
+
+def _gradebook(c: Checker, path: FieldPath, data: object) -> Mapping[str, str]:
+    """Each learner's id in the LMS gradebook, by chat user id; two learners never share one."""
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        c.stop(path, f"must map chat user ids to LMS ids, like {{U0001: s1234567}}, not {shown(data)}")
+    out: dict[str, str] = {}
+    for user, lms in data.items():
+        if not isinstance(lms, str | int) or isinstance(lms, bool) or not str(lms).strip():
+            c.stop((*path, str(user)[:40]), f"{shown(lms)} is not an LMS id; write the learner's SIS or ID number, "
+                   "quoted if it starts with 0")
+        if str(lms) in out.values():
+            c.stop((*path, str(user)[:40]), f"'{str(lms)[:40]}' is already the id of another learner; each learner "
+                   "needs their own")
+        out[str(user)] = str(lms)
+    return out
 
 
 def _leaderboard(c: Checker, path: FieldPath, data: object) -> LeaderboardSchedule | None:

@@ -1,7 +1,8 @@
 """/insights: an instructor's view of their own cohort: who is active, who has not started and
 who has fallen behind; per question what the cohort gets wrong; per teach-back what it leaves
 out; which glossary terms it looks up. `/insights export` sends the same as a CSV of answers and
-a self-contained HTML report, by direct message.
+a self-contained HTML report, by direct message, and the gradebook CSVs for Canvas and Moodle when the
+config maps the cohort's learners to their LMS ids (`cohorts.<id>.gradebook`).
 
 Only counts, names of learners, and the pack's own words: answer texts stay in /audit."""
 
@@ -10,11 +11,11 @@ from __future__ import annotations
 from collections import Counter
 
 from bot.core.errors import StudyError
-from bot.core.messages import MAX_TEXT, Attachment, Audience, Command, Reply, counted, fit
+from bot.core.messages import MAX_TEXT, Attachment, Audience, Cohort, Command, Reply, counted, fit
 from bot.kit.commands import Option, command
 from bot.kit.context import Context
 from bot.kit.feature import Feature
-from bot.reports import cohort_csv, cohort_report, files
+from bot.reports import cohort_csv, cohort_report, files, gradebook
 from bot.reports.cohort_figures import (
     Figures,
     QuestionFigures,
@@ -133,13 +134,37 @@ async def export(ctx: Context, cmd: Command) -> list[Reply]:
         folder = files.cohort_dir(ctx.settings.results_dir, cohort)
         answers_at = files.write_file(folder, answers, cohort_csv.FILENAME)
         report_at = files.write_file(folder, report, cohort_report.FILENAME)
-    return [
+    replies = [
         Reply(f"{cohort_csv.FILENAME}: one row per learner and question.", Audience.DM,
               file=Attachment(cohort_csv.FILENAME, answers, saved_to=answers_at)),
         Reply(f"{cohort_report.FILENAME}: the cohort at a glance, with charts; it opens with no network.", Audience.DM,
               file=Attachment(cohort_report.FILENAME, report, saved_to=report_at)),
-        Reply(f"Sent: check your direct messages for {cohort_csv.FILENAME} and {cohort_report.FILENAME}."),
     ]
+    gradebooks = await _gradebooks(ctx, cohort, table)
+    names = [cohort_csv.FILENAME, cohort_report.FILENAME, *(r.file.filename for r in gradebooks if r.file)]
+    hint = "" if gradebooks else (f" For gradebook files (Canvas, Moodle), map learners to their LMS ids under "
+                                  f"cohorts.{cohort.id}.gradebook in the config.")
+    return [*replies, *gradebooks, Reply(f"Sent: check your direct messages for {', '.join(names)}.{hint}")]
+
+
+async def _gradebooks(ctx: Context, cohort: Cohort, table: list[cohort_csv.Row]) -> list[Reply]:
+    """The gradebook CSVs for Canvas and Moodle, by direct message: none without the config's map of
+    learners to LMS ids."""
+    mapping = ctx.settings.cohort(cohort).gradebook
+    if not mapping:
+        return []
+    learners = list(dict.fromkeys(r.learner for r in table))
+    summaries = [r.answer for r in table if r.answer is not None]
+    out = []
+    for lms in gradebook.LMS:
+        book = gradebook.build(lms, learners, summaries, ctx.library, mapping)
+        name = gradebook.FILENAMES[lms]
+        async with ctx.files_lock(cohort):
+            saved = files.write_file(files.cohort_dir(ctx.settings.results_dir, cohort), book.data, name)
+        left_out = f"; {len(book.unmapped)} learner(s) without an LMS id left out" if book.unmapped else ""
+        out.append(Reply(f"{name}: one column per lesson, {book.learners} learner(s){left_out}.", Audience.DM,
+                         file=Attachment(name, book.data, saved_to=saved)))
+    return out
 
 
 @command(summary="The cohort at a glance: who is behind, what it misses (instructors)",
@@ -149,7 +174,7 @@ async def export(ctx: Context, cmd: Command) -> list[Reply]:
                   Option("period", "week (this week) or all (all time, default)", choices={"week": "week", "all": ""})))
 async def insights(ctx: Context, cmd: Command) -> list[Reply]:
     """/insights [lesson] [week|all]: the cohort at a glance, privately: who is behind, what it misses (instructors).
-    /insights export: cohort_answers.csv and cohort_report.html (charts), by direct message (instructors)."""
+    /insights export: cohort_answers.csv, cohort_report.html and the LMS gradebooks, by direct message (instructors)."""
     ctx.require_instructor(cmd.actor, "see the cohort's insights")
     words = cmd.args.split()
     if words and words[0].lower() == "export":

@@ -326,3 +326,33 @@ async def test_a_lessons_insights_name_only_its_own_glossary_terms(tmp_path, mon
         assert (await gather(bot.ctx, T1, only_fsdp)).looked_up == (("FSDP", 1),)
     finally:
         await bot.close()
+
+
+async def test_export_offers_the_gradebooks_when_the_config_maps_learners_to_lms_ids(tmp_path, database_url) -> None:
+    from simulated_cohort import settings_for
+
+    from bot.core.config import CohortSettings
+    from bot.runtime.app import StudyBot
+
+    bot, clock = await start(tmp_path, database_url)
+    sims = await simulate(bot, clock)
+    await bot.close()
+    mapped = {s.actor.user_id: f"sis-{i:03d}" for i, s in enumerate(sims[:-2])}
+    settings = replace(settings_for(tmp_path, database_url),
+                       cohorts={T1: CohortSettings(timezone=ZONE, gradebook=mapped)})
+    bot = await StudyBot.start(settings, clock)
+    try:
+        replies = await bot.handle(Command("insights", "export", TEACHER, PLACE))
+    finally:
+        await bot.close()
+    files = {r.file.filename: r.file.content.decode("utf-8-sig") for r in replies if r.file}
+    assert {"gradebook_canvas.csv", "gradebook_moodle.csv"} <= set(files)
+    canvas = files["gradebook_canvas.csv"].splitlines()
+    lesson = next(iter(bot.library.lessons.values()))
+    assert canvas[0].startswith("Student,ID,SIS User ID,SIS Login ID,Section,") and lesson.id in canvas[0]
+    assert canvas[1].split(",")[5] == str(len(lesson.questions))  # Points Possible
+    assert len(canvas) == 2 + len(mapped)
+    by_id = {line.split(",")[0]: int(line.split(",")[2]) for line in files["gradebook_moodle.csv"].splitlines()[1:]}
+    right = {s.actor.user_id: sum(g.correct for g in s.first) for s in sims}
+    assert by_id == {mapped[u]: right[u] for u in mapped}  # the points of first answers, per learner
+    assert "2 learner(s) without an LMS id left out" in " ".join(r.text for r in replies)
