@@ -58,7 +58,7 @@ class PgServer:
             self._reused = self.new_database()
         with psycopg.connect(self._reused, autocommit=True) as c:
             tables = [r[0] for r in c.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
-                                              " AND tablename != 'schema_version'")]
+                                              " AND tablename NOT IN ('schema_version', 'area_versions')")]
             c.execute(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")
         return self._reused
 

@@ -34,7 +34,7 @@ async def answer(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Prompt
         event, Disputed.ANSWER, recorded.answer_id or 0, question.lesson_id, question.id, verdict.correct,
         disputable=verdict.disputable and not verdict.dont_know and isinstance(event, TextSubmitted),
         self_gradable=verdict.self_gradable and not verdict.dont_know, mode=mode.name, question=question,
-        verdict=verdict, card_before=recorded.card_before)
+        verdict=verdict, card_before=recorded.card_before, follow_ups=mode.follow_ups)
     offered = await offers(ctx, answered)
     return [await feedback(ctx, event, prompt, "\n".join([*lines, *offered.lines]), offered.choices)]
 
@@ -45,7 +45,8 @@ async def _record(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Promp
         rating = mode.rate(verdict)
     else:
         rating = rating_for(verdict.correct, question.quick_is_easy, ctx.clock.now() - prompt.created_at)
-    typed = Typed(event.text, verdict.matched, verdict.missed) if isinstance(event, TextSubmitted) else None
+    typed = (Typed(event.text, verdict.matched, verdict.missed, str(verdict.outcome) if verdict.outcome else None)
+             if isinstance(event, TextSubmitted) else None)
     return await ctx.store.answers.record(
         prompt.id, event.actor, lesson_id=question.lesson_id, question_id=question.id, mode=mode.name,
         correct=verdict.correct, week=ctx.week(event.actor.in_cohort), choice=verdict.choice,

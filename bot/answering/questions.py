@@ -1,6 +1,7 @@
 """The buttons and forms of a question's prompt, in every mode: a choice or "I don't know", a typed
-answer, "Next question", and the honor system's self-grade (an offer under a short answer graded
-wrong). A mode's own buttons (a round's Next) are handed to the mode that declared them."""
+answer, "Next question", and two offers under a typed answer: a partly right one may be completed
+once ("Add the missing point"), and one graded wrong may be graded by its learner (the honor
+system). A mode's own buttons (a round's Next) are handed to the mode that declared them."""
 
 from __future__ import annotations
 
@@ -10,14 +11,16 @@ from bot.answering.asking import arrangement
 from bot.answering.cards import card_review
 from bot.answering.pipeline import NEXT, answer, feedback, follow_up
 from bot.core.errors import StudyError
-from bot.core.messages import Audience, Choice, ChoiceMade, Reply, TextSubmitted
+from bot.core.messages import Audience, Choice, ChoiceMade, Form, Reply, TextSubmitted
 from bot.grading.honor import real_attempt
+from bot.grading.verdict import Verdict as GradeVerdict
 from bot.kit.context import Answered, Context, Offer, Offered
 from bot.kit.feature import Feature
 from bot.questions.base import DONT_KNOW, OPEN_FORM, Question, Verdict, says_dont_know
-from bot.store.model import QUESTION, Outcome, Prompt
+from bot.store.model import QUESTION, Outcome, Prompt, Typed
 
 SELF_GRADE = "selfgrade"  # the prompt kind of the honor system's buttons
+COMPLETE = "complete"  # the prompt kind of a partly right answer's one follow-up ("Add the missing point")
 SELF_GRADES = {  # choice suffix: (label, rating for the review schedule)
     "1": ("I got it right", Rating.Good),
     "h": ("Right, but it was hard", Rating.Hard),
@@ -104,11 +107,63 @@ async def on_self_grade(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix:
                                                "as self-graded.")]
 
 
+# ------------------------------------------------------------ partly right: one follow-up
+
+def _may_complete(answered: Answered) -> bool:
+    return (answered.follow_ups and answered.verdict is not None and answered.verdict.outcome is GradeVerdict.PARTLY
+            and isinstance(answered.event, TextSubmitted))
+
+
+async def _offer_completion(ctx: Context, answered: Answered) -> Offered:
+    """"Add the missing point": the answer is kept, and what the learner adds is read with it, once."""
+    event = answered.event
+    assert isinstance(event, TextSubmitted)
+    prompt_id = await follow_up(ctx, COMPLETE, event, lesson_id=answered.lesson_id, item_id=answered.item_id,
+                                mode=answered.mode, data={"answer": answered.source_id, "text": event.text,
+                                                          "card": answered.card_before})
+    return Offered(choices=(Choice("Add the missing point", f"{prompt_id}.{OPEN_FORM}"),) if prompt_id else ())
+
+
+async def on_complete_choice(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:
+    """The form for the one follow-up, with the answer so far."""
+    question = ctx.question(prompt.item_id)
+    if suffix != OPEN_FORM or prompt.closed or await ctx.store.prompts.is_closed(prompt.id):
+        raise StudyError("That answer can no longer be added to.")
+    return [Reply("Add what is missing; it is read together with your answer.", Audience.PRIVATE,
+                  form=Form(prompt.id, "Add the missing point",
+                            f"{question.prompt}\n\nYour answer: {prompt.data['text']}", label="What you add"))]
+
+
+async def on_complete(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Reply]:
+    """The follow-up read with the answer: graded again, the answer's grade and points replaced, once."""
+    question = ctx.question(prompt.item_id)
+    text = f"{prompt.data['text']}\n{event.text}"
+    verdict = question.grade_text(text, arrangement(question, prompt), ctx.synonyms(question.lesson_id))
+    if verdict is None:
+        raise StudyError("That question takes a button, not text.")
+    outcome = await ctx.store.answers.complete(
+        int(prompt.data["answer"]), Typed(text, verdict.matched, verdict.missed,
+                                          str(verdict.outcome) if verdict.outcome else None),
+        verdict.correct, prompt_id=prompt.id, actor=event.actor, question_id=question.id,
+        lesson_id=question.lesson_id, card_before=prompt.data.get("card"),
+        rate=card_review(ctx, event.actor, question, Rating.Hard if verdict.correct else Rating.Again))
+    if outcome is Outcome.ALREADY:
+        return [Reply("You already added to this answer once; your instructor can still look at it.")]
+    if outcome is Outcome.SETTLED:
+        return [Reply("This answer was graded since (by you or your instructor), so it stays as it is.")]
+    if outcome is not Outcome.RECORDED:
+        raise StudyError("That answer is no longer stored.")
+    said = ("With what you added, that is the point." if verdict.correct
+            else "With what you added, it is still not the point; \"Ask my instructor\" under your answer remains.")
+    return [await feedback(ctx, event, prompt, "\n".join([*verdict.lines, said]))]
+
+
 SELF_GRADE_OFFER = Offer("self-grade", applies=_may_self_grade, make=_offer_self_grade)
+COMPLETION_OFFER = Offer("add the missing point", applies=_may_complete, make=_offer_completion)
 
 FEATURE = Feature(
     "answering",
-    choices={QUESTION: on_choice, NEXT: on_next, SELF_GRADE: on_self_grade},
-    forms={QUESTION: on_text},
-    offers=(SELF_GRADE_OFFER,),
+    choices={QUESTION: on_choice, NEXT: on_next, SELF_GRADE: on_self_grade, COMPLETE: on_complete_choice},
+    forms={QUESTION: on_text, COMPLETE: on_complete},
+    offers=(COMPLETION_OFFER, SELF_GRADE_OFFER),
 )

@@ -5,7 +5,8 @@ learner and lesson: `learner:`, `name:`, `lesson:`, `title:`, `score: N/M (P%)`,
 `self-graded: K` (of the lines listed), then one tab-separated line per quiz question (quiz.yaml; the
 practice set is not listed): id, type, result
 (correct, wrong or unanswered), then `self-graded` when the learner graded it, or
-`instructor-graded` when an instructor accepted the learner's dispute of it.
+`instructor-graded` when an instructor accepted the learner's dispute of it, or `partly-right` for a
+wrong one its rubric found right in part (no point yet).
 """
 
 from __future__ import annotations
@@ -42,10 +43,12 @@ def lesson_block(lesson: Lesson, answers: dict[str, ScoredAnswer]) -> list[str]:
 
 
 def _graded_by(row: ScoredAnswer | None) -> list[str]:
-    """The marker of an answer graded otherwise than by its rubric."""
+    """The marker of an answer graded otherwise than by its rubric, or of one its rubric found partly right."""
     if row is not None and row.instructor_graded:
         return ["instructor-graded"]
-    return ["self-graded"] if row is not None and row.self_graded else []
+    if row is not None and row.self_graded:
+        return ["self-graded"]
+    return ["partly-right"] if row is not None and not row.correct and row.verdict == "partly" else []
 
 
 async def learner_blocks(ctx: Context, learner: Actor) -> list[str]:

@@ -330,7 +330,7 @@ def misplaced(ctx: Context, words: list[str]) -> str | None:
     return None
 
 
-MODE = Mode(AnswerMode.ROUND, buttons={NEXT: on_next})  # no Next question: the round moves on by its timer
+MODE = Mode(AnswerMode.ROUND, buttons={NEXT: on_next}, follow_ups=False)  # it moves on by its timer
 
 FEATURE = Feature(
     "rounds",  # the question's own buttons are answering's; the round adds its Next

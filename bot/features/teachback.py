@@ -10,6 +10,7 @@ from bot.core.messages import Actor, Choice, ChoiceMade, Command, Form, Place, R
 from bot.core.suggest import did_you_mean
 from bot.grading.honor import too_short
 from bot.grading.matching import grade
+from bot.grading.verdict import Verdict
 from bot.kit.commands import Option, command
 from bot.kit.context import Answered, Context
 from bot.kit.feature import Feature
@@ -47,9 +48,14 @@ async def teachback(ctx: Context, cmd: Command) -> list[Reply]:
     return [await _ask(ctx, cmd.actor, cmd.place, item)]
 
 
-async def _ask(ctx: Context, actor: Actor, place: Place, item: TeachbackPrompt) -> Reply:
-    prompt = await ctx.store.prompts.new(TEACHBACK, place, actor, lesson_id=item.lesson_id,
-                                         item_id=item.id)
+async def _ask(ctx: Context, actor: Actor, place: Place, item: TeachbackPrompt, before: str | None = None) -> Reply:
+    """A teach-back form; with `before`, the one follow-up of a partly right explanation, read with it."""
+    prompt = await ctx.store.prompts.new(TEACHBACK, place, actor, lesson_id=item.lesson_id, item_id=item.id,
+                                         data={"before": before} if before else None)
+    if before:
+        return Reply("Add what is missing; it is read together with your explanation.",
+                     form=Form(prompt.id, "Add the missing point", f"{item.prompt}\n\nYou wrote: {before}",
+                               label="What you add"))
     form = Form(prompt.id, "Teach-back", item.prompt, label="Your explanation")
     return Reply(f"Teach-back ({item.id}): {item.prompt}", form=form)
 
@@ -74,29 +80,36 @@ async def _what_next(ctx: Context, actor: Actor, item: TeachbackPrompt) -> str:
 
 
 async def on_again(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:
-    """"Try this one again": the same prompt, in a fresh form."""
+    """"Try this one again": the same prompt, in a fresh form; "Add the missing point": a form whose text is
+    read with the explanation before it."""
     if suffix != OPEN_FORM:
         raise StudyError("That button is no longer valid. Use /teachback for a fresh prompt.")
-    return [await _ask(ctx, event.actor, event.place, _item(ctx, prompt))]
+    return [await _ask(ctx, event.actor, event.place, _item(ctx, prompt), prompt.data.get("add_to"))]
 
 
 async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Reply]:
     item = _item(ctx, prompt)
-    found = grade(item.rubric, event.text, synonyms=ctx.synonyms(item.lesson_id), prompt=item.prompt)
-    if too_short(event.text, found.matched + found.voided, ctx.synonyms(item.lesson_id)):
+    before = prompt.data.get("before")
+    text = f"{before}\n{event.text}" if before else event.text
+    found = grade(item.rubric, text, synonyms=ctx.synonyms(item.lesson_id), prompt=item.prompt)
+    if not before and too_short(event.text, found.matched + found.voided, ctx.synonyms(item.lesson_id)):
         raise TextRefused("That is too short to go on, so it is not recorded and the prompt is still open: explain "
                          "it in a sentence or two.")
     passes = found.correct
     attempt = await ctx.store.teachbacks.record(
-        event.actor, form=prompt.id, lesson_id=item.lesson_id, prompt_id=item.id, explanation=event.text,
+        event.actor, form=prompt.id, lesson_id=item.lesson_id, prompt_id=item.id, explanation=text,
         covered=found.matched, missed=found.missed, passes=passes, week=ctx.week(event.actor.in_cohort),
+        verdict=str(found.verdict),
     )
     if attempt is None:
         return [Reply("You already sent this explanation; it is stored. Use /teachback for another go.")]
     points = attempt.points
     texts = {k.id: k.point for k in item.key_points}
-    lines = [f"You covered {len(found.matched)} of {counted(len(texts), 'key point')}"
+    partly = found.verdict is Verdict.PARTLY
+    lines = [("◑ Partly right, no point yet. " if partly else "")
+             + f"You covered {len(found.matched)} of {counted(len(texts), 'key point')}"
              + ("." if passes else f"; {item.rubric.needed} earn the point.")]
+    lines += [found.reason] if found.reason else []
     lines += [f"✓ {texts[k]}" for k in found.matched]
     lines += [f"✗ missed: {texts[k]}" for k in found.missed]
     if points:
@@ -110,8 +123,18 @@ async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Re
         offered = await offers(ctx, Answered(event, Disputed.TEACHBACK, attempt.id, item.lesson_id, item.id,
                                              correct=False, disputable=True))
         lines += offered.lines
-        choices = (Choice("Try this one again", f"{again.id}.{OPEN_FORM}"), *offered.choices)
+        choices = (*await _add_to(ctx, event, item, text if partly and not before else None),
+                   Choice("Try this one again", f"{again.id}.{OPEN_FORM}"), *offered.choices)
     return [Reply("\n".join(lines), choices=choices)]
+
+
+async def _add_to(ctx: Context, event: TextSubmitted, item: TeachbackPrompt, partly: str | None) -> tuple[Choice, ...]:
+    """"Add the missing point" under a partly right explanation, once (not under a follow-up)."""
+    if partly is None:
+        return ()
+    add = await ctx.store.prompts.new(TEACHBACK, event.place, event.actor, lesson_id=item.lesson_id,
+                                      item_id=item.id, data={"add_to": partly})
+    return (Choice("Add the missing point", f"{add.id}.{OPEN_FORM}"),)
 
 
 FEATURE = Feature(

@@ -54,6 +54,7 @@ class Answered:
     question: Question | None = None
     verdict: Verdict | None = None
     card_before: str | None = None  # the review card as it was, for a self-grade to rate again
+    follow_ups: bool = False  # its mode lets a partly right answer be completed (`Mode.follow_ups`)
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,7 @@ class Mode:
     buttons: Mapping[str, ChoiceHandler] = field(default_factory=dict)  # choice suffix: handler
     rate: Callable[[Verdict], Rating] | None = None  # None: the usual rating (`bot.answering.cards.rating_for`)
     scores: bool = True  # the first answer to a question scores (the scoring rules); False: never
+    follow_ups: bool = True  # a partly right answer may be completed once (not while a round waits to reveal it)
 
     def button(self, suffix: str) -> ChoiceHandler | None:
         return self.buttons.get(suffix)

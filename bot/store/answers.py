@@ -57,6 +57,7 @@ SCHEMA = {
     """,
     # an instructor's verdict replaced the rubric's (an accepted dispute)
     10: "ALTER TABLE answers ADD COLUMN instructor_graded INTEGER NOT NULL DEFAULT 0",
+    11: "ALTER TABLE answers ADD COLUMN verdict TEXT",  # a typed answer's rubric verdict: correct, partly, not_yet
 }
 
 
@@ -76,11 +77,11 @@ def _record(c: Conn, prompt_id: str, actor: Actor, lesson_id: str, question_id: 
     points = answer_points(correct, first)
     answer_id = c.execute(
         "INSERT INTO answers (learner_id, prompt_id, lesson_id, question_id, mode, choice, correct, scored,"
-        " points, week, answered_at, text, rubric_correct, matched, missed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-        " RETURNING id",
+        " points, week, answered_at, text, rubric_correct, matched, missed, verdict)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
         (learner, prompt_id, lesson_id, question_id, mode, choice, int(correct), int(first), points, week, now,
          typed.text if typed else None, int(correct), json.dumps(typed.matched) if typed else None,
-         json.dumps(typed.missed) if typed else None),
+         json.dumps(typed.missed) if typed else None, typed.verdict if typed else None),
     ).fetchone()[0]
     if first:
         boards.add_points(c, learner, actor.in_cohort, week, points)
@@ -112,6 +113,31 @@ def _self_grade(c: Conn, answer_id: int, correct: bool, prompt_id: str, actor: A
     return Outcome.RECORDED
 
 
+def _complete(c: Conn, answer_id: int, prompt_id: str, actor: Actor, now: str, typed: Typed, correct: bool,
+              question_id: str, lesson_id: str, rate: CardReview, card_before: str | None) -> Outcome:
+    """Spend the completion form and replace a partly right answer's text and grade with the completed
+    one's, with the points it now earns and its card rated again; not once its learner or an instructor
+    graded it (or a dispute closed the form)."""
+    learner = learners.upsert(c, actor, now)
+    closed = c.execute("SELECT closed_at FROM prompts WHERE id = ?", (prompt_id,)).fetchone()
+    if closed is not None and closed["closed_at"] is not None:
+        return Outcome.SETTLED
+    if not prompts.spend(c, prompt_id, learner, now):
+        return Outcome.ALREADY
+    row = c.execute("SELECT * FROM answers WHERE id = ? AND learner_id = ?", (answer_id, learner)).fetchone()
+    if row is None:
+        return Outcome.CLOSED
+    if row["instructor_graded"] or row["self_graded"]:
+        return Outcome.SETTLED
+    points = answer_points(correct, bool(row["scored"]))
+    c.execute("UPDATE answers SET correct = ?, rubric_correct = ?, points = ?, text = ?, matched = ?, missed = ?,"
+              " verdict = ? WHERE id = ?", (int(correct), int(correct), points, typed.text, json.dumps(typed.matched),
+                                            json.dumps(typed.missed), typed.verdict, answer_id))
+    boards.add_points(c, learner, actor.in_cohort, row["week"], points - row["points"])
+    cards.review(c, learner, question_id, lesson_id, rate, card_before or "")
+    return Outcome.RECORDED
+
+
 class Answers:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -132,6 +158,12 @@ class Answers:
         return await self._engine.write(_self_grade, answer_id, correct, prompt_id, actor, self._engine.now(),
                                         question_id, lesson_id, rate, card_before)
 
+    async def complete(self, answer_id: int, typed: Typed, correct: bool, *, prompt_id: str, actor: Actor,
+                       question_id: str, lesson_id: str, rate: CardReview, card_before: str | None) -> Outcome:
+        """A partly right answer completed in its one follow-up: its new text, grade and points, one transaction."""
+        return await self._engine.write(_complete, answer_id, prompt_id, actor, self._engine.now(), typed, correct,
+                                        question_id, lesson_id, rate, card_before)
+
     async def answered(self, actor: Actor, lesson_id: str) -> set[str]:
         """The questions of a lesson the learner has answered at least once."""
         rows = await self._engine.read(
@@ -141,15 +173,15 @@ class Answers:
 
     async def scored(self, actor: Actor, lesson_id: str | None = None) -> list[ScoredAnswer]:
         """Each question's scoring (first) answer for a learner."""
-        sql = ("SELECT question_id, correct, self_graded, instructor_graded FROM answers"
+        sql = ("SELECT question_id, correct, self_graded, instructor_graded, verdict FROM answers"
                " WHERE scored = 1 AND learner_id = " + LEARNER_ID)
         params: tuple = key(actor)
         if lesson_id:
             sql += " AND lesson_id = ?"
             params += (lesson_id,)
         rows = await self._engine.read(sql, params)
-        return [ScoredAnswer(r["question_id"], bool(r["correct"]), bool(r["self_graded"]), bool(r["instructor_graded"]))
-                for r in rows]
+        return [ScoredAnswer(r["question_id"], bool(r["correct"]), bool(r["self_graded"]), bool(r["instructor_graded"]),
+                             r["verdict"]) for r in rows]
 
     async def self_graded(self, cohort: Cohort, week: str, who: str | None = None) -> list[SelfGradedAnswer]:
         """A cohort's self-graded answers in a week, oldest first; with `who`, one learner's (their user

@@ -133,6 +133,7 @@ class Typed:
     text: str
     matched: tuple[str, ...] = ()
     missed: tuple[str, ...] = ()
+    verdict: str | None = None  # the rubric's: correct, partly (right, no point yet) or not_yet
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,7 @@ class ScoredAnswer:
     correct: bool
     self_graded: bool
     instructor_graded: bool = False
+    verdict: str | None = None  # a typed answer's rubric verdict (partly: right in part, no point)
 
 
 @dataclass(frozen=True)

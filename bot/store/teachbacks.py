@@ -33,6 +33,7 @@ SCHEMA = {
     ALTER TABLE teachbacks ADD COLUMN passed INTEGER;
     ALTER TABLE teachbacks ADD COLUMN instructor_graded INTEGER NOT NULL DEFAULT 0
     """,
+    11: "ALTER TABLE teachbacks ADD COLUMN verdict TEXT",  # the rubric's: correct, partly, not_yet
 }
 
 _OWN = "learner_id = " + LEARNER_ID
@@ -43,7 +44,8 @@ class Teachbacks:
         self._engine = engine
 
     async def record(self, actor: Actor, *, form: str, lesson_id: str, prompt_id: str, explanation: str,
-                     covered: Iterable[str], missed: Iterable[str], passes: bool, week: str) -> Attempt | None:
+                     covered: Iterable[str], missed: Iterable[str], passes: bool, week: str,
+                     verdict: str | None = None) -> Attempt | None:
         """Store an attempt and spend its form, in one transaction; it scores a point only the first
         time the prompt is passed. None when the form was already used (a repeat is not stored)."""
 
@@ -57,9 +59,9 @@ class Teachbacks:
             points = teachback_points(passes, passed_before)
             attempt = c.execute(
                 "INSERT INTO teachbacks (learner_id, lesson_id, prompt_id, explanation, covered, missed,"
-                " points, week, submitted_at, passed) VALUES (?,?,?,?,?,?,?,?,?,?) RETURNING id",
+                " points, week, submitted_at, passed, verdict) VALUES (?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
                 (learner, lesson_id, prompt_id, explanation, json.dumps(list(covered)), json.dumps(list(missed)),
-                 points, week, now, int(passes))).fetchone()[0]
+                 points, week, now, int(passes), verdict)).fetchone()[0]
             if points:
                 boards.add_points(c, learner, actor.in_cohort, week, points)
             return Attempt(int(attempt), points)

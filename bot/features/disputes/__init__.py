@@ -89,7 +89,7 @@ def _line(ctx: Context, dispute: Dispute) -> str:
     said = said if len(said) <= QUOTED else said[:QUOTED].rstrip() + "…"
     matched = ", ".join(names.get(k, k) for k in dispute.matched) or "none"
     missed = ", ".join(names.get(k, k) for k in dispute.missed) or "none"
-    verdict = "right" if dispute.rubric_correct else "wrong"
+    verdict = "right" if dispute.rubric_correct else "partly right" if dispute.verdict == "partly" else "wrong"
     return (f"#{dispute.id} · {dispute.display_name or dispute.user_id} · {dispute.item_id} ({_KINDS[dispute.of]}) · "
             f"rubric: {verdict} (matched: {matched}; missed: {missed})\n  “{said}”")
 

@@ -11,7 +11,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from bot.answering.questions import SELF_GRADE
+from bot.answering.questions import COMPLETE, SELF_GRADE
 from bot.core.messages import Actor, Cohort
 from bot.grading.scoring import answer_points, teachback_points
 from bot.store import boards, learners
@@ -46,6 +46,7 @@ STEPS = {  # step 1 was the core schema's step 10 before disputes owned their ta
     CREATE INDEX IF NOT EXISTS disputes_open ON disputes (platform, cohort, opened_at) WHERE state = 'open';
     CREATE INDEX IF NOT EXISTS disputes_by_learner ON disputes (learner_id, state)
     """,
+    2: "ALTER TABLE disputes ADD COLUMN verdict TEXT",  # the rubric's: correct, partly or not_yet
 }
 
 class DisputeState(StrEnum):
@@ -76,6 +77,7 @@ class Dispute:
     settled_by: str | None = None
     points: int = 0
     note: str | None = None  # the instructor's word for the learner
+    verdict: str | None = None  # the rubric's three-way verdict (partly: right in part), when it was kept
 
     @property
     def learner(self) -> Actor:
@@ -98,23 +100,24 @@ def _dispute(r: Row) -> Dispute:
     return Dispute(int(r["id"]), r["platform"], r["cohort"], r["user_id"], r["display_name"], Disputed(r["source"]),
                    r["lesson_id"], r["item_id"], r["text"], bool(r["rubric_correct"]), tuple(json.loads(r["matched"])),
                    tuple(json.loads(r["missed"])), DisputeState(r["state"]), datetime.fromisoformat(r["opened_at"]),
-                   r["settled_by"], int(r["points"]), r["note"])
+                   r["settled_by"], int(r["points"]), r["note"], r["verdict"])
 
 
 def _source(c: Conn, of: Disputed, source_id: int, learner: int) -> dict[str, Any] | None:
     """The disputed answer or attempt, as the dispute keeps it; None when it is not this learner's."""
     if of is Disputed.ANSWER:
-        row = c.execute("SELECT lesson_id, question_id, text, rubric_correct, matched, missed FROM answers"
+        row = c.execute("SELECT lesson_id, question_id, text, rubric_correct, matched, missed, verdict FROM answers"
                         " WHERE id = ? AND learner_id = ? AND text IS NOT NULL", (source_id, learner)).fetchone()
         return None if row is None else {
             "lesson_id": row["lesson_id"], "item_id": row["question_id"], "text": row["text"],
             "rubric_correct": int(row["rubric_correct"] or 0), "matched": row["matched"] or "[]",
-            "missed": row["missed"] or "[]"}
-    row = c.execute("SELECT lesson_id, prompt_id, explanation, covered, missed, passed FROM teachbacks"
+            "missed": row["missed"] or "[]", "verdict": row["verdict"]}
+    row = c.execute("SELECT lesson_id, prompt_id, explanation, covered, missed, passed, verdict FROM teachbacks"
                     " WHERE id = ? AND learner_id = ?", (source_id, learner)).fetchone()
     return None if row is None else {
         "lesson_id": row["lesson_id"], "item_id": row["prompt_id"], "text": row["explanation"],
-        "rubric_correct": int(row["passed"] or 0), "matched": row["covered"], "missed": row["missed"]}
+        "rubric_correct": int(row["passed"] or 0), "matched": row["covered"], "missed": row["missed"],
+        "verdict": row["verdict"]}
 
 
 def _open(c: Conn, actor: Actor, of: Disputed, source_id: int, most: int, now: str) -> Opened:
@@ -132,15 +135,16 @@ def _open(c: Conn, actor: Actor, of: Disputed, source_id: int, most: int, now: s
         return Opened(None)
     row = c.execute(
         "INSERT INTO disputes (learner_id, platform, cohort, source, source_id, lesson_id, item_id, text,"
-        " rubric_correct, matched, missed, state, opened_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
+        " rubric_correct, matched, missed, state, opened_at, verdict) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
         " ON CONFLICT DO NOTHING RETURNING id",
         (learner, actor.platform, actor.cohort, of, source_id, source["lesson_id"], source["item_id"], source["text"],
-         source["rubric_correct"], source["matched"], source["missed"], DisputeState.OPEN, now)).fetchone()
+         source["rubric_correct"], source["matched"], source["missed"], DisputeState.OPEN, now,
+         source["verdict"])).fetchone()
     if row is None:  # the same answer, disputed at the same moment elsewhere
         return Opened(None, already=True)
-    if of is Disputed.ANSWER:  # the instructor grades it now: the learner's own grade is spent
-        c.execute("UPDATE prompts SET closed_at = ? WHERE kind = ? AND owner_id = ? AND item_id = ?"
-                  " AND closed_at IS NULL", (now, SELF_GRADE, learner, source["item_id"]))
+    if of is Disputed.ANSWER:  # the instructor grades it now: the learner's own grade and follow-up are spent
+        c.execute("UPDATE prompts SET closed_at = ? WHERE kind IN (?, ?) AND owner_id = ? AND item_id = ?"
+                  " AND closed_at IS NULL", (now, SELF_GRADE, COMPLETE, learner, source["item_id"]))
     found = c.execute(_SELECT + " WHERE d.id = ?", (row[0],)).fetchone()
     return Opened(_dispute(found), open=open_now + 1)
 
