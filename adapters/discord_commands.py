@@ -3,22 +3,30 @@
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, Any, Literal, Optional
+from typing import Any, Literal, Optional, Protocol
 
 import discord
 from discord import app_commands
 
 from adapters.discord_payloads import MAX_CHOICE_VALUE, choice_value
 from bot.core.messages import fit
+from bot.runtime.app import StudyBot
 from bot.runtime.commands import CommandSpec
-
-if TYPE_CHECKING:
-    from adapters.discord_app import DiscordAdapter
 
 MAX_AUTOCOMPLETE = 25  # Discord shows at most 25 suggestions
 
 
-def slash_command(spec: CommandSpec, adapter: DiscordAdapter) -> app_commands.Command:
+class Commanded(Protocol):
+    """What a slash command calls: the adapter."""
+
+    bot: StudyBot
+
+    async def resolve_choice(self, spec: CommandSpec, option: str, value: str | None) -> str | None: ...
+
+    async def on_command(self, interaction: discord.Interaction, name: str, args: str) -> None: ...
+
+
+def slash_command(spec: CommandSpec, adapter: Commanded) -> app_commands.Command:
     """A slash command built from the core's declaration: each option a string parameter (its
     choices as a fixed list, its suggestions as autocomplete), turned back into the typed form."""
 
@@ -44,7 +52,7 @@ def slash_command(spec: CommandSpec, adapter: DiscordAdapter) -> app_commands.Co
     return command
 
 
-def _autocomplete(adapter: DiscordAdapter, command: str, option: str) -> Any:
+def _autocomplete(adapter: Commanded, command: str, option: str) -> Any:
     async def complete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
         names = (await adapter.bot.suggest(command, option, current))[:MAX_AUTOCOMPLETE]
         return [app_commands.Choice(name=fit(n, MAX_CHOICE_VALUE), value=choice_value(n)) for n in names]
