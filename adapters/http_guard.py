@@ -36,6 +36,7 @@ class Limits:
     max_waiting: int = 800  # connections waiting at once: with those served, under a 1024-descriptor limit
     max_waiting_per_client: int = 400  # of them from one address (behind a load balancer: the balancer's)
     max_json_depth: int = 64  # nesting of a JSON payload; Slack's own are under 15 deep
+    install_pages_per_client: int = 30  # "Add to Slack" pages one address may open within ten minutes
 
 
 def json_depth_within(text: str, limit: int) -> bool:
@@ -170,6 +171,31 @@ class CappedSite(web.TCPSite):
                 self.stop_waiting(waiting)
                 waiting.admit(server())
             await asyncio.sleep(ADMIT_EVERY)
+
+
+class Allowance:
+    """At most `most` takes per address within any `seconds`; at most `addresses` remembered (the
+    longest idle forgotten first)."""
+
+    def __init__(self, most: int, seconds: float, addresses: int = 10_000,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.most, self.seconds, self.addresses = most, seconds, addresses
+        self._now = clock
+        self._taken: dict[str, deque[float]] = {}  # address -> its takes within the window, oldest first
+
+    def take(self, address: str) -> bool:
+        """Count one for `address`; False (not counted) when it has had its `most` already."""
+        now = self._now()
+        taken = self._taken.pop(address, None) or deque()
+        while taken and taken[0] <= now - self.seconds:
+            taken.popleft()
+        self._taken[address] = taken  # now the most recently used
+        while len(self._taken) > self.addresses:
+            del self._taken[next(iter(self._taken))]
+        if len(taken) >= self.most:
+            return False
+        taken.append(now)
+        return True
 
 
 class ReplayGuard:

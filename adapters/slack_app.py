@@ -358,7 +358,7 @@ class SlackAdapter(ChatAdapter):
         `admin_ttl` seconds, so a demoted admin loses instructor powers within that time."""
         if self.bot.settings.instructors.listed(Cohort(PLATFORM, team), user):
             return True
-        if self.installs is not None and await self.installs.teaches(team, user):
+        if self.installs is not None and await self.installs.teaches(team, user, self.bot.settings.instructors):
             return True
         if not self.settings.admins_are_instructors or not user:
             return False

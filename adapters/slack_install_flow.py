@@ -1,6 +1,10 @@
 """"Add to Slack": Bolt's OAuth flow over studybot's installs (`adapters.slack_installs`), its two
 pages (`/slack/install`, then Slack's redirect back with a code), and who an install makes an
 instructor.
+
+The install page is unauthenticated and each visit stores a one-time state, so visits are bounded per
+address (`Limits.install_pages_per_client` within the state's lifetime) and unused states expire
+(`STATE_TTL`, and at most `MOST_STATES` at once): a flood is answered 429 or 503 and stores nothing.
 """
 
 from __future__ import annotations
@@ -15,11 +19,23 @@ from slack_bolt.oauth.async_oauth_flow import AsyncOAuthFlow
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_bolt.request.async_request import AsyncBoltRequest
 
-from adapters.http_guard import Limits
-from adapters.slack_installs import InstallationStore, InstallsAuthorize, OAuthStates, Workspaces, rotator
+from adapters.http_guard import Allowance, Limits
+from adapters.log_guard import RefusalLog
+from adapters.slack_installs import (
+    MOST_STATES,
+    STATE_TTL,
+    InstallationStore,
+    InstallsAuthorize,
+    OAuthStates,
+    TooManyStates,
+    Workspaces,
+    rotator,
+)
 from adapters.slack_payloads import PLATFORM
 from adapters.slack_settings import INSTALL_PATH, SlackSettings
+from bot.core.config import Instructors
 from bot.core.errors import DeliveryFailed
+from bot.core.messages import Cohort
 from bot.store import Store
 
 log = logging.getLogger("studybot.slack")
@@ -45,6 +61,8 @@ class InstallFlow:
             installation_store=InstallationStore(store, changed=self.workspaces.forget),
             installation_store_bot_only=True, state_store=OAuthStates(store),
             token_rotation_expiration_minutes=ROTATE_MINUTES, logger=bolt_log)
+        self._pages = Allowance(limits.install_pages_per_client, STATE_TTL.total_seconds())
+        self._refused = RefusalLog(log)
         self._app: AsyncApp | None = None
 
     def serve(self, server: web.Application, app: AsyncApp) -> None:
@@ -57,10 +75,13 @@ class InstallFlow:
         """How many workspaces have studybot installed now."""
         return sum(1 for i in await self.installs.listed(PLATFORM) if i.installed)
 
-    async def teaches(self, team: str, user: str) -> bool:
-        """Whether `user` is the workspace's instructor by having installed studybot there (only with
-        `instructors.slack_installer`)."""
+    async def teaches(self, team: str, user: str, instructors: Instructors) -> bool:
+        """Whether `user` is the workspace's instructor by having installed studybot there first: only
+        with `instructors.slack_installer`, and only while the workspace has no instructors configured
+        (`cohorts.<team id>.instructors`: those win)."""
         if not (self.settings.installer_is_instructor and user):
+            return False
+        if instructors.per_cohort.get(Cohort(PLATFORM, team)):
             return False
         try:
             return (await self.workspaces.install(team)).installer_id == user
@@ -68,7 +89,15 @@ class InstallFlow:
             return False
 
     async def _install_page(self, request: web.Request) -> web.StreamResponse:
-        return await to_aiohttp_response(await self._flow.handle_installation(_bolt(request)))
+        if not self._pages.take(request.remote or ""):
+            self._refused("slack HTTP 429: install pages from one address past the limit")
+            return web.Response(status=429, text="Too many install attempts from this address; try again later.",
+                                headers={"Retry-After": str(int(STATE_TTL.total_seconds()))})
+        try:
+            return await to_aiohttp_response(await self._flow.handle_installation(_bolt(request)))
+        except TooManyStates:
+            self._refused(f"slack HTTP 503: {MOST_STATES} install states unused")
+            return web.Response(status=503, text="Too many installs in progress; try again later.")
 
     async def _redirected(self, request: web.Request) -> web.StreamResponse:
         return await to_aiohttp_response(await self._flow.handle_callback(_bolt(request)))
