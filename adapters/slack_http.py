@@ -19,7 +19,7 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.signature import SignatureVerifier
 
 from adapters import metrics_http
-from adapters.http_guard import CappedSite, Limits, ReplayGuard
+from adapters.http_guard import CappedSite, Limits, ReplayGuard, idle_once_answered
 from adapters.log_guard import RefusalLog
 from adapters.slack_install_flow import InstallFlow
 from adapters.slack_payloads import repair_payload_quirk, routable, too_deep
@@ -48,7 +48,7 @@ class SlackHttp:
 
     async def start(self) -> None:
         limits = self.limits
-        server = web.Application(client_max_size=limits.max_body)
+        server = web.Application(client_max_size=limits.max_body, middlewares=[idle_once_answered])
         server.router.add_post(EVENTS_PATH, self._events)
         if self.installs is not None:
             self.installs.serve(server, self.app)
