@@ -62,6 +62,7 @@ from adapters.slack_payloads import (
     submit_event,
     user_of,
 )
+from adapters.slack_response_urls import ResponseUrls
 from adapters.slack_settings import INSTALL_PATH, SlackSettings
 from bot.core.errors import DeliveryFailed, PlatformRejected, PlatformUnreachable
 from bot.core.messages import (
@@ -158,10 +159,11 @@ class SlackInteraction:
     async def say(self, reply: Reply) -> None:
         message = message_for(reply)
         if self.respond is not None and self.respond.response_url:
-            sent = await self.respond(**message, response_type="ephemeral", replace_original=False)
-            if sent.status_code == 200:
+            status = await self.adapter.response_urls.post(
+                self.respond.response_url, {**message, "response_type": "ephemeral", "replace_original": False})
+            if status == 200:
                 return
-            log.warning("slack response_url answered HTTP %s; posting the reply instead", sent.status_code)
+            log.warning("slack response_url answered HTTP %s; posting the reply instead", status)
         client, user = self.adapter.client, reply.to.user_id if reply.to else ""
         token = await self.adapter.token(self.team)
         if reply.place is not None and reply.place.channel_id:
@@ -241,6 +243,7 @@ class SlackAdapter(ChatAdapter):
         self.http = SlackHttp(self.app, bot, settings, self.limits, self.installs, self._ignored)
         self._admins: dict[tuple[str, str], tuple[bool, float]] = {}
         self._dms: dict[tuple[str, str], str] = {}  # (workspace, user) -> DM channel
+        self.response_urls = ResponseUrls()  # instead of Bolt's `respond`: see adapters.slack_response_urls
         self._socket: AsyncSocketModeHandler | None = None
 
     # ------------------------------------------------------------ lifecycle
@@ -316,6 +319,7 @@ class SlackAdapter(ChatAdapter):
         if socket is not None:
             await socket.close_async()
         await self.http.stop()
+        await self.response_urls.close()
 
     async def _on_error(self, error: Exception) -> BoltResponse:
         """A payload no listener takes (a shortcut, a closed modal, an event) is acknowledged, so

@@ -141,6 +141,7 @@ class SlackStandIn(LoopbackServer):
         self.uploads: dict[str, bytes] = {}
         self.shared_files: list[Json] = []
         self.responses: list[tuple[str, Any]] = []
+        self.response_peers: list[Any] = []  # each response_url post's client address (a kept-alive one repeats)
         self.messages: dict[tuple[str, str], Json] = {}
         self.views: dict[str, Json] = {}
         self.users: dict[str, Json] = {}
@@ -181,15 +182,15 @@ class SlackStandIn(LoopbackServer):
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    async def start(self) -> Self:
-        """Start serving on 127.0.0.1 with a free port; sets `url`."""
+    async def start(self, port: int = 0) -> Self:
+        """Start serving on 127.0.0.1 at `port` (0: a free one); sets `url`."""
         app = web.Application()
         app.router.add_route("*", "/api/{method}", self._api)
         app.router.add_post("/upload/v1/{file_id}", self._upload)
         app.router.add_post("/response_url/{id}", self._response_url)
         app.router.add_get("/link/", self._socket)
         app.router.add_get("/oauth/v2/authorize", self._authorize)
-        self.url = f"http://127.0.0.1:{await self.serve(app)}"
+        self.url = f"http://127.0.0.1:{await self.serve(app, port)}"
         return self
 
 
@@ -603,6 +604,7 @@ class SlackStandIn(LoopbackServer):
         if self.response_gate is not None:
             await self.response_gate.wait()
         self.responses.append((request.match_info["id"], body))
+        self.response_peers.append(request.transport.get_extra_info("peername") if request.transport else None)
         return web.Response(text="ok")
 
     # -- Socket Mode -----------------------------------------------------------------------

@@ -85,6 +85,25 @@ async def test_a_slow_response_url_does_not_hold_the_ack(adapter: SlackAdapter, 
     assert [i for i, _ in fake.responses] == ["slow"]
 
 
+async def test_follow_ups_share_a_connection_that_survives_a_slack_restart(adapter: SlackAdapter,
+                                                                          fake: SlackStandIn) -> None:
+    """Feedback after the ack goes to response_url through one shared HTTP session: one kept-alive
+    connection for posts in a row, and after Slack's side restarts the next post still arrives."""
+    async def answer(user: str) -> None:
+        status, text = await post_signed(url(adapter), *slash_command("/quiz", user_id=user))
+        button = json.loads(text)["blocks"][1]["elements"][0]
+        click = block_actions(button["action_id"], button["value"], user_id=user, response_url=fake.response_url(user))
+        assert (await post_signed(url(adapter), *click))[0] == 200
+        await adapter.idle()
+
+    await answer("U0001")
+    await answer("U0002")
+    assert fake.response_peers[0] == fake.response_peers[1]  # the same connection
+    await fake.restart()
+    await answer("U0003")
+    assert [i for i, _ in fake.responses] == ["U0001", "U0002", "U0003"]
+
+
 async def test_admin_lookup_under_a_rate_limit_does_not_hold_the_ack_and_expires(
     fake: SlackStandIn, bot: StudyBot, slack: SlackSettings
 ) -> None:
