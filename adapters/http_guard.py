@@ -17,7 +17,6 @@ answered 503 and hung up on, as is one whose wait runs out.
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections import Counter, deque
 from collections.abc import Callable
@@ -26,8 +25,6 @@ from typing import Any
 
 from aiohttp import web
 
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_NOT_BRACKETS = re.compile(r"[^\[\]{}]")
 BUSY = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
 
@@ -43,17 +40,6 @@ class Limits:
     max_waiting_per_client: int = 400  # of them from one address (behind a load balancer: the balancer's)
     max_json_depth: int = 64  # nesting of a JSON payload; Slack's own are under 15 deep
     install_pages_per_client: int = 30  # "Add to Slack" pages one address may open within ten minutes
-
-
-def json_depth_within(text: str, limit: int) -> bool:
-    """Whether JSON text nests no deeper than `limit`, decided without parsing it (a parser
-    recurses, so 50,000 levels would exhaust the stack)."""
-    depth = 0
-    for bracket in _NOT_BRACKETS.sub("", _STRINGS.sub("", text)):
-        depth += 1 if bracket in "[{" else -1
-        if depth > limit:
-            return False
-    return True
 
 
 ADMIT_EVERY = 0.005  # seconds between looks for a free place while connections wait

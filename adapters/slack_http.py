@@ -1,8 +1,8 @@
 """Slack's HTTP mode: the listener (`http_guard.CappedSite`) and each request's way to Bolt.
 
 A request's body is read within time and size limits, its signature checked before the body is
-parsed, a replay acknowledged and not done again, its JSON nesting bounded, and only then does Bolt
-parse and dispatch it (see also `slack_payloads.repair_payload_quirk`). The same listener serves the
+parsed, a replay acknowledged and not done again, and only then is it decoded, once
+(`slack_payloads.read_body`, its JSON nesting bounded), and dispatched by Bolt. The same listener serves the
 install pages (`adapters.slack_install_flow`) and `/metrics`.
 """
 
@@ -15,14 +15,13 @@ from typing import Any
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.async_app import AsyncApp
-from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.signature import SignatureVerifier
 
 from adapters import metrics_http
 from adapters.http_guard import CappedSite, Limits, ReplayGuard, idle_once_answered
 from adapters.log_guard import RefusalLog
 from adapters.slack_install_flow import InstallFlow
-from adapters.slack_payloads import repair_payload_quirk, routable, too_deep
+from adapters.slack_payloads import TooDeep, bolt_request, read_body, routable
 from adapters.slack_settings import SlackSettings
 from bot.core.errors import PlatformUnreachable
 from bot.runtime.app import StudyBot
@@ -73,7 +72,7 @@ class SlackHttp:
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         """Read the body within the limits, check its signature, bound its JSON nesting, and only
-        then let Bolt parse it."""
+        then decode it, once, for Bolt."""
         try:
             async with asyncio.timeout(self.limits.body_timeout):
                 raw = await request.read()
@@ -94,16 +93,19 @@ class SlackHttp:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             return self._refuse(400, "a body that is not UTF-8")
-        if too_deep(text, request.content_type, self.limits.max_json_depth):
-            return self._refuse(400, f"JSON nested deeper than {self.limits.max_json_depth} levels")
         try:
-            bolt_request = AsyncBoltRequest(body=text, query=request.query_string, headers=headers)  # type: ignore[arg-type]
+            body = read_body(text, request.content_type, self.limits.max_json_depth)
+        except TooDeep:
+            return self._refuse(400, f"JSON nested deeper than {self.limits.max_json_depth} levels")
+        except ValueError as exc:
+            return self._refuse(400, f"a body that cannot be parsed ({type(exc).__name__})")
+        if not routable(body):
+            return self._refuse(400, "an interaction without actions")
+        try:
+            bolt = bolt_request(text, body, request.query_string, headers)
         except (ValueError, TypeError, AttributeError, KeyError) as exc:
             return self._refuse(400, f"a body that cannot be parsed ({type(exc).__name__})")
-        repair_payload_quirk(bolt_request)
-        if not routable(bolt_request.body):
-            return self._refuse(400, "an interaction without actions")
-        answered = await self.app.async_dispatch(bolt_request)
+        answered = await self.app.async_dispatch(bolt)
         if answered.status < 300:
             self._replays.taken(*stamp)
         return await to_aiohttp_response(answered)
