@@ -13,22 +13,16 @@ Discord's own examples leave out are filled in, and the member's role ids and th
 are kept, so that neither an uncached guild nor a payload without a channel object loses them;
 any dispatch discord.py cannot parse is logged and skipped instead of ending the gateway.
 
-Across processes (STUDYBOT_DISCORD_SHARDS), each process runs its shards on discord.py's
-AutoShardedBot; Discord sends each server's events to its shard, `(guild_id >> 22) % shard_count`,
-and direct messages to shard 0. Only the process with shard 0 syncs the command tree, and IDENTIFYs
-are paced across processes: each holds a lock of the database from its IDENTIFY until Discord's
-5-second window has passed.
+Across processes (STUDYBOT_DISCORD_SHARDS) the client is `discord_shards.PacedShards`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import Any, Literal, Optional
+from typing import Any
 
 import aiohttp
 import discord
@@ -36,15 +30,14 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
+from adapters.discord_commands import slash_command
 from adapters.discord_payloads import (
     BUTTON_PREFIX,
     FORM_PREFIX,
-    MAX_CHOICE_VALUE,
     PLATFORM,
     AnswerModal,
     ChoiceButton,
     RawInteractions,
-    choice_value,
     cut_value,
     digest,
     inert,
@@ -56,6 +49,7 @@ from adapters.discord_payloads import (
     submitted_text,
 )
 from adapters.discord_settings import DiscordSettings
+from adapters.discord_shards import IDENTIFY_WINDOW, IdentifyPacer, PacedShards, shard_options, shards_said
 from adapters.log_guard import Unsaid, clean
 from adapters.replies import ChatAdapter, Inbound
 from bot.core.errors import DeliveryFailed, PlatformRejected, PlatformUnreachable
@@ -69,7 +63,6 @@ from bot.core.messages import (
     Place,
     Reply,
     TextSubmitted,
-    fit,
 )
 from bot.core.suggest import no_such_command
 from bot.kit.commands import CommandSpec
@@ -78,14 +71,11 @@ from bot.runtime.app import StudyBot
 log = logging.getLogger("studybot.discord")
 
 UNKNOWN_INTERACTION = 10062
-MAX_AUTOCOMPLETE = 25  # Discord shows at most 25 suggestions
 UNDELIVERABLE = {  # keyed by "was it a public post?"
     False: "I could not send you a direct message. Allow direct messages from server members "
            "(Privacy Settings), then try again.",
     True: "I could not post in this channel. Ask an admin to let studybot send messages and attach files here.",
 }
-IDENTIFY_WINDOW = 5.0  # seconds between IDENTIFYs of one bot (Discord's limit with max_concurrency 1)
-IDENTIFY_LOCK = "discord-identify"
 NOT_OURS = "That control is not studybot's (or no longer works). Type /help to see the commands."
 
 
@@ -140,12 +130,6 @@ class StudyClient(commands.Bot):
     async def on_ready(self) -> None:
         self.adapter.healthy = True
 
-    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
-        if self.adapter.settings.sharded:
-            await self.adapter.pace_identify()
-        else:
-            await super().before_identify_hook(shard_id, initial=initial)
-
     async def on_resumed(self) -> None:
         self.adapter.healthy = True
 
@@ -178,8 +162,12 @@ class StudyClient(commands.Bot):
                   type(getattr(error, "original", error)).__name__)
 
 
-class ShardedStudyClient(StudyClient, commands.AutoShardedBot):
+class ShardedStudyClient(StudyClient, PacedShards):
     """The same bot on discord.py's AutoShardedBot: this process's shards of the bot's total."""
+
+    def __init__(self, adapter: DiscordAdapter, **options: Any) -> None:
+        self.pacer = adapter.pacer
+        super().__init__(adapter, **options)
 
 
 async def _note(interaction: discord.Interaction, text: str) -> None:
@@ -195,40 +183,6 @@ async def _note(interaction: discord.Interaction, text: str) -> None:
         log.warning("discord refused a note: HTTP %s code %s", exc.status, exc.code)
     except (TypeError, AttributeError, KeyError) as exc:  # a payload without a channel or user to answer
         log.warning("discord interaction %s cannot be answered (%s)", interaction.id, type(exc).__name__)
-
-
-def slash_command(spec: CommandSpec, adapter: DiscordAdapter) -> app_commands.Command:
-    """A slash command built from the core's declaration: each option a string parameter (its
-    choices as a fixed list, its suggestions as autocomplete), turned back into the typed form."""
-
-    async def callback(interaction: discord.Interaction, **options: str | None) -> None:
-        resolved = {name: await adapter.resolve_choice(spec, name, value) for name, value in options.items()}
-        await adapter.on_command(interaction, spec.name, spec.args(resolved))
-
-    params = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                annotation=discord.Interaction)]
-    for option in spec.options:
-        kind: Any = (Literal[tuple(option.choices)] if option.choices
-                     else app_commands.Range[int, option.number[0], option.number[1]] if option.number else str)
-        params.append(inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=None,
-                                        annotation=Optional[kind]))  # noqa: UP045 (a runtime annotation)
-    callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-    callback.__discord_app_commands_param_description__ = {  # type: ignore[attr-defined]
-        o.name: o.description for o in spec.options}
-    command: app_commands.Command = app_commands.Command(name=spec.name, description=spec.summary,
-                                                         callback=callback)
-    for option in spec.options:
-        if option.suggest is not None:
-            command.autocomplete(option.name)(_autocomplete(adapter, spec.name, option.name))
-    return command
-
-
-def _autocomplete(adapter: DiscordAdapter, command: str, option: str) -> Any:
-    async def complete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        names = (await adapter.bot.suggest(command, option, current))[:MAX_AUTOCOMPLETE]
-        return [app_commands.Choice(name=fit(n, MAX_CHOICE_VALUE), value=choice_value(n)) for n in names]
-
-    return complete
 
 
 # ------------------------------------------------------------ the adapter
@@ -311,16 +265,14 @@ class DiscordAdapter(ChatAdapter):
                  identify_window: float = IDENTIFY_WINDOW) -> None:
         super().__init__(bot)
         self.settings = settings
-        self.identify_window = identify_window
-        self._identified: set[asyncio.Task[None]] = set()
+        self.pacer = IdentifyPacer(bot.store.engine, identify_window)
         self._logging_in = False  # AutoShardedBot can be closed only once login began
         self.ready_timeout = ready_timeout
         self.reconnect_delay = reconnect_delay
         self.reconnect_delays: list[float] = []  # each wait before a reconnect, for the log and tests
         self.healthy = False  # set once a connection reached READY (or RESUMED)
         self.raw = RawInteractions()
-        self.client = (ShardedStudyClient(self, guild_ready_timeout=guild_ready_timeout,
-                                          shard_ids=list(settings.shard_ids), shard_count=settings.shard_count)
+        self.client = (ShardedStudyClient(self, guild_ready_timeout=guild_ready_timeout, **shard_options(settings))
                        if settings.sharded else StudyClient(self, guild_ready_timeout=guild_ready_timeout))
         self._roles: dict[int, frozenset[str]] = {}  # guild id -> resolved role ids of configured names
         self._fatal: BaseException | None = None
@@ -353,10 +305,8 @@ class DiscordAdapter(ChatAdapter):
             ready.cancel()
         if ready in done and not self._closing:
             user = self.client.user
-            shards = (f" (shards {','.join(map(str, self.settings.shard_ids))} of {self.settings.shard_count})"
-                      if self.settings.sharded else "")
             log.info("discord connected as @%s in %d server(s)%s", clean(user.name if user else "?"),
-                     len(self.client.guilds), shards)
+                     len(self.client.guilds), shards_said(self.settings))
             return
         fatal = self._fatal
         if self._closing:
@@ -401,27 +351,9 @@ class DiscordAdapter(ChatAdapter):
             await asyncio.sleep(delay)
             delay = min(delay * 2, 60.0)
 
-    async def pace_identify(self) -> None:
-        """Take the IDENTIFY lock, shared by every process on the database, and hold it until
-        `identify_window` after this IDENTIFY (released by a task, so the IDENTIFY goes now)."""
-        held = contextlib.AsyncExitStack()
-        await held.enter_async_context(self.bot.store.engine.exclusive(IDENTIFY_LOCK))
-
-        async def release() -> None:
-            try:
-                await asyncio.sleep(self.identify_window)
-            finally:
-                await held.aclose()
-
-        task = asyncio.create_task(release(), name="discord-identify-window")
-        self._identified.add(task)
-        task.add_done_callback(self._identified.discard)
-
     async def disconnect(self) -> None:
         """Close the gateway and the HTTP session."""
-        for task in list(self._identified):
-            task.cancel()
-        await asyncio.gather(*self._identified, return_exceptions=True)
+        await self.pacer.close()
         if self._logging_in or not self.settings.sharded:
             await self.client.close()
         supervisor, self._supervisor = self._supervisor, None

@@ -95,7 +95,8 @@ class RawInteractions:
     ending the gateway.
 
     Fills in what Discord's documented examples leave out but discord.py requires (`member.flags`;
-    a `member` for a guild interaction that names only its `user`), and keeps each interaction's
+    a `member` for a guild interaction that names only its `user`), skips one that names neither
+    (nobody to answer), and keeps each interaction's
     role ids and bare `channel_id`, which discord.py drops for guilds it has not cached."""
 
     def __init__(self) -> None:
@@ -123,6 +124,8 @@ class RawInteractions:
 
     def _read(self, data: dict[str, Any]) -> None:
         member = data.get("member")
+        if not isinstance(member, dict) and not isinstance(data.get("user"), dict):
+            raise ValueError("neither member nor user says who acted")
         if data.get("guild_id") and not isinstance(member, dict) and isinstance(data.get("user"), dict):
             member = data["member"] = {"user": data["user"], "roles": []}
         if isinstance(member, dict):

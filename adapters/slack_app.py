@@ -6,12 +6,11 @@ command's ack carries a reply), and everything after it (private replies through
 `response_url`, posts, edits, files) runs in a background task, so that a slow `response_url`
 or a rate-limited Web API cannot hold the ack past Slack's 3 seconds (`process_before_response=True`
 makes Bolt answer only when the listener returns). Payloads are read and rendered by
-`adapters.slack_payloads`. HTTP requests are read within time and size limits and their
-signature is checked before their body is parsed.
+`adapters.slack_payloads`; HTTP mode's requests reach Bolt through `adapters.slack_http`.
 
 With SLACK_BOT_TOKEN it serves that one workspace. With the app's client id and secret it serves
-every workspace that installs it through "Add to Slack" (`/slack/install`, Bolt's OAuth flow), each
-with its own bot token from `adapters.slack_installs`, requests and timers alike; an uninstall
+every workspace that installs it through "Add to Slack" (`adapters.slack_install_flow`), each with
+its own bot token from `adapters.slack_installs`, requests and timers alike; an uninstall
 (`app_uninstalled`, `tokens_revoked`) removes the install.
 """
 
@@ -24,10 +23,8 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
-from urllib.parse import urljoin
 
-from aiohttp import ClientError, web
-from slack_bolt.adapter.aiohttp import to_aiohttp_response
+from aiohttp import ClientError
 from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 from slack_bolt.adapter.socket_mode.async_internals import run_async_bolt_app, send_async_response
 from slack_bolt.async_app import AsyncApp
@@ -35,25 +32,23 @@ from slack_bolt.authorization import AuthorizeResult
 from slack_bolt.authorization.async_authorize import AsyncAuthorize
 from slack_bolt.error import BoltUnhandledRequestError
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
-from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
-from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
 )
-from slack_sdk.signature import SignatureVerifier
 from slack_sdk.socket_mode.aiohttp import SocketModeClient
 from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters import metrics_http
-from adapters.http_guard import CappedSite, Limits, ReplayGuard
+from adapters.http_guard import Limits
 from adapters.log_guard import NoBodies, RefusalLog, Unsaid, clean
 from adapters.replies import ChatAdapter, Inbound
-from adapters.slack_installs import InstallationStore, InstallsAuthorize, OAuthStates, Workspaces, rotator
+from adapters.slack_http import EVENTS_PATH, SlackHttp
+from adapters.slack_install_flow import InstallFlow
+from adapters.slack_installs import Workspaces
 from adapters.slack_payloads import (
     ACTION_PREFIX,
     FORM_CALLBACK,
@@ -64,12 +59,10 @@ from adapters.slack_payloads import (
     message_for,
     modal_for,
     mrkdwn,
-    repair_payload_quirk,
-    routable,
     submit_event,
-    too_deep,
     user_of,
 )
+from adapters.slack_response_urls import ResponseUrls
 from adapters.slack_settings import INSTALL_PATH, SlackSettings
 from bot.core.errors import DeliveryFailed, PlatformRejected, PlatformUnreachable
 from bot.core.messages import (
@@ -86,8 +79,6 @@ log = logging.getLogger("studybot.slack")
 T = TypeVar("T")
 BOLT_LOG = "slack_bolt.studybot"  # Bolt's and the Socket Mode client's logger: under slack_bolt, bodies withheld
 
-EVENTS_PATH = "/slack/events"
-ROTATE_MINUTES = 120  # a rotating token is refreshed this long before it expires (Bolt's default)
 SLACK_FAILURES = (SlackApiError, DeliveryFailed, ClientError, TimeoutError, OSError)
 NO_ACCESS = frozenset({  # Web API errors a retry cannot mend: the channel or the person is out of reach
     "channel_not_found", "is_archived", "not_in_channel", "restricted_action", "restricted_action_read_only_channel",
@@ -168,10 +159,11 @@ class SlackInteraction:
     async def say(self, reply: Reply) -> None:
         message = message_for(reply)
         if self.respond is not None and self.respond.response_url:
-            sent = await self.respond(**message, response_type="ephemeral", replace_original=False)
-            if sent.status_code == 200:
+            status = await self.adapter.response_urls.post(
+                self.respond.response_url, {**message, "response_type": "ephemeral", "replace_original": False})
+            if status == 200:
                 return
-            log.warning("slack response_url answered HTTP %s; posting the reply instead", sent.status_code)
+            log.warning("slack response_url answered HTTP %s; posting the reply instead", status)
         client, user = self.adapter.client, reply.to.user_id if reply.to else ""
         token = await self.adapter.token(self.team)
         if reply.place is not None and reply.place.channel_id:
@@ -207,7 +199,6 @@ class SlackAdapter(ChatAdapter):
         self.limits = limits or Limits()
         self.admin_ttl = admin_ttl
         self.connect_timeout = connect_timeout
-        self.port: int | None = None
         base_url = settings.api_url.rstrip("/") + "/"
         token = settings.bot_token.reveal() if settings.bot_token else None  # None: each call names its workspace's
         self.client = AsyncWebClient(token=token, base_url=base_url, retry_handlers=[
@@ -223,24 +214,12 @@ class SlackAdapter(ChatAdapter):
             # the bot token is given per request (`_authorized`); SLACK_BOT_TOKEN in the environment is not unused
             bolt_log.addFilter(Unsaid(warning_client_prioritized_and_token_skipped()))
         secret = settings.signing_secret
-        self._verifier = SignatureVerifier(secret.reveal()) if secret else None
         self._authorized = TokenChecked()
-        self.workspaces: Workspaces | None = None
-        authorize: AsyncAuthorize = self._authorized
-        oauth: AsyncOAuthSettings | None = None
-        if settings.distributed:
-            assert settings.client_id is not None and settings.client_secret is not None
-            client_secret = settings.client_secret.reveal()
-            refresher = rotator(settings.client_id, client_secret, base_url)
-            self.workspaces = Workspaces(bot.store, refresher, ROTATE_MINUTES)
-            authorize = InstallsAuthorize(self.workspaces)
-            installs = InstallationStore(bot.store, changed=self.workspaces.forget)
-            oauth = AsyncOAuthSettings(
-                client_id=settings.client_id, client_secret=client_secret, scopes=list(settings.scopes),
-                redirect_uri=settings.redirect_url, install_path=INSTALL_PATH, redirect_uri_path=settings.redirect_path,
-                authorization_url=urljoin(base_url, "/oauth/v2/authorize"), installation_store=installs,
-                installation_store_bot_only=True, state_store=OAuthStates(bot.store),
-                token_rotation_expiration_minutes=ROTATE_MINUTES, logger=bolt_log)
+        self.installs = (InstallFlow(bot.store, settings, base_url, self.limits, bolt_log)
+                         if settings.distributed else None)
+        self.workspaces: Workspaces | None = self.installs.workspaces if self.installs else None
+        authorize: AsyncAuthorize = self.installs.authorize if self.installs else self._authorized
+        oauth = self.installs.oauth if self.installs else None
         self.app = AsyncApp(
             client=AsyncWebClient(base_url=base_url),  # Bolt's own: its token comes from `authorize`
             authorize=authorize,  # type: ignore[arg-type]  # Bolt takes an AsyncAuthorize as it is
@@ -248,7 +227,7 @@ class SlackAdapter(ChatAdapter):
             installation_store_bot_only=True if oauth else None,
             logger=bolt_log,
             signing_secret=secret.reveal() if secret else "",
-            # `_http` checks every HTTP request's signature before Bolt parses it; Bolt checks it
+            # `SlackHttp` checks every HTTP request's signature before Bolt parses it; Bolt checks it
             # again only when there is no secret, which refuses all (a setup `configured` rejects)
             request_verification_enabled=secret is None and settings.app_token is None,
             process_before_response=True,
@@ -260,31 +239,34 @@ class SlackAdapter(ChatAdapter):
         self.app.error(self._on_error)
         if oauth is not None:
             self.app.enable_token_revocation_listeners()  # app_uninstalled, tokens_revoked: the install goes
-        self._refused = RefusalLog(log)
         self._ignored = RefusalLog(log, verb="ignored")
-        self._replays = ReplayGuard()
+        self.http = SlackHttp(self.app, bot, settings, self.limits, self.installs, self._ignored)
         self._admins: dict[tuple[str, str], tuple[bool, float]] = {}
         self._dms: dict[tuple[str, str], str] = {}  # (workspace, user) -> DM channel
-        self._runner: web.AppRunner | None = None
+        self.response_urls = ResponseUrls()  # instead of Bolt's `respond`: see adapters.slack_response_urls
         self._socket: AsyncSocketModeHandler | None = None
 
     # ------------------------------------------------------------ lifecycle
 
+    @property
+    def port(self) -> int | None:
+        """The port HTTP mode listens on (once started)."""
+        return self.http.port
+
     async def connect(self) -> None:
         """Check the bot token (auth.test), then connect over Socket Mode when an app token is set,
         else serve HTTP on /slack/events (and, for installs in many workspaces, /slack/install)."""
-        if self.settings.distributed:
-            await self._serve_http()
-            installed = [i for i in await self.bot.store.installs.listed(PLATFORM) if i.installed]
-            log.info("slack serving %d installed workspace(s) in HTTP mode on %s:%s (install at %s)", len(installed),
-                     self.settings.http_host, self.port, INSTALL_PATH)
+        if self.installs is not None:
+            await self.http.start()
+            log.info("slack serving %d installed workspace(s) in HTTP mode on %s:%s (install at %s)",
+                     await self.installs.installed(), self.settings.http_host, self.port, INSTALL_PATH)
             return
         who = await self._check_token()
         if self.settings.app_token is not None:
             await self._connect_socket()
             mode = "Socket Mode"
         else:
-            await self._serve_http()
+            await self.http.start()
             mode = f"HTTP mode on {self.settings.http_host}:{self.port}{EVENTS_PATH}"
         log.info("slack connected as @%s in %s (team %s, %s)", clean(who.get("user")), clean(who.get("team")),
                  clean(who.get("team_id")), mode)
@@ -332,94 +314,12 @@ class SlackAdapter(ChatAdapter):
             raise PlatformUnreachable("cannot open the Slack Socket Mode connection within "
                                       f"{self.connect_timeout:g} s: check the network") from None
 
-    async def _serve_http(self) -> None:
-        limits = self.limits
-        server = web.Application(client_max_size=limits.max_body)
-        server.router.add_post(EVENTS_PATH, self._http)
-        if self.settings.distributed:
-            server.router.add_get(INSTALL_PATH, self._oauth)
-            server.router.add_get(self.settings.redirect_path, self._oauth)
-        server.router.add_get(metrics_http.PATH, metrics_http.route(self.bot))
-        # lingering_time=0: a body left unread (too slow, too large) is not waited for after the answer
-        self._runner = web.AppRunner(server, shutdown_timeout=5.0, access_log=None,
-                                     keepalive_timeout=limits.header_timeout, lingering_time=0)
-        await self._runner.setup()
-        site = CappedSite(self._runner, self.settings.http_host, self.settings.http_port, limits,
-                          reuse_port=self.settings.reuse_port)
-        try:
-            await site.start()
-        except OSError as exc:
-            raise PlatformUnreachable(f"cannot listen on {self.settings.http_host}:{self.settings.http_port} "
-                                      f"({exc.strerror}): free the port or set STUDYBOT_HTTP_PORT") from None
-        self.port = site.port
-
     async def disconnect(self) -> None:
         socket, self._socket = self._socket, None
         if socket is not None:
             await socket.close_async()
-        runner, self._runner = self._runner, None
-        if runner is not None:
-            await runner.cleanup()
-
-    # ------------------------------------------------------------ HTTP mode
-
-    async def _http(self, request: web.Request) -> web.StreamResponse:
-        """Read the body within the limits, check its signature, bound its JSON nesting, and only
-        then let Bolt parse it (see also `repair_payload_quirk`)."""
-        try:
-            async with asyncio.timeout(self.limits.body_timeout):
-                raw = await request.read()
-        except web.HTTPRequestEntityTooLarge:
-            return self._refuse(413, f"a body over {self.limits.max_body} bytes")
-        except TimeoutError:
-            response = self._refuse(408, "a body that did not arrive in time")
-            response.force_close()
-            return response
-        headers = request.headers
-        if self._verifier is not None and not self._signed(raw, headers):
-            return self._refuse(401, "a bad or stale signature")
-        stamp = (headers.get("X-Slack-Request-Timestamp"), headers.get("X-Slack-Signature"))
-        if not self._replays.first_time(*stamp):
-            self._ignored("a slack request replayed (same timestamp and signature); acknowledged, not done again")
-            return web.Response(status=200, text="")
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            return self._refuse(400, "a body that is not UTF-8")
-        if too_deep(text, request.content_type, self.limits.max_json_depth):
-            return self._refuse(400, f"JSON nested deeper than {self.limits.max_json_depth} levels")
-        try:
-            bolt_request = AsyncBoltRequest(body=text, query=request.query_string, headers=headers)  # type: ignore[arg-type]
-        except (ValueError, TypeError, AttributeError, KeyError) as exc:
-            return self._refuse(400, f"a body that cannot be parsed ({type(exc).__name__})")
-        repair_payload_quirk(bolt_request)
-        if not routable(bolt_request.body):
-            return self._refuse(400, "an interaction without actions")
-        answered = await self.app.async_dispatch(bolt_request)
-        if answered.status < 300:
-            self._replays.taken(*stamp)
-        return await to_aiohttp_response(answered)
-
-    async def _oauth(self, request: web.Request) -> web.StreamResponse:
-        """"Add to Slack" (the install page, then Slack's redirect back with a code): Bolt's OAuth flow."""
-        flow = self.app.oauth_flow
-        assert flow is not None
-        bolt_request = AsyncBoltRequest(body="", query=request.query_string, headers=request.headers)  # type: ignore[arg-type]
-        if request.path == INSTALL_PATH:
-            return await to_aiohttp_response(await flow.handle_installation(bolt_request))
-        return await to_aiohttp_response(await flow.handle_callback(bolt_request))
-
-    def _signed(self, raw: bytes, headers: Any) -> bool:
-        assert self._verifier is not None
-        try:
-            return self._verifier.is_valid(raw, headers.get("X-Slack-Request-Timestamp"),
-                                           headers.get("X-Slack-Signature"))
-        except ValueError:  # a timestamp that is not a number
-            return False
-
-    def _refuse(self, status: int, why: str) -> web.Response:
-        self._refused(f"slack HTTP {status}: {why}")
-        return web.Response(status=status, text="request refused")
+        await self.http.stop()
+        await self.response_urls.close()
 
     async def _on_error(self, error: Exception) -> BoltResponse:
         """A payload no listener takes (a shortcut, a closed modal, an event) is acknowledged, so
@@ -462,10 +362,8 @@ class SlackAdapter(ChatAdapter):
         `admin_ttl` seconds, so a demoted admin loses instructor powers within that time."""
         if self.bot.settings.instructors.listed(Cohort(PLATFORM, team), user):
             return True
-        if self.workspaces is not None and self.settings.installer_is_instructor and user:
-            with contextlib.suppress(DeliveryFailed):
-                if (await self.workspaces.install(team)).installer_id == user:
-                    return True
+        if self.installs is not None and await self.installs.teaches(team, user, self.bot.settings.instructors):
+            return True
         if not self.settings.admins_are_instructors or not user:
             return False
         now = time.monotonic()

@@ -36,6 +36,7 @@ from bot.store.installs import Install
 log = logging.getLogger("studybot.slack")
 
 STATE_TTL = timedelta(seconds=600)  # how long an "Add to Slack" click may take to come back
+MOST_STATES = 10_000  # unused install states kept at once, from every address
 CACHE_SECONDS = 60.0  # how long a process trusts the install it read (an uninstall elsewhere shows within this)
 
 
@@ -68,7 +69,7 @@ class InstallationStore(AsyncInstallationStore):
 
     async def async_save(self, installation: Installation) -> None:
         cohort = cohort_of(installation.enterprise_id, installation.team_id, installation.is_enterprise_install)
-        await self._installs.save(Install(
+        first = await self._installs.save(Install(
             platform=PLATFORM, cohort=cohort, bot_token=installation.bot_token, bot_id=installation.bot_id,
             bot_user_id=installation.bot_user_id, bot_scopes=",".join(installation.bot_scopes or ()),
             refresh_token=installation.bot_refresh_token, token_expires_at=installation.bot_token_expires_at,
@@ -77,6 +78,9 @@ class InstallationStore(AsyncInstallationStore):
             is_enterprise_install=bool(installation.is_enterprise_install)))
         self._changed(cohort)
         log.info("slack workspace %s (%s) installed studybot", clean(cohort, 30), clean(installation.team_name, 60))
+        if first and first != (installation.user_id or ""):
+            log.warning("slack workspace %s: studybot installed again by %s; its first installer %s stays its "
+                        "instructor", clean(cohort, 30), clean(installation.user_id, 30), clean(first, 30))
 
     async def async_save_bot(self, bot: Bot) -> None:
         cohort = cohort_of(bot.enterprise_id, bot.team_id, bot.is_enterprise_install)
@@ -114,17 +118,27 @@ class InstallationStore(AsyncInstallationStore):
         await self._uninstall(enterprise_id, team_id)
 
     async def _uninstall(self, enterprise_id: str | None, team_id: str | None) -> None:
-        for cohort in {c for c in (team_id, enterprise_id) if c}:
-            self._changed(cohort)
-            if await self._installs.uninstall(PLATFORM, cohort):
-                log.info("slack workspace %s uninstalled studybot; its scores are kept", clean(cohort, 30))
+        """Remove the one install the event is about: a workspace's own when it names a workspace (in an
+        Enterprise Grid too: the organization-wide install stays), else the organization's."""
+        cohort = team_id or enterprise_id
+        if not cohort:
+            return
+        self._changed(cohort)
+        if await self._installs.uninstall(PLATFORM, cohort):
+            log.info("slack workspace %s uninstalled studybot; its scores are kept", clean(cohort, 30))
+
+
+class TooManyStates(Exception):
+    """An install page was asked for while `OAuthStates.most` states wait unused."""
 
 
 class OAuthStates(AsyncOAuthStateStore):
-    """One-time states of installs in progress, in the database (any process may see the redirect)."""
+    """One-time states of installs in progress, in the database (any process may see the redirect),
+    at most `most` unused at once (TooManyStates past that)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, most: int = MOST_STATES) -> None:
         self._installs = store.installs
+        self.most = most
 
     @property
     def logger(self) -> logging.Logger:
@@ -132,7 +146,8 @@ class OAuthStates(AsyncOAuthStateStore):
 
     async def async_issue(self, *args: Any, **kwargs: Any) -> str:
         state = secrets.token_urlsafe(24)
-        await self._installs.issue_state(state, STATE_TTL)
+        if not await self._installs.issue_state(state, STATE_TTL, self.most):
+            raise TooManyStates
         return state
 
     async def async_consume(self, state: str) -> bool:

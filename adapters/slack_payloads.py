@@ -13,7 +13,6 @@ from slack_bolt.request.async_internals import build_async_context
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.request.internals import extract_enterprise_id, extract_team_id
 
-from adapters.http_guard import json_depth_within
 from bot.core.messages import CUT_NOTE, Actor, ChoiceMade, Command, Form, Place, Reply, TextSubmitted
 
 PLATFORM = "slack"
@@ -168,30 +167,50 @@ def routable(body: Json) -> bool:
     return isinstance(actions, list) and bool(actions) and all(isinstance(a, dict) for a in actions)
 
 
-def repair_payload_quirk(req: AsyncBoltRequest) -> None:
-    """Undo Bolt's misparse of a form body that merely *contains* the word "payload".
-
-    `slack_bolt.request.internals.parse_body` treats any form body containing the substring
-    "payload" as an interactivity post and parses `/glossary payload` to `{}`, which Bolt then
-    answers 404. When the form has no `payload` field, re-parse it as plain form fields and
-    rebuild the request context from them. Bolt's signature check is untouched: it reads
-    `raw_body`, which stays the exact bytes Slack signed.
-    """
-    raw = req.raw_body
-    if req.body or "payload" not in raw or req.content_type != "application/x-www-form-urlencoded":
-        return
-    fields = dict(parse_qsl(raw, keep_blank_values=True))
-    if "payload" in fields:
-        return
-    req.body = fields
-    req.context = build_async_context(AsyncBoltContext({}), fields)
+class TooDeep(ValueError):
+    """A body whose JSON nests deeper than allowed."""
 
 
-def too_deep(raw: str, content_type: str, limit: int) -> bool:
-    """Whether a body's JSON (an interactivity `payload=` field, or a JSON body) nests past `limit`."""
-    if content_type == "application/json":
-        return not json_depth_within(raw, limit)
-    if "payload" not in raw:
-        return False
-    return any(name == "payload" and not json_depth_within(value, limit)
-               for name, value in parse_qsl(raw, keep_blank_values=True))
+def read_body(text: str, content_type: str, limit: int) -> Json:
+    """A request's body, decoded once: a JSON body, an interactivity form's `payload` field, or a form's
+    fields, as Bolt reads them (and a form that merely contains the word "payload" as plain fields,
+    where Bolt would read `{}`). TooDeep when its JSON nests deeper than `limit`; ValueError when it
+    cannot be read."""
+    if not text:
+        return {}
+    if content_type == "application/json" or text.startswith("{"):
+        body = _json(text, limit)
+    else:
+        fields = dict(parse_qsl(text, keep_blank_values=True))
+        body = _json(fields["payload"], limit) if "payload" in fields else fields
+    if not isinstance(body, dict):
+        raise ValueError("not an object")
+    return body
+
+
+def _json(text: str, limit: int) -> Any:
+    """JSON text decoded, then its nesting measured (TooDeep past `limit`)."""
+    try:
+        value = json.loads(text)
+    except RecursionError:  # the decoder's own bound, far past `limit`
+        raise TooDeep from None
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        item, depth = todo.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            raise TooDeep
+        todo.extend((child, depth + 1) for child in children)
+    return value
+
+
+def bolt_request(text: str, body: Json, query: str, headers: Any) -> AsyncBoltRequest:
+    """Bolt's request for a body read by `read_body`: Bolt does not parse it again. `raw_body` stays the
+    exact text Slack signed."""
+    request = AsyncBoltRequest(body="", query=query, headers=headers)
+    request.raw_body, request.body = text, body
+    request.context = build_async_context(AsyncBoltContext({}), body)
+    return request

@@ -272,13 +272,13 @@ class DiscordStandIn(LoopbackServer):
 
     # ------------------------------------------------------------------ lifecycle
 
-    async def start(self) -> DiscordStandIn:
-        """Start listening on 127.0.0.1 (a free port)."""
+    async def start(self, port: int = 0) -> DiscordStandIn:
+        """Start listening on 127.0.0.1 at `port` (0: a free one)."""
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_get("/gateway", self._gateway)
         app.router.add_get("/attachments/{channel}/{aid}/{filename}", self._attachment)
         app.router.add_route("*", "/api/v10/{tail:.*}", self._rest)
-        self.port = await self.serve(app)
+        self.port = await self.serve(app, port)
         return self
 
 

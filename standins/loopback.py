@@ -15,15 +15,23 @@ class LoopbackServer:
         self._sockets: set[web.WebSocketResponse] = set()
         self._runner: web.AppRunner | None = None
 
-    async def start(self) -> Self:
+    async def start(self, port: int = 0) -> Self:
         raise NotImplementedError
 
-    async def serve(self, app: web.Application) -> int:
-        """Serve the app on 127.0.0.1 at a free port; returns the port."""
+    async def serve(self, app: web.Application, port: int = 0) -> int:
+        """Serve the app on 127.0.0.1 at `port` (0: a free one); returns the port."""
         self._runner = web.AppRunner(app, shutdown_timeout=1.0)
         await self._runner.setup()
-        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
+        await web.TCPSite(self._runner, "127.0.0.1", port).start()
         return int(self._runner.addresses[0][1])
+
+    async def restart(self) -> None:
+        """Stop serving, closing every connection, and serve again on the same port (what is recorded
+        is kept): the service restarting, as its clients see it."""
+        assert self._runner is not None
+        port = int(self._runner.addresses[0][1])
+        await self.close()
+        await self.start(port)
 
     async def close(self) -> None:
         """Close open websockets and stop the server."""

@@ -7,8 +7,9 @@ the 3-second `trigger_id` window (single use), existing messages/views for updat
 rate limits.
 
 For many workspaces it also plays Slack's side of "Add to Slack": `/oauth/v2/authorize` hands out
-a one-time code (for the workspace named by its `team` parameter) and redirects to the app's
-redirect URL, and `oauth.v2.access` trades the code, or with token rotation a refresh token,
+a one-time code (for the workspace named by its `team` parameter; with `enterprise`, a workspace of
+that Enterprise Grid organization, or with `org_wide=1` the organization-wide install) and redirects
+to the app's redirect URL, and `oauth.v2.access` trades the code, or with token rotation a refresh token,
 for a workspace's own bot token. Every Web API call is answered as the workspace whose token it
 carries; an expired token is refused with `token_expired`.
 
@@ -82,13 +83,16 @@ class Call:
 
 @dataclass
 class Workspace:
-    """A workspace a bot token belongs to (the stand-in's default token is workspace T0001's)."""
+    """A workspace a bot token belongs to (the stand-in's default token is workspace T0001's). An
+    organization-wide install's token belongs to its organization: `team_id` is the enterprise id."""
 
     team_id: str
     name: str = "Fake"
     bot_user_id: str = BOT_USER_ID
     bot_id: str = BOT_ID
     expires_at: float | None = None  # time.time() after which the token is refused (token_expired)
+    enterprise_id: str | None = None  # the Enterprise Grid organization it belongs to
+    org_wide: bool = False  # installed for the whole organization
 
 
 @dataclass
@@ -126,7 +130,7 @@ class SlackStandIn(LoopbackServer):
         self.token_lifetime = 43200  # seconds a rotated token lives (Slack's 12 hours)
         self.oauth_redirect_url = ""  # the app's redirect URL, as set in its Slack app config
         self.refreshes: list[str] = []  # the workspaces whose token was refreshed, in order
-        self._codes: dict[str, tuple[str, str]] = {}  # one-time code -> (workspace, installer)
+        self._codes: dict[str, tuple[Workspace, str]] = {}  # one-time code -> (what is installed, installer)
         self._refresh_tokens: dict[str, str] = {}  # refresh token -> workspace
         self.bot_token = bot_token
         self.app_token = app_token
@@ -137,6 +141,7 @@ class SlackStandIn(LoopbackServer):
         self.uploads: dict[str, bytes] = {}
         self.shared_files: list[Json] = []
         self.responses: list[tuple[str, Any]] = []
+        self.response_peers: list[Any] = []  # each response_url post's client address (a kept-alive one repeats)
         self.messages: dict[tuple[str, str], Json] = {}
         self.views: dict[str, Json] = {}
         self.users: dict[str, Json] = {}
@@ -177,15 +182,15 @@ class SlackStandIn(LoopbackServer):
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    async def start(self) -> Self:
-        """Start serving on 127.0.0.1 with a free port; sets `url`."""
+    async def start(self, port: int = 0) -> Self:
+        """Start serving on 127.0.0.1 at `port` (0: a free one); sets `url`."""
         app = web.Application()
         app.router.add_route("*", "/api/{method}", self._api)
         app.router.add_post("/upload/v1/{file_id}", self._upload)
         app.router.add_post("/response_url/{id}", self._response_url)
         app.router.add_get("/link/", self._socket)
         app.router.add_get("/oauth/v2/authorize", self._authorize)
-        self.url = f"http://127.0.0.1:{await self.serve(app)}"
+        self.url = f"http://127.0.0.1:{await self.serve(app, port)}"
         return self
 
 
@@ -307,7 +312,8 @@ class SlackStandIn(LoopbackServer):
             "team_id": workspace.team_id,
             "user_id": workspace.bot_user_id,
             "bot_id": workspace.bot_id,
-            "is_enterprise_install": False,
+            "enterprise_id": workspace.enterprise_id,
+            "is_enterprise_install": workspace.org_wide,
         }
 
     # -- OAuth: installs and token rotation ------------------------------------------------
@@ -337,7 +343,10 @@ class SlackStandIn(LoopbackServer):
         if not redirect:
             return web.Response(status=400, text="no redirect URL: set the app's oauth_redirect_url")
         code = secrets.token_hex(8)
-        self._codes[code] = (query.get("team") or TEAM_ID, query.get("installer") or INSTALLER_ID)
+        enterprise, org_wide = query.get("enterprise"), query.get("org_wide") == "1"
+        team_id = enterprise if org_wide and enterprise else query.get("team") or TEAM_ID
+        installed = Workspace(team_id, enterprise_id=enterprise, org_wide=org_wide and bool(enterprise))
+        self._codes[code] = (installed, query.get("installer") or INSTALLER_ID)
         raise web.HTTPFound(f"{redirect}?{urlencode({'code': code, 'state': query.get('state', '')})}")
 
     async def _oauth_v2_access(self, params: Json) -> Json:
@@ -352,21 +361,26 @@ class SlackStandIn(LoopbackServer):
         found = self._codes.pop(str(params.get("code")), None)
         if found is None:
             raise SlackError("invalid_code")
-        team_id, installer = found
-        token, refresh, expires_in = self._issue(team_id)
+        installed, installer = found
+        token, refresh, expires_in = self._issue(installed.team_id, installed.enterprise_id, installed.org_wide)
         workspace = self.tokens[token]
         granted: Json = {"refresh_token": refresh, "expires_in": expires_in} if refresh else {}
+        enterprise = {"id": workspace.enterprise_id, "name": f"Org{workspace.enterprise_id}"}
+        team = None if workspace.org_wide else {"id": workspace.team_id, "name": workspace.name}
         return {"access_token": token, "token_type": "bot", "scope": SCOPES, "bot_user_id": workspace.bot_user_id,
-                "app_id": APP_ID, "team": {"id": team_id, "name": workspace.name}, "enterprise": None,
-                "is_enterprise_install": False, "authed_user": {"id": installer}, **granted}
+                "app_id": APP_ID, "team": team, "enterprise": enterprise if workspace.enterprise_id else None,
+                "is_enterprise_install": workspace.org_wide, "authed_user": {"id": installer}, **granted}
 
-    def _issue(self, team_id: str) -> tuple[str, str | None, int | None]:
-        """A new bot token for the workspace (with rotation: expiring, with a refresh token)."""
+    def _issue(self, team_id: str, enterprise_id: str | None = None,
+               org_wide: bool = False) -> tuple[str, str | None, int | None]:
+        """A new bot token for the workspace, or the organization's when `org_wide` (with rotation:
+        expiring, with a refresh token)."""
         n = next(self._ids)
         prefix = "xoxe.xoxb" if self.rotation else "xoxb"
         token = f"{prefix}-{team_id}-{n}-{secrets.token_hex(6)}"
         expires_at = time.time() + self.token_lifetime if self.rotation else None
-        self.tokens[token] = Workspace(team_id, f"Team{team_id}", f"U0BOT{team_id}", f"B0BOT{team_id}", expires_at)
+        self.tokens[token] = Workspace(team_id, f"Team{team_id}", f"U0BOT{team_id}", f"B0BOT{team_id}", expires_at,
+                                       enterprise_id, org_wide)
         if not self.rotation:
             return token, None, None
         refresh = f"xoxe-1-{team_id}-{secrets.token_hex(6)}"
@@ -590,6 +604,7 @@ class SlackStandIn(LoopbackServer):
         if self.response_gate is not None:
             await self.response_gate.wait()
         self.responses.append((request.match_info["id"], body))
+        self.response_peers.append(request.transport.get_extra_info("peername") if request.transport else None)
         return web.Response(text="ok")
 
     # -- Socket Mode -----------------------------------------------------------------------

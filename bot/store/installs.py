@@ -46,7 +46,8 @@ SAVE = ("INSERT INTO installs (platform, cohort, enterprise_id, is_enterprise_in
         " team_name = excluded.team_name, app_id = excluded.app_id, bot_token = excluded.bot_token,"
         " bot_id = excluded.bot_id, bot_user_id = excluded.bot_user_id, bot_scopes = excluded.bot_scopes,"
         " refresh_token = excluded.refresh_token, token_expires_at = excluded.token_expires_at,"
-        " installer_id = excluded.installer_id, installed_at = excluded.installed_at, uninstalled_at = NULL")
+        " installer_id = CASE installs.installer_id WHEN '' THEN excluded.installer_id ELSE installs.installer_id END,"
+        " uninstalled_at = NULL RETURNING installer_id")
 # A purged cohort's rows: its learners (and by cascade their answers, scores and cards), then the rest.
 PURGE = ("DELETE FROM learners WHERE platform = ? AND cohort = ?",
          "DELETE FROM prompts WHERE platform = ? AND cohort = ?",
@@ -103,13 +104,14 @@ class Installs:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
 
-    async def save(self, install: Install) -> None:
-        """Record an install (again): a reinstall replaces the tokens and clears the uninstall."""
+    async def save(self, install: Install) -> str:
+        """Record an install (again) and return its installer: a reinstall replaces the tokens and
+        clears the uninstall, but keeps the first installer and when it was first installed."""
         values = (install.platform, install.cohort, install.enterprise_id, int(install.is_enterprise_install),
                   install.team_name[:200], install.app_id, install.bot_token, install.bot_id, install.bot_user_id,
                   install.bot_scopes, install.refresh_token, install.token_expires_at, install.installer_id,
                   iso(install.installed_at) if install.installed_at else self._engine.now())
-        await self._engine.write(lambda c: c.execute(SAVE, values))
+        return str(await self._engine.write(lambda c: c.execute(SAVE, values).fetchone()[0]))
 
     async def rotated(self, platform: str, cohort: str, token: str, refresh_token: str | None,
                       expires_at: int | None) -> None:
@@ -160,15 +162,19 @@ class Installs:
 
     # ------------------------------------------------------------ OAuth states
 
-    async def issue_state(self, state: str, ttl: timedelta) -> None:
-        """Remember a state handed to an install in progress for `ttl`; expired ones are dropped."""
+    async def issue_state(self, state: str, ttl: timedelta, most: int) -> bool:
+        """Remember a state handed to an install in progress for `ttl`, unless `most` wait unused
+        already (False); expired ones are dropped first."""
         now = self._engine.clock.now()
 
-        def run(c: Conn) -> None:
+        def run(c: Conn) -> bool:
             c.execute("DELETE FROM oauth_states WHERE expires_at < ?", (iso(now),))
+            if c.execute("SELECT count(*) FROM oauth_states").fetchone()[0] >= most:
+                return False
             c.execute("INSERT INTO oauth_states (state, expires_at) VALUES (?, ?)", (state, iso(now + ttl)))
+            return True
 
-        await self._engine.write(run)
+        return await self._engine.write(run)
 
     async def consume_state(self, state: str) -> bool:
         """Whether the state was issued and has not expired; either way it can never be used again."""

@@ -4,6 +4,7 @@ mentions, deliveries that fail, slow and oversized requests, deep JSON, logs, an
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -82,6 +83,25 @@ async def test_a_slow_response_url_does_not_hold_the_ack(adapter: SlackAdapter, 
     fake.response_gate.set()
     await adapter.idle()
     assert [i for i, _ in fake.responses] == ["slow"]
+
+
+async def test_follow_ups_share_a_connection_that_survives_a_slack_restart(adapter: SlackAdapter,
+                                                                          fake: SlackStandIn) -> None:
+    """Feedback after the ack goes to response_url through one shared HTTP session: one kept-alive
+    connection for posts in a row, and after Slack's side restarts the next post still arrives."""
+    async def answer(user: str) -> None:
+        status, text = await post_signed(url(adapter), *slash_command("/quiz", user_id=user))
+        button = json.loads(text)["blocks"][1]["elements"][0]
+        click = block_actions(button["action_id"], button["value"], user_id=user, response_url=fake.response_url(user))
+        assert (await post_signed(url(adapter), *click))[0] == 200
+        await adapter.idle()
+
+    await answer("U0001")
+    await answer("U0002")
+    assert fake.response_peers[0] == fake.response_peers[1]  # the same connection
+    await fake.restart()
+    await answer("U0003")
+    assert [i for i, _ in fake.responses] == ["U0001", "U0002", "U0003"]
 
 
 async def test_admin_lookup_under_a_rate_limit_does_not_hold_the_ack_and_expires(
@@ -205,6 +225,68 @@ async def test_a_flooding_client_is_cut_off_while_others_get_through(bot: StudyB
         assert await honest == [200] * 3
         for _, writer in flood:
             writer.close()
+    finally:
+        await adapter.close()
+
+
+async def slow_loris(port: int, connections: int, source: str, stop: asyncio.Event) -> int:
+    """Keep `connections` connections from `source` trickling a request's headers, opening a new one
+    for each the server closes, until `stop`: how many it opened."""
+    opened = 0
+
+    async def one() -> None:
+        nonlocal opened
+        while not stop.is_set():
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+            opened += 1
+            with contextlib.suppress(OSError):  # cut off by the server
+                writer.write(b"POST /slack/events HTTP/1.1\r\nHost: x\r\n")
+                while not stop.is_set() and not reader.at_eof():
+                    writer.write(b"X-Slow: 1\r\n")
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(reader.read(100), 0.1)
+            writer.close()
+
+    tasks = [asyncio.create_task(one()) for _ in range(connections)]
+    await stop.wait()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return opened
+
+
+async def test_slow_connections_from_one_address_leave_places_for_others(bot: StudyBot, slack: SlackSettings) -> None:
+    """Slow-loris: one address trickling headers on as many connections as it may, reopening each one
+    cut off, holds at most its share of the served places; signed requests from elsewhere get the rest."""
+    limits = Limits(header_timeout=1.0, max_connections=8, max_connections_per_client=4, queue_wait=0.5)
+    adapter = SlackAdapter(bot, slack, limits=limits)
+    await adapter.start()
+    stop = asyncio.Event()
+    try:
+        attack = asyncio.create_task(slow_loris(adapter.port, 40, "127.0.0.2", stop))
+        await asyncio.sleep(0.3)  # the slow connections took their places
+        said = []
+        for _ in range(6):
+            said.append((await post_signed(url(adapter), *slash_command("/glossary", "mfu")))[0])
+        stop.set()
+        assert await attack >= 40
+        assert said == [200] * 6
+    finally:
+        stop.set()
+        await adapter.close()
+
+
+async def test_idle_keep_alive_connections_yield_their_places(bot: StudyBot, slack: SlackSettings) -> None:
+    """Connections answered and kept alive, idle, give their places to connections that wait."""
+    adapter = SlackAdapter(bot, slack, limits=Limits(max_connections=8, max_connections_per_client=8, queue_wait=1.0))
+    await adapter.start()
+    try:
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as kept:
+            first = await asyncio.gather(*(post_signed(kept, *slash_command("/glossary", "mfu"), url=url(adapter))
+                                           for _ in range(8)))
+            assert [status for status, _ in first] == [200] * 8  # and their 8 connections stay open, idle
+            assert await burst(adapter.port, 40) == [200] * 40
+            again = await asyncio.gather(*(post_signed(kept, *slash_command("/glossary", "mfu"), url=url(adapter))
+                                           for _ in range(8)))
+            assert [status for status, _ in again] == [200] * 8  # the kept session still works
     finally:
         await adapter.close()
 

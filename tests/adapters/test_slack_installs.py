@@ -11,7 +11,7 @@ import pytest
 from slack_sdk.oauth.installation_store import Installation
 
 from adapters import cli
-from adapters.slack_installs import InstallationStore, OAuthStates
+from adapters.slack_installs import InstallationStore, OAuthStates, TooManyStates
 from bot.core.clock import FixedClock, SystemClock
 from bot.core.config import Settings
 from bot.core.messages import Actor
@@ -49,12 +49,14 @@ async def test_a_saved_installation_is_found_per_workspace(store: Store) -> None
     assert found is not None and (found.bot_token, found.user_id) == ("xoxb-one", "U0INSTALL")
 
 
-async def test_a_reinstall_replaces_the_token_and_the_installer(store: Store) -> None:
+async def test_a_reinstall_replaces_the_token_and_keeps_the_first_installer(store: Store) -> None:
     installs = InstallationStore(store)
     await installs.async_save(installation("T1", "xoxb-old"))
+    [first] = await store.installs.listed("slack")
     await installs.async_save(installation("T1", "xoxb-new", installer="U0OTHER"))
     [install] = await store.installs.listed("slack")
-    assert (install.bot_token, install.installer_id) == ("xoxb-new", "U0OTHER")
+    assert (install.bot_token, install.installer_id) == ("xoxb-new", "U0INSTALL")
+    assert install.installed_at == first.installed_at
 
 
 async def test_uninstall_removes_the_token_and_keeps_the_scores(store: Store, clock: FixedClock) -> None:
@@ -104,6 +106,23 @@ async def test_an_oauth_state_is_good_once_and_only_until_it_expires(store: Stor
     assert not await states.async_consume("never-issued")
     clock.advance(601)
     assert not await states.async_consume(second)
+
+
+async def unused_states(store: Store) -> int:
+    return int((await store.engine.read("SELECT count(*) AS n FROM oauth_states"))[0]["n"])
+
+
+async def test_unused_oauth_states_expire_and_are_bounded(store: Store, clock: FixedClock) -> None:
+    states = OAuthStates(store, most=3)
+    for _ in range(3):
+        await states.async_issue()
+    with pytest.raises(TooManyStates):
+        await states.async_issue()
+    assert await unused_states(store) == 3
+    clock.advance(601)  # the three expire unused
+    kept = await states.async_issue()
+    assert await unused_states(store) == 1
+    assert await states.async_consume(kept)
 
 
 async def test_check_and_health_list_the_installed_workspaces(

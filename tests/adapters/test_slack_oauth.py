@@ -17,13 +17,15 @@ import pytest
 import yaml
 from pg import PgServer
 from support import CORE_PACK, REPO
+from test_slack_installs import unused_states
 
+from adapters.http_guard import Limits
 from adapters.slack_app import SlackAdapter
 from adapters.slack_settings import SlackSettings
 from bot.core.clock import FixedClock
-from bot.core.config import Secret, Settings
+from bot.core.config import Instructors, Secret, Settings
 from bot.core.errors import ConfigError, DeliveryFailed
-from bot.core.messages import Audience, Place, Reply
+from bot.core.messages import Audience, Cohort, Place, Reply
 from bot.runtime.app import StudyBot
 from standins.slack_standin import SlackStandIn, block_actions, post_signed, sign, slash_command
 
@@ -34,9 +36,12 @@ def oauth_settings(fake: SlackStandIn) -> SlackSettings:
 
 
 @pytest.fixture
-def settings(tmp_path: Path, database_url: str | None) -> Settings:
+def settings(tmp_path: Path, database_url: str | None, request: pytest.FixtureRequest) -> Settings:
+    """The bot's settings; a test may name instructors per workspace (`{"cohorts": {team: [user ids]}}`)."""
+    cohorts = getattr(request, "param", {}).get("cohorts", {})
+    instructors = Instructors(per_cohort={Cohort("slack", team): frozenset(users) for team, users in cohorts.items()})
     return Settings(db_path=tmp_path / "bot.db", database_url=database_url, content_dir=CORE_PACK,
-                    results_dir=tmp_path / "results")
+                    results_dir=tmp_path / "results", instructors=instructors)
 
 
 @pytest.fixture
@@ -48,16 +53,17 @@ async def adapter(bot: StudyBot, fake: SlackStandIn) -> AsyncIterator[SlackAdapt
     await adapter.close()
 
 
-async def install(adapter: SlackAdapter, team: str, installer: str = "U0INSTALL") -> tuple[int, str]:
+async def install(adapter: SlackAdapter, team: str, installer: str = "U0INSTALL", grid: str = "") -> tuple[int, str]:
     """Add to Slack as a browser does: the install page (its state cookie), Slack's authorize page
-    (which redirects back with a code), then the app's redirect URL with the code and the cookie."""
+    (which redirects back with a code), then the app's redirect URL with the code and the cookie.
+    `grid` adds the stand-in's Enterprise Grid parameters (`&enterprise=E1`, `&org_wide=1`)."""
     app = f"http://127.0.0.1:{adapter.port}"
     async with aiohttp.ClientSession() as browser:
         async with browser.get(f"{app}/slack/install", allow_redirects=False) as page:
             assert page.status == 200
             cookie = page.headers["Set-Cookie"].split(";")[0]
             link = html.unescape(re.search(r'href="([^"]*/oauth/v2/authorize[^"]*)"', await page.text())[1])
-        async with browser.get(f"{link}&team={team}&installer={installer}", allow_redirects=False) as slack:
+        async with browser.get(f"{link}&team={team}&installer={installer}{grid}", allow_redirects=False) as slack:
             assert slack.status == 302
             back = slack.headers["Location"]
         assert back.startswith(f"{app}/slack/oauth_redirect?code=")
@@ -99,6 +105,17 @@ def event(team: str, kind: str, **fields: object) -> tuple[str, dict[str, str]]:
     body = json.dumps({"token": "verification-token", "team_id": team, "api_app_id": "A0001", "type": "event_callback",
                        "event_id": f"Ev{time.monotonic_ns()}", "event_time": int(time.time()),
                        "event": {"type": kind, **fields}})
+    return body, {"Content-Type": "application/json", **sign(body)}
+
+
+def grid_event(enterprise: str, team: str | None, kind: str) -> tuple[str, dict[str, str]]:
+    """An event of an Enterprise Grid organization's install: a workspace's own (`team`), or with no
+    team the organization-wide install's, as Slack names it in `authorizations`."""
+    body = json.dumps({"token": "verification-token", "team_id": team or "T0OTHER", "enterprise_id": enterprise,
+                       "api_app_id": "A0001", "type": "event_callback", "event_id": f"Ev{time.monotonic_ns()}",
+                       "event_time": int(time.time()), "event": {"type": kind},
+                       "authorizations": [{"enterprise_id": enterprise, "team_id": team, "user_id": "U0BOT",
+                                           "is_bot": True, "is_enterprise_install": team is None}]})
     return body, {"Content-Type": "application/json", **sign(body)}
 
 
@@ -155,6 +172,35 @@ async def test_the_installer_is_the_workspaces_first_instructor(adapter: SlackAd
     assert not await adapter._is_instructor("T2", "U0ADA")  # not the installer of another workspace
 
 
+async def audit(adapter: SlackAdapter, fake: SlackStandIn, team: str, user: str) -> str:
+    """What `/audit` answers `user`: the instructors' summary, or the refusal a learner gets."""
+    status, body = await post(adapter, slash_command("/audit", user_id=user, team_id=team,
+                                                     response_url=fake.response_url(f"audit-{user}")))
+    assert status == 200
+    return str(json.loads(body)["text"])
+
+
+async def test_a_reinstall_by_a_learner_keeps_the_first_installer_the_instructor(
+        adapter: SlackAdapter, fake: SlackStandIn, bot: StudyBot, caplog: pytest.LogCaptureFixture) -> None:
+    assert (await install(adapter, "T1", installer="U0ADA"))[0] == 200
+    assert (await install(adapter, "T1", installer="U0BOB"))[0] == 200  # any member may Add to Slack again
+    installed = await bot.store.installs.find("slack", "T1")
+    assert installed is not None and installed.bot_token == fake.token_of("T1")  # the reinstall's token is used
+    assert "Only instructors" in await audit(adapter, fake, "T1", "U0BOB")
+    assert "Only instructors" not in await audit(adapter, fake, "T1", "U0ADA")
+    assert "installed again by U0BOB; its first installer U0ADA stays its instructor" in caplog.text
+
+
+@pytest.mark.parametrize("settings", [{"cohorts": {"T1": ["U0TEACH"]}}], indirect=True)
+async def test_a_workspaces_configured_instructors_win_over_its_installer(
+        adapter: SlackAdapter, fake: SlackStandIn) -> None:
+    assert (await install(adapter, "T1", installer="U0ADA"))[0] == 200
+    assert (await install(adapter, "T2", installer="U0ADA"))[0] == 200
+    assert "Only instructors" in await audit(adapter, fake, "T1", "U0ADA")
+    assert "Only instructors" not in await audit(adapter, fake, "T1", "U0TEACH")
+    assert "Only instructors" not in await audit(adapter, fake, "T2", "U0ADA")  # T2 configures none
+
+
 async def test_a_redirect_without_the_install_pages_state_is_refused(adapter: SlackAdapter) -> None:
     url = f"http://127.0.0.1:{adapter.port}/slack/oauth_redirect?code=abc&state=forged"
     async with aiohttp.ClientSession() as browser, browser.get(url) as answer:
@@ -162,11 +208,55 @@ async def test_a_redirect_without_the_install_pages_state_is_refused(adapter: Sl
     assert await adapter.bot.store.installs.listed() == []
 
 
+async def install_pages(port: int, times: int, address: str = "127.0.0.1") -> list[int]:
+    """Open the install page `times` times from `address`, as a flood would: each page's status."""
+    connector = aiohttp.TCPConnector(local_addr=(address, 0))
+    async with aiohttp.ClientSession(connector=connector) as flood:
+        statuses = []
+        for _ in range(times):
+            async with flood.get(f"http://127.0.0.1:{port}/slack/install", allow_redirects=False) as page:
+                statuses.append(page.status)
+        return statuses
+
+
+async def test_install_pages_are_bounded_per_address_and_store_nothing_past_the_bound(
+        bot: StudyBot, fake: SlackStandIn) -> None:
+    adapter = SlackAdapter(bot, oauth_settings(fake), limits=Limits(install_pages_per_client=5))
+    await adapter.start()
+    try:
+        assert adapter.port is not None
+        assert await install_pages(adapter.port, 50) == [200] * 5 + [429] * 45
+        assert await unused_states(bot.store) == 5
+        assert await install_pages(adapter.port, 1, address="127.0.0.2") == [200]  # another address is served
+        assert await unused_states(bot.store) == 6
+    finally:
+        await adapter.close()
+
+
 async def test_tokens_revoked_removes_the_install(adapter: SlackAdapter, fake: SlackStandIn, bot: StudyBot) -> None:
     await install(adapter, "T1")
     status, _ = await post(adapter, event("T1", "tokens_revoked", tokens={"oauth": [], "bot": ["U0BOTT1"]}))
     assert status == 200
     assert await bot.store.installs.find("slack", "T1") is None
+
+
+async def test_in_an_enterprise_grid_a_workspaces_uninstall_leaves_the_organizations_install(
+        adapter: SlackAdapter, fake: SlackStandIn, bot: StudyBot) -> None:
+    assert (await install(adapter, "T1", grid="&enterprise=E1"))[0] == 200  # one workspace of the organization
+    assert (await install(adapter, "", grid="&enterprise=E1&org_wide=1"))[0] == 200  # the whole organization
+    installs = {i.cohort: (i.enterprise_id, i.is_enterprise_install) for i in await bot.store.installs.listed("slack")}
+    assert installs == {"T1": ("E1", False), "E1": ("E1", True)}
+
+    fake.uninstall("T1")
+    assert (await post(adapter, grid_event("E1", "T1", "app_uninstalled")))[0] == 200
+    assert await bot.store.installs.find("slack", "T1") is None
+    assert await bot.store.installs.find("slack", "E1") is not None  # the organization keeps studybot
+    await adapter.send(public("E1", "still installed"))
+    assert fake.team_of(fake.calls_to("chat.postMessage")[-1]) == "E1"
+
+    fake.uninstall("E1")
+    assert (await post(adapter, grid_event("E1", None, "app_uninstalled")))[0] == 200
+    assert await bot.store.installs.find("slack", "E1") is None
 
 
 # -- token rotation -----------------------------------------------------------------------------

@@ -240,6 +240,9 @@ DISCORD_CASES: list[tuple[str, str]] = [
     ("unknown option name", "private"),  # ignored option: the glossary list
     ("options not a list", "ignored"),  # discord.py's invoker task raises (asyncio logs it)
     ("options of numbers", "ignored"),  # ditto
+    ("command from nobody", "ignored"),  # neither member nor user: skipped as unreadable, never a bug reply
+    ("click from nobody", "ignored"),
+    ("modal submit from nobody", "ignored"),
 ]
 
 # discord.py's INTERACTION_CREATE parser reads data["components"] of a modal submit unguarded; its KeyError
@@ -280,7 +283,15 @@ async def _build(case: str, fake: DiscordStandIn) -> Json:
         "unknown option name": lambda: _command(fake, options=[{"name": "nope", "type": 3, "value": "x"}]),
         "options not a list": lambda: _command(fake, options="term=mfu"),
         "options of numbers": lambda: _command(fake, options=[1, 2, 3]),
+        "command from nobody": lambda: _from_nobody(_command(fake)),
+        "click from nobody": lambda: _from_nobody(_clicked(fake, message, f"sb:{token}")),
+        "modal submit from nobody": lambda: _from_nobody(_submitted(fake, form, row)),
     }[case]()
+
+
+def _from_nobody(payload: Json) -> Json:
+    """The interaction without the `member` and the `user` that say who acted."""
+    return {k: v for k, v in payload.items() if k not in ("member", "user")}
 
 
 @pytest.mark.parametrize(("case", "expected"), DISCORD_CASES, ids=[case for case, _ in DISCORD_CASES])
@@ -321,7 +332,7 @@ RELIABILITY = [
      "teachbacks unchanged (learners too when refused); a good /glossary is answered right after each; "
      "a body that cannot be parsed or routed is a 400, never a 500"),
     ("Discord: INTERACTION_CREATE dispatches with unknown custom_ids, 'sb:' + garbage, modal submits with "
-     "missing or malformed components, unknown commands and options of the wrong type",
+     "missing or malformed components, unknown commands and options of the wrong type, no member and no user",
      len(DISCORD_CASES), "a polite ephemeral reply or an ignore (no callback); never a bug reply; answers and "
      "teachbacks unchanged; a good /glossary is answered right after each, even after a modal submit without "
      "components, which discord.py's gateway parser cannot read (the adapter reconnects)"),
