@@ -160,25 +160,12 @@ class ChatAdapter:
 
     async def respond(self, interaction: Interaction, replies: list[Reply]) -> FollowUp:
         """Open the form, answer the interaction, and return what follows."""
-        opened = False
-        at = next((i for i, r in enumerate(replies) if r.form is not None), None) if interaction.opens_forms else None
-        if at is not None:
-            form, replies = replies[at], [*replies]
-            if await interaction.open_form(form):
-                del replies[at]
-                opened = True
-            else:
-                replies[at] = replace(form, form=None, text=form.text + FORM_NOTE)
+        replies, opened = await _form_opened(interaction, replies)
         deliveries = [r for r in replies if not said_privately(r)]
         private = [r for r in replies if said_privately(r)]
         if opened and interaction.form_answers:
             return FollowUp(deliveries, private)
-        first = None
-        if private and not deliveries and Audience.PRIVATE in interaction.answers:
-            first = private.pop(0)
-        elif not private and Audience.PUBLIC in interaction.answers:
-            first = next((r for r in deliveries if r.audience is Audience.PUBLIC and r.edit is None), None)
-            deliveries = [r for r in deliveries if r is not first]
+        first, deliveries, private = _first_answer(interaction, deliveries, private)
         answered = await interaction.answer(first, more=bool(private and deliveries))
         if isinstance(answered, MessageRef) and first is not None and first.tag:
             await self.bot.message_posted(first.tag, answered)
@@ -280,3 +267,29 @@ class ChatAdapter:
             await asyncio.wait({starting})
         await self.disconnect()
         await self.idle()
+
+
+async def _form_opened(interaction: Interaction, replies: list[Reply]) -> tuple[list[Reply], bool]:
+    """The replies once the first form among them is opened as a modal (and taken out), where the platform
+    opens forms; a form it could not open stays a reply, with a note."""
+    at = next((i for i, r in enumerate(replies) if r.form is not None), None) if interaction.opens_forms else None
+    if at is None:
+        return replies, False
+    form, replies = replies[at], [*replies]
+    if await interaction.open_form(form):
+        del replies[at]
+        return replies, True
+    replies[at] = replace(form, form=None, text=form.text + FORM_NOTE)
+    return replies, False
+
+
+def _first_answer(interaction: Interaction, deliveries: list[Reply],
+                  private: list[Reply]) -> tuple[Reply | None, list[Reply], list[Reply]]:
+    """The reply that answers the interaction itself (if it can carry one), and the deliveries and private
+    replies left to follow it."""
+    if private and not deliveries and Audience.PRIVATE in interaction.answers:
+        return private[0], deliveries, private[1:]
+    if not private and Audience.PUBLIC in interaction.answers:
+        first = next((r for r in deliveries if r.audience is Audience.PUBLIC and r.edit is None), None)
+        return first, [r for r in deliveries if r is not first], private
+    return None, deliveries, private

@@ -71,6 +71,37 @@ async def move(source: Path, url: str, areas: Sequence[Area[Any]] = ()) -> Moved
         raise StoreUnavailable(explain(url, exc, given_in="the --to URL")) from exc
 
 
+def _check_empty(target: PgConn, url: str, tables: list[str]) -> None:
+    """The target has every table of the file (the schema steps made them), and no rows in any."""
+    theirs = {r[0] for r in target.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")}
+    if missing := [t for t in tables if t not in theirs]:
+        raise SetupError(f"{redacted(url)} has no table {missing[0]} after the schema steps; is it another "
+                         "program's database? Give an empty one")
+    for table in tables:
+        if target.execute(f"SELECT EXISTS (SELECT 1 FROM {table})").fetchone()[0]:
+            raise SetupError(f"{redacted(url)} already holds studybot data (table {table} has rows); migrate-db "
+                             "copies into an empty database only: create one (createdb) and give its URL")
+
+
+def _copy_table(file: sqlite3.Connection, target: PgConn, table: str) -> int:
+    """Copy one table's rows (what RELEASED names as NULL), set its id sequence past them; the file's count."""
+    columns = [r[1] for r in file.execute(f"PRAGMA table_info({table})")]
+    known = {r[0] for r in target.execute(COLUMNS, (table,))}
+    if unknown := [c for c in columns if c not in known]:
+        raise SetupError(f"the file's table {table} has a column {unknown[0]!r} that this studybot's schema "
+                         "lacks; give a database made by studybot")
+    names = ", ".join(columns)
+    read = ", ".join("NULL" if c in RELEASED.get(table, ()) else c for c in columns)
+    with target.conn.cursor().copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+        for row in file.execute(f"SELECT {read} FROM {table}"):
+            copy.write_row(row)
+    sequence = target.execute("SELECT pg_get_serial_sequence(?, 'id')", (table,)).fetchone()[0] \
+        if "id" in columns else None
+    if sequence is not None:  # the next id PostgreSQL assigns comes after the copied ones
+        target.execute(f"SELECT setval(?, COALESCE(MAX(id), 0) + 1, false) FROM {table}", (sequence,))
+    return int(file.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+
+
 def _tables(file: sqlite3.Connection) -> list[str]:
     """The file's tables in creation order (a table is created after those it refers to)."""
     rows = file.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
@@ -80,33 +111,12 @@ def _tables(file: sqlite3.Connection) -> list[str]:
 
 def _copy(file: sqlite3.Connection, target: PgConn, url: str) -> Moved:
     tables = _tables(file)
-    theirs = {r[0] for r in target.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")}
-    if missing := [t for t in tables if t not in theirs]:
-        raise SetupError(f"{redacted(url)} has no table {missing[0]} after the schema steps; is it another "
-                         "program's database? Give an empty one")
-    for table in tables:
-        if target.execute(f"SELECT EXISTS (SELECT 1 FROM {table})").fetchone()[0]:
-            raise SetupError(f"{redacted(url)} already holds studybot data (table {table} has rows); migrate-db "
-                             "copies into an empty database only: create one (createdb) and give its URL")
+    _check_empty(target, url, tables)
     counts: dict[str, int] = {}
     target.execute("BEGIN")
     try:
         for table in (t for t in tables if t not in NOT_COPIED):
-            columns = [r[1] for r in file.execute(f"PRAGMA table_info({table})")]
-            known = {r[0] for r in target.execute(COLUMNS, (table,))}
-            if unknown := [c for c in columns if c not in known]:
-                raise SetupError(f"the file's table {table} has a column {unknown[0]!r} that this studybot's schema "
-                                 "lacks; give a database made by studybot")
-            names = ", ".join(columns)
-            read = ", ".join("NULL" if c in RELEASED.get(table, ()) else c for c in columns)
-            with target.conn.cursor().copy(f"COPY {table} ({names}) FROM STDIN") as copy:
-                for row in file.execute(f"SELECT {read} FROM {table}"):
-                    copy.write_row(row)
-            counts[table] = file.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
-            sequence = target.execute("SELECT pg_get_serial_sequence(?, 'id')", (table,)).fetchone()[0] \
-                if "id" in columns else None
-            if sequence is not None:  # the next id PostgreSQL assigns comes after the copied ones
-                target.execute(f"SELECT setval(?, COALESCE(MAX(id), 0) + 1, false) FROM {table}", (sequence,))
+            counts[table] = _copy_table(file, target, table)
         for table, expected in counts.items():
             found = target.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
             if found != expected:

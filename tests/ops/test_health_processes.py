@@ -15,7 +15,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from test_run_signals import HERE, STOPPED_WITHIN, environment, until
+from readiness import until
+from test_run_signals import HERE, STOPPED_WITHIN, environment
 
 from adapters.cli import RUNNING_WITHIN
 from bot.core.clock import FixedClock, SystemClock
@@ -62,7 +63,7 @@ async def test_a_process_that_ends_cleanly_leaves_the_processes_health_lists(tmp
         proc = await asyncio.create_subprocess_exec(sys.executable, str(HERE / "fake_platform.py"), *argv,
                                                     cwd=tmp_path, env=environment(tmp_path, FAKE_PLATFORM="serve"),
                                                     stdin=asyncio.subprocess.PIPE, stdout=out, stderr=out)
-    await until(lambda: proc.pid in pids_listed(db), proc, log, "its first heartbeat")
+    await until(lambda: proc.pid in pids_listed(db), "its first heartbeat", proc, log)
     running = await asyncio.to_thread(health, tmp_path)
     assert running.returncode == 0 and f" pid {proc.pid}" in running.stdout, running.stdout + running.stderr
 
