@@ -1,6 +1,6 @@
 """/insights and /insights export for a cohort of 1,000 learners and 100,000 answers, beside a bare
 SQL baseline computing the same per-question figures (first answers: answered, correct, self-graded,
-wrong choices, missed key points) in the same process. Prints figures; asserts nothing."""
+wrong choices, missed key points, partly right) in the same process. Prints figures; asserts nothing."""
 
 from __future__ import annotations
 
@@ -33,6 +33,8 @@ BASELINE = (
     "SELECT a.question_id, m.value, COUNT(*) FROM answers a JOIN learners l ON l.id = a.learner_id,"
     " json_each(a.missed) m WHERE a.scored = 1 AND a.missed IS NOT NULL AND l.platform = 'slack'"
     " AND l.cohort = 'T1' GROUP BY a.question_id, m.value",
+    "SELECT a.question_id, COUNT(*) FROM answers a JOIN learners l ON l.id = a.learner_id WHERE a.scored = 1"
+    " AND a.verdict = 'partly' AND l.platform = 'slack' AND l.cohort = 'T1' GROUP BY a.question_id",
 )
 
 
@@ -84,12 +86,14 @@ def fill(path: Path, clock: FixedClock, questions: list[tuple[str, str, str]], p
                 missed = rng.sample(POINTS, 0 if correct else rng.randint(1, 3))
                 choice = (0 if correct else rng.randint(1, 2)) if kind == "mc" else None
                 scored = int(k < len(firsts))
+                verdict = ("correct" if correct else "partly" if len(missed) == 1 else "not_yet") \
+                    if kind == "short" else None
                 rows.append((i + 1, f"p{i}-{k}", lesson, question, "practice", choice, int(correct), scored,
                              int(correct and scored), int(kind == "short" and rng.random() < 0.3),
-                             iso_week(at, zone), iso(at), json.dumps(missed) if kind == "short" else None))
+                             iso_week(at, zone), iso(at), json.dumps(missed) if kind == "short" else None, verdict))
         c.executemany("INSERT INTO answers (learner_id, prompt_id, lesson_id, question_id, mode, choice, correct,"
-                      " scored, points, self_graded, week, answered_at, missed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                      rows)
+                      " scored, points, self_graded, week, answered_at, missed, verdict)"
+                      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
         attempts = []
         for _ in range(ATTEMPTS):
             lesson, prompt = rng.choice(prompts)
@@ -97,9 +101,10 @@ def fill(path: Path, clock: FixedClock, questions: list[tuple[str, str, str]], p
             missed = rng.sample(POINTS, rng.randint(0, 3))
             attempts.append((rng.randrange(LEARNERS) + 1, lesson, prompt, "an explanation",
                              json.dumps([p for p in POINTS if p not in missed]), json.dumps(missed),
-                             int(len(missed) <= 1), iso_week(at, zone), iso(at)))
+                             int(not missed), iso_week(at, zone), iso(at),
+                             "correct" if not missed else "partly" if len(missed) == 1 else "not_yet"))
         c.executemany("INSERT INTO teachbacks (learner_id, lesson_id, prompt_id, explanation, covered, missed, points,"
-                      " week, submitted_at) VALUES (?,?,?,?,?,?,?,?,?)", attempts)
+                      " week, submitted_at, verdict) VALUES (?,?,?,?,?,?,?,?,?,?)", attempts)
         c.executemany("INSERT INTO glossary_lookups VALUES ('slack', 'T1', ?, ?, ?, ?)",
                       ((iso_week(now, zone), n % 2, f"term {n}", rng.randint(1, 50)) for n in range(200)))
 

@@ -54,6 +54,8 @@ def question_line(f: QuestionFigures) -> str:
     if not f.answered:
         return head + "no answers yet"
     line = (head + f"{f.answered} answered, {f.share_correct}% correct, {f.share_self_graded}% self-graded")
+    if f.typed:
+        line += f", {f.partly} partly right"
     if f.wrong_choice:
         line += f"; most picked wrong: {_quote(f.wrong_choice[0])} {percent(f.wrong_choice[1], f.answered)}%"
     if f.missed:
@@ -63,6 +65,7 @@ def question_line(f: QuestionFigures) -> str:
 
 def teachback_line(t: TeachbackFigures) -> str:
     line = f"• {titled(t.prompt.id, t.prompt.prompt)}: {counted(t.attempts, 'attempt')}"
+    line += f", {t.partly} partly right" if t.attempts else ""
     return line + (f"; most missed: {_counted(t.missed)}" if t.missed else "")
 
 

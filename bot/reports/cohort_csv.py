@@ -2,11 +2,13 @@
 
 Columns: learner (platform:id), display_name, lesson, question, type, first_answer_correct (1 or 0),
 points, self_graded (1 or 0), attempts, first_answered_at_utc (YYYY-MM-DD HH:MM:SS), prompt (the
-short form of the question's prompt, last so that the columns before it keep their places); the answer
-columns are empty where the learner has not answered. Learners by user id, then lessons and
-questions in pack order, as in the cohort's quiz_results.txt. UTF-8 with a byte-order mark (so
-that spreadsheets read it as UTF-8), written by the `csv` module; a cell that a spreadsheet would
-read as a formula (starting with =, +, -, @, a tab or a carriage return) starts with a quote ' instead."""
+short form of the question's prompt), rubric_verdict (a typed first answer's verdict by the rubric:
+correct, partly-right or not-yet; empty for a choice question); new columns come last, so that the
+columns before them keep their places; the answer columns are empty where the learner has not answered.
+Learners by user id, then lessons and questions in pack order, as in the cohort's quiz_results.txt.
+UTF-8 with a byte-order mark (so that spreadsheets read it as UTF-8), written by the `csv` module; a
+cell that a spreadsheet would read as a formula (starting with =, +, -, @, a tab or a carriage return)
+starts with a quote ' instead."""
 
 from __future__ import annotations
 
@@ -22,9 +24,10 @@ from bot.store.cohort_stats import AnswerSummary
 
 FILENAME = "cohort_answers.csv"
 COLUMNS = ("learner", "display_name", "lesson", "question", "type", "first_answer_correct", "points",
-           "self_graded", "attempts", "first_answered_at_utc", "prompt")
+           "self_graded", "attempts", "first_answered_at_utc", "prompt", "rubric_verdict")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 NOT_ANSWERED = ["", "", "", "0", ""]
+VERDICTS = {"correct": "correct", "partly": "partly-right", "not_yet": "not-yet"}  # stored -> shown
 
 
 class Row(NamedTuple):  # a tuple: a cohort's export makes one per learner and question
@@ -67,7 +70,8 @@ def cells(table: Iterable[Row]) -> Iterator[list[str]]:
         answered = (NOT_ANSWERED if a is None else
                     [str(int(a.correct)), str(a.points), str(int(a.self_graded)), str(a.attempts),
                      a.first_at.isoformat(" ", "seconds")[:19]])
-        yield [*who, *asked[0], *answered, asked[1]]
+        verdict = VERDICTS.get(a.verdict, "") if a is not None and a.verdict else ""
+        yield [*who, *asked[0], *answered, asked[1], verdict]
 
 
 def encode(table: Iterable[Row]) -> bytes:

@@ -103,6 +103,12 @@ class QuestionFigures:
     self_graded: int
     wrong_choice: tuple[str, int] | None  # the most picked wrong choice's text and count (multiple choice)
     missed: tuple[tuple[str, int], ...]  # the most missed key points by name (short answers)
+    partly: int = 0  # first answers the rubric reads as partly right (no point from it)
+
+    @property
+    def typed(self) -> bool:
+        """Whether the question is answered in words (graded on key points: correct, partly right or not yet)."""
+        return bool(self.question.key_points())
 
     @property
     def share_correct(self) -> int:
@@ -119,6 +125,7 @@ class TeachbackFigures:
     attempts: int
     missed: tuple[tuple[str, int], ...]  # the most missed key points by name
     covered: tuple[tuple[str, str, int], ...]  # each key point (id, name) in pack order, with the attempts covering it
+    partly: int = 0  # attempts the rubric read as partly right
 
 
 @dataclass(frozen=True)
@@ -160,13 +167,13 @@ def question_figures(question: Question, counts: QuestionCounts | None) -> Quest
         index, n = min(counts.wrong_choices.items(), key=lambda kv: (-kv[1], kv[0]))
         wrong = (items[index] if index < len(items) else f"choice {index + 1}", n)
     return QuestionFigures(question, counts.answered, counts.correct, counts.self_graded, wrong,
-                           most(counts.missed, question.key_points()))
+                           most(counts.missed, question.key_points()), counts.partly)
 
 
 def teachback_figures(prompt: TeachbackPrompt, counts: TeachbackCounts) -> TeachbackFigures:
     names = {k.id: k.point for k in prompt.key_points}
     return TeachbackFigures(prompt, counts.attempts, most(counts.missed, names),
-                            tuple((k, point, counts.covered.get(k, 0)) for k, point in names.items()))
+                            tuple((k, point, counts.covered.get(k, 0)) for k, point in names.items()), counts.partly)
 
 
 def weeks_between(first: str, last: str) -> list[str]:

@@ -166,7 +166,9 @@ def _question_row(f: QuestionFigures) -> list[object]:
     wrong = f"{f.wrong_choice[0]} ({percent(f.wrong_choice[1], f.answered)}%)" if f.wrong_choice else "–"
     missed = "; ".join(f"{name} ({n})" for name, n in f.missed) or "–"
     shares = (f"{f.share_correct}%", f"{f.share_self_graded}%") if f.answered else ("–", "–")
-    return [titled(f.question.id, f.question.prompt), f.question.kind, f.answered, shares[0], wrong, missed, shares[1]]
+    partly = f.partly if f.typed and f.answered else "–"
+    return [titled(f.question.id, f.question.prompt), f.question.kind, f.answered, shares[0], partly, wrong, missed,
+            shares[1]]
 
 
 def _hbar(anchor: str, title: str, rows: Sequence[tuple[str, float, str]]) -> Figure | None:
@@ -192,9 +194,9 @@ def _questions(figures: Figures) -> dict[str, Any]:
         "questions_chart": _hbar("chart-questions", "Share correct on the first answer",
                                  [(f.question.id, f.share_correct, titled(f.question.id, f.question.prompt))
                                   for f in weakest]),
-        "questions_table": _table(("question", "type", "answered", "correct", "most picked wrong choice",
-                                   "most missed key points", "self-graded"),
-                                  (_question_row(f) for f in figures.questions), (2, 3, 6), cards=True),
+        "questions_table": _table(("question", "type", "answered", "correct", "partly right",
+                                   "most picked wrong choice", "most missed key points", "self-graded"),
+                                  (_question_row(f) for f in figures.questions), (2, 3, 4, 7), cards=True),
     }
 
 
@@ -223,10 +225,10 @@ def _teachbacks(figures: Figures) -> dict[str, Any]:
     return {
         "teachbacks_chart": _hbar("chart-teachbacks", "Share of attempts covering each key point",
                                   [(c[0], c[2], f"{c[0]} · {c[1]}") for c in coverage]),
-        "prompts_table": _table(("prompt", "attempts", "most missed key points"),
-                                ((titled(t.prompt.id, t.prompt.prompt), t.attempts,
+        "prompts_table": _table(("prompt", "attempts", "partly right", "most missed key points"),
+                                ((titled(t.prompt.id, t.prompt.prompt), t.attempts, t.partly if t.attempts else "–",
                                   "; ".join(f"{p} ({n})" for p, n in t.missed) or "–") for t in figures.teachbacks),
-                                (1,), cards=True),
+                                (1, 2), cards=True),
         "coverage_table": _table(("prompt/key point", "key point", "covered", "attempts covering it"),
                                  ((c[0], c[1], f"{c[2]}%", c[3]) for c in coverage), (2, 3), cards=True),
     }

@@ -51,7 +51,8 @@ def _add_lookups(c: Conn, rows: list[tuple[str, str, str, int, str, int]]) -> No
 
 @dataclass(frozen=True)
 class QuestionCounts:
-    """A question's first answers in a cohort: how many, correct, self-graded, and each wrong choice's count."""
+    """A question's first answers in a cohort: how many, correct, self-graded, partly right (by the rubric, still
+    so: one completed with the missing point is correct), and each wrong choice's count."""
 
     question_id: str
     answered: int = 0
@@ -59,12 +60,14 @@ class QuestionCounts:
     self_graded: int = 0
     wrong_choices: Counter[int] = field(default_factory=Counter)
     missed: Counter[str] = field(default_factory=Counter)  # key point id -> first answers that missed it
+    partly: int = 0
 
 
 @dataclass(frozen=True)
 class TeachbackCounts:
     prompt_id: str
     attempts: int = 0
+    partly: int = 0  # attempts the rubric read as partly right
     covered: Counter[str] = field(default_factory=Counter)  # key point id -> attempts that covered it
     missed: Counter[str] = field(default_factory=Counter)
 
@@ -97,6 +100,7 @@ class AnswerSummary:
     points: int
     self_graded: bool
     first_at: datetime
+    verdict: str | None = None  # the first answer's rubric verdict (a typed answer): correct, partly or not_yet
 
 
 def _scope(cohort: Cohort, lesson: str | None, week: str | None) -> tuple:
@@ -126,15 +130,21 @@ def _questions(c: Conn, params: tuple) -> list[QuestionCounts]:
             " WHERE l.id = x.learner_id AND x.scored = 1 AND x.missed IS NOT NULL AND " + _COHORT + _SCOPE +
             " GROUP BY x.question_id, m.value", params):
         missed.setdefault(r["question_id"], Counter())[r["point"]] += r["n"]
-    return [QuestionCounts(q, answered, correct, self_graded, wrong.get(q, Counter()), missed.get(q, Counter()))
+    partly = {r["question_id"]: r["n"] for r in c.execute(  # a partly right answer always misses a point
+        "SELECT x.question_id, COUNT(*) AS n FROM answers x CROSS JOIN learners l"
+        " WHERE l.id = x.learner_id AND x.scored = 1 AND x.missed IS NOT NULL AND x.verdict = 'partly' AND " +
+        _COHORT + _SCOPE + " GROUP BY x.question_id", params)}
+    return [QuestionCounts(q, answered, correct, self_graded, wrong.get(q, Counter()), missed.get(q, Counter()),
+                           partly.get(q, 0))
             for q, (answered, correct, self_graded) in totals.items()]
 
 
 def _teachbacks(c: Conn, params: tuple) -> list[TeachbackCounts]:
-    attempts = {r["prompt_id"]: r["n"] for r in c.execute(
-        "SELECT x.prompt_id, COUNT(*) AS n FROM teachbacks x JOIN learners l ON l.id = x.learner_id"
+    found: dict[str, TeachbackCounts] = {r["prompt_id"]: TeachbackCounts(r["prompt_id"], r["n"], r["partly"])
+                                         for r in c.execute(
+        "SELECT x.prompt_id, COUNT(*) AS n, SUM(CASE WHEN x.verdict = 'partly' THEN 1 ELSE 0 END) AS partly"
+        " FROM teachbacks x JOIN learners l ON l.id = x.learner_id"
         " WHERE " + _COHORT + _SCOPE + " GROUP BY x.prompt_id", params)}
-    found: dict[str, TeachbackCounts] = {p: TeachbackCounts(p, n) for p, n in attempts.items()}
     for column in ("covered", "missed"):
         for r in c.execute(
                 "SELECT x.prompt_id, m.value AS point, COUNT(*) AS n FROM teachbacks x"
@@ -198,7 +208,8 @@ class Insights:
         rows = await self._engine.read(
             "SELECT l.platform, l.cohort, l.user_id, l.display_name, x.question_id, COUNT(*) AS attempts,"
             " MAX(x.scored * x.correct) AS correct, MAX(x.scored * x.points) AS points,"
-            " MAX(x.scored * x.self_graded) AS self_graded, MIN(x.answered_at) AS first_at"
+            " MAX(x.scored * x.self_graded) AS self_graded, MIN(x.answered_at) AS first_at,"
+            " MAX(CASE WHEN x.scored = 1 THEN x.verdict END) AS verdict"
             " FROM answers x JOIN learners l ON l.id = x.learner_id WHERE " + _COHORT +
             " GROUP BY l.id, x.question_id ORDER BY l.user_id, x.question_id", (cohort.platform, cohort.id))
         learners: dict[str, Actor] = {}  # one Actor per learner, not per answer: a cohort has 100,000 of these
@@ -210,7 +221,8 @@ class Insights:
             return found
 
         return [AnswerSummary(learner(r), r["question_id"], r["attempts"], bool(r["correct"]), r["points"],
-                              bool(r["self_graded"]), datetime.fromisoformat(r["first_at"])) for r in rows]
+                              bool(r["self_graded"]), datetime.fromisoformat(r["first_at"]), r["verdict"])
+                for r in rows]
 
     def looked_up(self, cohort: Cohort, week: str, query: str, found: bool) -> None:
         """Count one glossary lookup: the term found (its name) or the normalised query the glossary

@@ -69,6 +69,13 @@ async def per_question_from_table(bot) -> dict[str, tuple]:
     return found
 
 
+async def partly_from_table(bot, table: str, item: str, where: str = "") -> list[str]:
+    """The item of each of the cohort's answers or teach-back attempts the rubric read as partly right."""
+    rows = await bot.store.engine.read(f"SELECT a.{item} FROM {table} a JOIN learners l ON l.id = a.learner_id"
+                                       f" WHERE l.cohort = 'T1' AND a.verdict = 'partly'{where}")
+    return [r[0] for r in rows]
+
+
 def top(counts: Counter, order: list[str], names: dict[str, str], limit: int = 3) -> tuple:
     ranked = sorted((k for k in counts if counts[k]), key=lambda k: (-counts[k], order.index(k)))
     return tuple((names[k], counts[k]) for k in ranked[:limit])
@@ -107,8 +114,12 @@ async def test_every_figure_of_insights_equals_a_recount_of_the_answers(cohort, 
     for q, line, fig in zip(order, question_lines, figures.questions, strict=True):
         answered, correct, graded, wrong, missed = planned[q.id]
         assert (fig.question.id, fig.answered, fig.correct, fig.self_graded) == (q.id, answered, correct, graded)
+        partly = sum(p == q.id for p in await partly_from_table(bot, "answers", "question_id", " AND a.scored = 1"))
+        assert fig.partly == partly
         assert line.startswith(f"• {q.id} · {q.prompt} ({q.kind}): {answered} answered, "
-                               f"{pct(correct, answered)}% correct, {pct(graded, answered)}% self-graded")
+                               f"{pct(correct, answered)}% correct, {pct(graded, answered)}% self-graded"
+                               + (f", {partly} partly right" if q.kind == "short" else "")
+                               + (";" if "; " in line else ""))
         if q.kind == "mc":
             index, n = min(wrong.items(), key=lambda kv: (-kv[1], kv[0]))
             assert fig.wrong_choice == (q.choices[index].text, n)
@@ -130,7 +141,10 @@ async def test_every_figure_of_insights_equals_a_recount_of_the_answers(cohort, 
         [fig] = [t for t in figures.teachbacks if t.prompt.id == prompt.id]
         assert (fig.attempts, fig.missed) == (len(attempts), expected)
         assert fig.covered == tuple((k, names[k], sum(k not in m for m in attempts)) for k in names)
+        partly = sum(p == prompt.id for p in await partly_from_table(bot, "teachbacks", "prompt_id"))
+        assert fig.partly == partly
         assert f"• {titled(prompt.id, prompt.prompt)}: {len(attempts)} attempt{'s' * (len(attempts) != 1)}" + (
+            f", {partly} partly right" if attempts else "") + (
             "; most missed: " + ", ".join(f"{p} ({n})" for p, n in expected) if expected else "") in lines
 
     # glossary: counts only
