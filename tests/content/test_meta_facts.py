@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 import yaml
@@ -344,8 +344,8 @@ def test_model_state_is_16_bytes_per_parameter_with_or_without_mixed_precision()
 def test_the_byte_counts_of_the_memory_paragraph_add_up():
     memory = flat("brief.md").split("**Memory: count the bytes.**")[1].split("**Parallelism.**")[0]
     summary = flat("brief.md").split("## Executive summary")[1].split("## Training stack sketch")[0]
-    big = re.search(r"(\d+) billion × 16 bytes ≈ ([\d.]+) TB, the memory of at least (\d+) H100s at (\d+) GB each \[P1\]",
-                    summary)
+    big = re.search(r"(\d+) billion × 16 bytes ≈ ([\d.]+) TB, the memory of at least (\d+) H100s at (\d+) GB each "
+                    r"\[P1\]", summary)
     assert big
     params, terabytes, gpus, per_gpu = (Decimal(g) for g in big.groups())
     state = params * 10**9 * 16
@@ -642,3 +642,31 @@ def test_every_figure_of_an_item_comes_from_the_sources_it_cites():
         assert not stated, (item, cited, sorted(stated))
         checked += 1
     assert checked >= 20
+
+
+# ---------------------------------------------------------------- the fourth pass: serving and adapter numbers
+
+
+def test_the_kv_cache_figures_are_the_papers_and_add_up():
+    per_token = 2 * 5120 * 40 * 2  # keys and values, hidden size, layers, 2 bytes [S1]
+    assert round(per_token / 1024) == 800 and round(per_token * 2048 / 2**30, 1) == 1.6  # KB and GB of 1,024
+    brief = flat("brief.md")
+    assert "800 KB per token for a 13B model, up to 1.6 GB per 2,048-token request" in brief
+    assert "served on 16 GPUs, tensor parallel inside each machine, pipeline parallel between the two [P1]" in brief
+
+
+def test_adapter_memory_against_full_fine_tuning_adds_up():
+    weights_gb = Decimal(65) * Decimal("0.5")  # 65B parameters at 4 bits
+    adam_tb = Decimal(65) * 16 / 1000  # 16 bytes per parameter [P5]
+    assert weights_gb.quantize(Decimal(1), rounding=ROUND_HALF_UP) == 33 and round(adam_tb) == 1
+    assert "about 33 GB of weights, against about 1 TB of Adam state" in flat("brief.md")
+
+
+def test_the_break_even_template_adds_up_and_marks_its_prices_as_assumptions():
+    readme = flat("README.md")
+    section = readme.split("### Hosted API against self-hosting: a break-even template")[1].split("## ")[0]
+    assert "ASSUMPTION" in section
+    api = Decimal(300_000) * 2_000 / 10**6 * Decimal("2.00")
+    own = 1 * 730 * Decimal("2.00") + 1_500
+    assert f"= ${api:,.0f}." in section and f"= ${own:,.0f}." in section
+    assert f"{own / (Decimal(2_000) / 10**6 * Decimal('2.00')):,.0f} requests a month" in section
