@@ -9,9 +9,12 @@ The two sets show how much of the figures is the matcher's and how much one auth
 
 Definitions (printed in the header too):
 - human correct: the average of the two graders' 0-5 scores is >= 3; clearly right: >= 4; clearly wrong: <= 2.5.
-- accuracy: over all answers, the share whose correct/wrong matches human correct.
-- false-accept: the share of clearly wrong answers graded correct.
-- false-reject: the share of clearly right answers graded wrong.
+- verdicts: correct (earns the point), partly right (no point yet: the learner is told the one point missing) or
+  not yet (bot.grading.verdict); the share of each, and how many human-correct and human-wrong answers are partly
+  right.
+- accuracy: over all answers, the share whose correct (the "correct" verdict) / not matches human correct.
+- false-accept: the share of clearly wrong answers graded "correct".
+- false-reject: the share of clearly right answers graded "not yet" (a partly right one is told what is missing).
 - r: Pearson correlation of a grader's fraction with the human average; studybot's fraction is the grade's
   score (bot.grading.matching: the credit of the best `needed` key points and of all of them, with partial credit for
   a key point whose words are said apart), the baseline's is its cosine.
@@ -61,6 +64,7 @@ from bot.grading.reading import Answer, Phrase, Synonyms, phrase, read
 from bot.grading.rubric import KeyPoint, Rubric
 from bot.grading.scoring import answer_points
 from bot.grading.selfcheck import audit_rubric
+from bot.grading.verdict import Verdict
 
 ENV = "STUDYBOT_UNT_DATA"
 RUBRICS = Path(__file__).with_name("unt_rubrics.yaml")
@@ -92,6 +96,15 @@ class Scored:
     matched_share: float = 0.0  # key points matched / key points: the plain fraction, for comparison
     points: int = 0  # what the product gives a first answer so graded (bot.grading.scoring): leaderboards rank by it
     graders: tuple[float, float] | None = None  # each single grader's score
+    verdict: str = ""  # bot.grading.verdict.Verdict; "" for a grader with two verdicts (correct or not)
+
+    @property
+    def not_yet(self) -> bool:
+        return self.verdict == Verdict.NOT_YET if self.verdict else not self.correct
+
+    @property
+    def partly(self) -> bool:
+        return self.verdict == Verdict.PARTLY
 
 
 @dataclass(frozen=True)
@@ -103,6 +116,9 @@ class Figures:
     false_rejects: int
     clearly_right: int
     r: float
+    correct: int = 0  # answers graded correct, partly right; of the partly right, how many are human correct
+    partly: int = 0
+    partly_right: int = 0
 
     @property
     def false_accept(self) -> float:
@@ -182,9 +198,11 @@ def figures(scored: Sequence[Scored]) -> Figures:
     wrong = [s for s in scored if s.human <= CLEARLY_WRONG]
     right = [s for s in scored if s.human >= CLEARLY_RIGHT]
     agree = sum(s.correct == (s.human >= HUMAN_CORRECT) for s in scored)
+    partly = [s for s in scored if s.partly]
     return Figures(len(scored), agree / len(scored) if scored else math.nan,
-                   sum(s.correct for s in wrong), len(wrong), sum(not s.correct for s in right), len(right),
-                   pearson([s.fraction for s in scored], [s.human for s in scored]))
+                   sum(s.correct for s in wrong), len(wrong), sum(s.not_yet for s in right), len(right),
+                   pearson([s.fraction for s in scored], [s.human for s in scored]), sum(s.correct for s in scored),
+                   len(partly), sum(s.human >= HUMAN_CORRECT for s in partly))
 
 
 def pearson(xs: Sequence[float], ys: Sequence[float]) -> float:
@@ -202,7 +220,7 @@ def grade_all(questions: Sequence[Question], rubrics: dict[str, Rubric], synonym
             result = grade(rubric, text, synonyms=synonyms, prompt=q.prompt)
             scored.append(Scored(q.id, human, result.correct, result.score, len(result.matched) / len(rubric.points),
                                  answer_points(result.correct, first_answer=True),
-                                 q.graders[n] if q.graders else None))
+                                 q.graders[n] if q.graders else None, result.verdict))
     return scored
 
 
@@ -326,7 +344,7 @@ def error_categories(questions: Sequence[Question], rubrics: dict[str, Rubric], 
         rubric = rubrics[q.id]
         for text, human in q.answers:
             result = grade(rubric, text, synonyms=synonyms, prompt=q.prompt)
-            if human >= CLEARLY_RIGHT and not result.correct:
+            if human >= CLEARLY_RIGHT and result.verdict is Verdict.NOT_YET:
                 found["false reject: " + _why_rejected(rubric, text, result, synonyms)] += 1
             elif human <= CLEARLY_WRONG and result.correct:
                 found["false accept: " + _why_accepted(rubric, text, result, synonyms)] += 1
@@ -341,8 +359,18 @@ def _percent(part: int, whole: int) -> str:
 
 
 def _line(name: str, f: Figures) -> str:
-    return (f"  {name}: accuracy {f.accuracy:.3f}, false-accept {_percent(f.false_accepts, f.clearly_wrong)}, "
+    line = (f"  {name}: accuracy {f.accuracy:.3f}, false-accept {_percent(f.false_accepts, f.clearly_wrong)}, "
             f"false-reject {_percent(f.false_rejects, f.clearly_right)}, r {f.r:.3f}")
+    if not f.partly and not f.correct:
+        return line
+    not_yet = f.n - f.correct - f.partly
+    return (f"{line}; verdicts: correct {_share(f.correct, f.n)}, partly right {_share(f.partly, f.n)} "
+            f"({f.partly_right} human-correct, {f.partly - f.partly_right} human-wrong), "
+            f"not yet {_share(not_yet, f.n)}")
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "n/a"
 
 
 def _detail(questions: Sequence[Question], ours: list[Scored], base: list[Scored],
@@ -376,10 +404,11 @@ def report(root: Path, rubric_sets: Mapping[str, Path] = RUBRIC_SETS, detail: bo
         f"  human correct = average of the two graders >= {HUMAN_CORRECT:g} of 5 (for accuracy, over all answers);"
         f" clearly right >= {CLEARLY_RIGHT:g}, clearly wrong <= {CLEARLY_WRONG:g}",
         "  false-accept = share of clearly wrong answers graded correct; false-reject = share of clearly right"
-        " answers graded wrong; r = Pearson of the grade's score (key points matched, with partial credit;"
+        " answers graded not yet (partly right is neither);"
+        " r = Pearson of the grade's score (key points matched, with partial credit;"
         " baseline: cosine) with the human average",
-        "  goals: false-accept <= 10% and false-reject <= 10%, r >= 0.72 with the product's score; against each"
-        " single grader, kappa at least the other grader's",
+        "  goals: false-accept <= 8% and false-reject <= 8%, at most 10% partly right, r >= 0.76 with the product's"
+        " score; against each single grader, kappa at least the other grader's",
         _line(f"baseline word-overlap cosine >= {threshold:.3f} (threshold fitted on this data)", figures(base)),
     ]
     for name, (rubrics, synonyms) in sets.items():
@@ -399,7 +428,9 @@ def report(root: Path, rubric_sets: Mapping[str, Path] = RUBRIC_SETS, detail: bo
             for part, assignments in HALVES:
                 ids = {q.id for q in asked if q.id.split(".")[0] in assignments}
                 mine, theirs = [s for s in ours if s.question in ids], [s for s in base if s.question in ids]
-                lines += [_line(f"  assignments {part} ({len(ids)} questions)", figures(mine)),
+                points_r = pearson([s.points for s in mine], [s.human for s in mine])
+                lines += [_line(f"  assignments {part} ({len(ids)} questions), r of the product's score "
+                                f"{points_r:.3f}", figures(mine)),
                           _line("    baseline", figures(theirs))]
         if errors:
             everything = {q.id.split(".")[0] for q in asked}

@@ -7,8 +7,10 @@ header says how). It is kept aside for measuring: never tune a rubric to it, and
 answer while writing one.
 
 Definitions:
-- false-accept: wrong answers graded correct / wrong answers.
-- false-reject: right answers graded wrong / right answers.
+- verdicts: correct (earns the point), partly right (no point yet: the learner is told the one point missing) or not
+  yet (bot.grading.verdict); the share of each, and how many right and wrong answers are partly right.
+- false-accept: wrong answers graded "correct" / wrong answers.
+- false-reject: right answers graded "not yet" / right answers (a partly right one is told what is missing).
 
 Prints figures per item, per kind (short answer, teach-back) and in total; asserts nothing. `--errors` also
 lists each misgraded answer with the key points the grader found: that is for the rubric author only after a
@@ -29,6 +31,7 @@ from bot.content.loader import load_library
 from bot.content.model import Library
 from bot.grading.matching import grade
 from bot.grading.rubric import Rubric
+from bot.grading.verdict import Verdict
 
 ANSWERS = Path(__file__).with_name("meta_answers.yaml")
 CONTENT = Path(__file__).parents[1] / "content"
@@ -61,10 +64,15 @@ class Outcome:
     answer: Answer
     accepted: bool  # graded correct
     matched: tuple[str, ...]  # the key points the grader found
+    verdict: Verdict = Verdict.NOT_YET
+
+    @property
+    def rejected(self) -> bool:
+        return self.verdict is Verdict.NOT_YET
 
     @property
     def error(self) -> bool:
-        return self.accepted != self.answer.right
+        return self.accepted != self.answer.right and (self.accepted or self.rejected)
 
 
 def load_answers(path: Path = ANSWERS) -> AnswerSet:
@@ -119,7 +127,7 @@ def measure(library: Library, answer_set: AnswerSet) -> list[Outcome]:
         rubric = rubric_of(library, item)
         for answer in item.answers:
             result = grade(rubric, answer.text, synonyms=lesson.synonyms, prompt=prompt_of(library, item))
-            outcomes.append(Outcome(item, answer, result.correct, tuple(result.matched)))
+            outcomes.append(Outcome(item, answer, result.correct, tuple(result.matched), result.verdict))
     return outcomes
 
 
@@ -132,8 +140,16 @@ def _row(name: str, outcomes: Sequence[Outcome]) -> str:
     wrong = [o for o in outcomes if not o.answer.right]
     right = [o for o in outcomes if o.answer.right]
     accepted = sum(o.accepted for o in wrong)
-    rejected = sum(not o.accepted for o in right)
-    return f"  {name:<14} {_rate(accepted, len(wrong))}   {_rate(rejected, len(right))}"
+    rejected = sum(o.rejected for o in right)
+    shares = "  ".join(f"{_share(sum(o.verdict is v for o in outcomes), len(outcomes))}" for v in Verdict)
+    partly = [o for o in outcomes if o.verdict is Verdict.PARTLY]
+    right_partly = sum(o.answer.right for o in partly)
+    return (f"  {name:<14} {_rate(accepted, len(wrong))}   {_rate(rejected, len(right))}   {shares}"
+            f"  ({right_partly:>2} right, {len(partly) - right_partly:>2} wrong)")
+
+
+def _share(count: int, total: int) -> str:
+    return f"{100 * count / total:5.1f}%" if total else "    –"
 
 
 def report(outcomes: Sequence[Outcome], *, errors: bool = False) -> list[str]:
@@ -141,8 +157,9 @@ def report(outcomes: Sequence[Outcome], *, errors: bool = False) -> list[str]:
     items = list(dict.fromkeys(o.item for o in outcomes))
     lines = [f"lesson grading on held-out answers ({ANSWERS.name}: {len(outcomes)} answers, {len(items)} items)",
              "  false-accept = wrong answers graded correct / wrong answers; "
-             "false-reject = right answers graded wrong / right answers",
-             f"  {'item':<14} {'false-accept':<17}   {'false-reject':<17}"]
+             "false-reject = right answers graded not yet / right answers; then the share of each verdict, and how "
+             "many right and wrong answers are partly right",
+             f"  {'item':<14} {'false-accept':<17}   {'false-reject':<17}   correct  partly  not yet"]
     lines += [_row(item.id, [o for o in outcomes if o.item == item]) for item in items]
     for kind, name in KINDS.items():
         lines.append(_row(name, [o for o in outcomes if o.item.kind == kind]))

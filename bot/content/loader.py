@@ -109,13 +109,14 @@ def _read_prompts(c: Checker, data: dict, lesson: Lesson) -> list[tuple[FieldPat
     out = []
     for path, p in c.items(data, "prompts", (), PROMPT_KEYS):
         size = len(p["key_points"]) if isinstance(p.get("key_points"), list) else 0
-        rubric = c.rubric(p, "key_points", path, default_needed=teachback_needed(size), half_point=False)
+        rubric = c.rubric(p, "key_points", path, default_needed=teachback_needed(size))
         item = TeachbackPrompt(id=c.text(p, "id", path), lesson_id=lesson.id, prompt=c.text(p, "prompt", path),
                                rubric=rubric, goal=c.text(p, "goal", path, required=False),
                                sources=c.texts(p, "sources", path), examples=c.examples(p, path),
                                needed_because=_needed_because(c, p, path))
         examples = item.examples
-        issues = audit_rubric(rubric, item.prompt, examples.correct, examples.wrong, lesson.synonyms)
+        issues = audit_rubric(rubric, item.prompt, examples.correct, examples.wrong, lesson.synonyms,
+                              partly_examples=examples.partly)
         c.audited(path, [replace(i, where=_in_prompt(i.where)) for i in issues])
         out.append((path, item))
     return out

@@ -217,7 +217,8 @@ class Checker:
         if found is None:
             return Examples()
         where = path + ("examples",)
-        return Examples(self._answers(found, "correct", where), self._answers(found, "wrong", where))
+        return Examples(self._answers(found, "correct", where), self._answers(found, "wrong", where),
+                        self._answers(found, "partly", where))
 
     def _answers(self, data: Mapping, key: str, path: FieldPath) -> tuple[str, ...]:
         """The answers of a list of examples, each text or a tagged mapping."""
@@ -258,7 +259,7 @@ class Checker:
 
 
 KEY_POINT_KEYS = frozenset({"id", "point", "accept", "misconceptions"})
-EXAMPLE_KEYS = frozenset({"correct", "wrong"})
+EXAMPLE_KEYS = frozenset({"correct", "wrong", "partly"})
 TAGGED_EXAMPLE_KEYS = frozenset({"answer", "kind"})
 # What a tagged example exercises: a shorthand of the pack's synonyms table, or a point in other words.
 EXAMPLE_KINDS = ("shorthand", "paraphrase")

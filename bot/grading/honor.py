@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.grading.reading import Synonyms, content_words
+from bot.grading.lists import lists_terms
+from bot.grading.reading import NO_SYNONYMS, Synonyms, content_words, read
 
 FEW_WORDS = 3  # fewer content words than this ("x", "no idea at all") is not an attempt
 ECHO_SHARE = 0.8  # an answer whose content words are mostly the question's repeats it
@@ -32,7 +33,9 @@ TOO_SHORT = "That is too short to grade, so it is not recorded and the question 
 
 
 def real_attempt(text: str, prompt: str, matched: Sequence[str], synonyms: Synonyms | None = None) -> bool:
-    """Whether an answer may be graded right by its learner."""
+    """Whether an answer may be graded right by its learner: a real attempt, and no list of terms."""
+    if lists_terms(text, read(text, synonyms or NO_SYNONYMS)):
+        return False
     if matched:
         return True
     said = set(content_words(text, synonyms))

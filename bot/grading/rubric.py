@@ -18,9 +18,9 @@ class KeyPoint:
 
 @dataclass(frozen=True)
 class Rubric:
-    """The key points of an answer, and how many of them make it correct. With `half_point` (short answers), a
-    rubric needing two or more is also met by one fewer and half of another (bot.grading.matching); a teach-back, whose
-    learner is told how many points earn it, counts whole points only."""
+    """The key points of an answer (a short answer's or a teach-back's), and how many of them make it correct. With
+    `half_point`, an answer to a rubric needing two or more that states one fewer and half of another is partly
+    right (bot.grading.matching): so a rubric that needs all its points is partly met by all but half of one."""
 
     needed: int
     points: tuple[KeyPoint, ...]
@@ -30,7 +30,8 @@ class Rubric:
 @dataclass(frozen=True)
 class Examples:
     """Answers an author lists with a rubric, as learners would type them, to test the rubric:
-    `studybot validate` grades each and reports every one graded otherwise than listed."""
+    `studybot validate` grades each and reports every one graded otherwise than listed (`partly`: partly right)."""
 
     correct: tuple[str, ...] = ()
     wrong: tuple[str, ...] = ()
+    partly: tuple[str, ...] = ()

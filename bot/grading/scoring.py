@@ -3,7 +3,8 @@
 - A question scores once per learner: the first answer counts; later ones are practice.
 - A correct scoring answer is worth one point; a self-grade replaces the grade of that answer.
 - A teach-back earns one point the first time an attempt covers enough of its key points
-  (by default more than half of them: both of two, two of three, three of four).
+  (by default more than half of them: both of two, two of three, three of four). A partly right
+  answer or attempt (bot.grading.verdict) earns no point: only the verdict "correct" does.
 - Ranks are standard competition ranks: 1, 2, 2, 4.
 - Self-graded points count, are marked, or are left out of leaderboards, as a cohort chooses.
 - Every point counts once wherever points are shown: a lesson's are its quiz's, its practice set's and its

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from bot.grading.matching import Grade, grade
 from bot.grading.reading import Synonyms, content_words
 from bot.grading.rubric import Rubric
+from bot.grading.verdict import Verdict
 from bot.grading.words import lemma, same_word
 
 QUOTE_LENGTH = 60
@@ -113,10 +114,25 @@ def _typos_of_the_prompt(rubric: Rubric, prompt: str, synonyms: Synonyms | None)
     return issues
 
 
+def _partly_examples(rubric: Rubric, prompt: str, partly: Sequence[str], synonyms: Synonyms | None
+                     ) -> list[RubricIssue]:
+    """An error for each example listed as partly right that is graded otherwise."""
+    issues = []
+    for n, example in enumerate(partly):
+        result = grade(rubric, example, synonyms=synonyms, prompt=prompt)
+        if result.verdict is not Verdict.PARTLY:
+            graded = "correct" if result.correct else "not yet right"
+            issues.append(RubricIssue(("examples", "partly", n), f"graded {graded} but listed as partly right: "
+                                      f"{_quote(example)} ({_found(result)})"))
+    return issues
+
+
 def audit_rubric(rubric: Rubric, prompt: str, correct_examples: Sequence[str] = (),
-                 wrong_examples: Sequence[str] = (), synonyms: Synonyms | None = None) -> list[RubricIssue]:
+                 wrong_examples: Sequence[str] = (), synonyms: Synonyms | None = None,
+                 partly_examples: Sequence[str] = ()) -> list[RubricIssue]:
     """The errors (every listed example graded otherwise than listed, a keyword list graded correct), then the
-    warnings."""
+    warnings. A wrong example may grade partly right (it earns no point); a partly right one must."""
     issues = (_examples(rubric, prompt, correct_examples, wrong_examples, synonyms)
+              + _partly_examples(rubric, prompt, partly_examples, synonyms)
               + _empty_answers(rubric, prompt, synonyms) + _typos_of_the_prompt(rubric, prompt, synonyms))
     return sorted(issues, key=lambda issue: issue.warning)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from bot.core.yamlcheck import Checker, FieldPath
     from bot.grading.reading import Synonyms
     from bot.grading.selfcheck import RubricIssue
+    from bot.grading.verdict import Verdict as GradeVerdict
 
 OPEN_FORM = "f"  # a choice suffix: open the answer form of a text-answered question (rounds)
 DONT_KNOW = "?"  # a choice suffix: "I don't know"
@@ -46,7 +47,10 @@ class Verdict:
 
     `choice` is the picked choice by identity (its index in the pack), for the answers table;
     `lines` is the type's own feedback, shown before the explanation; `self_gradable` offers the
-    honor system's buttons."""
+    honor system's buttons. A typed answer graded by a rubric also carries its three-valued `outcome`
+    (bot.grading.verdict: only CORRECT earns a point, as `correct` says), and when it is partly right the key
+    point `missing` (its id; the learner may add it in one follow-up, check it or dispute) and `reason`, one
+    sentence saying what is missing or, for a list of terms, why it is not yet right."""
 
     correct: bool
     lines: tuple[str, ...]
@@ -55,6 +59,9 @@ class Verdict:
     matched: tuple[str, ...] = ()  # the key points a typed answer stated
     missed: tuple[str, ...] = ()
     dont_know: bool = False  # the learner said so: wrong, no points, and the question comes back soon
+    outcome: GradeVerdict | None = None  # a rubric's verdict: correct, partly, not_yet (None: no rubric)
+    missing: str | None = None
+    reason: str = ""
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""Short answer (`type: short`): typed text matched against a rubric of key points; an answer graded
-wrong is shown the model answer, and its learner may grade themselves (the honor system)."""
+"""Short answer (`type: short`): typed text matched against a rubric of key points, graded correct, partly right
+(no point yet: the key point missing is named) or not yet; an answer not graded correct is shown the model answer,
+and its learner may grade themselves (the honor system), unless it is a list of terms."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ from typing import Any, ClassVar
 from bot.core.errors import TextRefused
 from bot.core.yamlcheck import Checker, FieldPath
 from bot.grading.honor import TOO_SHORT, too_short
-from bot.grading.matching import grade
+from bot.grading.matching import Grade, grade
 from bot.grading.reading import Synonyms
 from bot.grading.rubric import Examples, Rubric
 from bot.grading.selfcheck import RubricIssue, audit_rubric
+from bot.grading.verdict import Verdict as GradeVerdict
 from bot.questions.base import Arrangement, TextAnswered, Verdict
 
 RUBRIC_KEYS = frozenset({"needed", "points"})
@@ -47,33 +49,35 @@ class ShortAnswer(TextAnswered):
         return {p.id: p.point for p in self.rubric.points}
 
     def audit(self, synonyms: Synonyms) -> list[RubricIssue]:
-        return audit_rubric(self.rubric, self.prompt, self.examples.correct, self.examples.wrong, synonyms)
+        return audit_rubric(self.rubric, self.prompt, self.examples.correct, self.examples.wrong, synonyms,
+                            partly_examples=self.examples.partly)
 
     def grade_text(self, text: str, arrangement: Arrangement, synonyms: Synonyms | None) -> Verdict:
         result = grade(self.rubric, text, synonyms=synonyms, prompt=self.prompt)
         if too_short(text, result.matched + result.voided, synonyms):
             raise TextRefused(TOO_SHORT)
         points = self.key_points()
-        found, total, needed = len(result.matched), len(points), self.rubric.needed
-        partly = result.partly
-        if result.correct:
-            part = f', and part of "{points[partly[0]]}" (you wrote {_quoted(partly[1])})' if partly else ""
-            lines = [f"✅ Graded correct: {found} of {total} key points{part}."]
-        elif found:
-            lines = [f"◑ Partly right: {found} of {total} key points ({needed} make it correct)."]
-        else:
-            lines = [f"❌ Not yet: 0 of {total} key points ({needed} make it correct)."]
+        lines = [self._headline(result), *([result.reason] if result.reason else [])]
         if result.matched:
             lines += ["You covered:", *(f"✓ {points[k]}" for k in result.matched)]
-        rest = [k for k in result.missed if not (partly and k == partly[0])]
+        rest = [k for k in result.missed if k != result.missing]
         if rest:  # a correct answer needed none of them: they are not called missed
             lines += ["Also worth knowing:" if result.correct else "You missed:",
                       *(f"✗ {points[k]}" + (" (you stated it as a misconception)" if k in result.voided else "")
                         for k in rest)]
         if not result.correct:  # a right answer needs no model answer to compare with, nor a grade of its own
             lines.append(f"Model answer: {self.model_answer}")
-        return Verdict(result.correct, tuple(lines), self_gradable=not result.correct, matched=result.matched,
-                       missed=result.missed)
+        return Verdict(result.correct, tuple(lines), self_gradable=result.self_gradable, matched=result.matched,
+                       missed=result.missed, outcome=result.verdict, missing=result.missing, reason=result.reason)
+
+    def _headline(self, result: Grade) -> str:
+        """The verdict's first line: what it earns, and how many key points the answer covered."""
+        found, total, needed = len(result.matched), len(self.rubric.points), self.rubric.needed
+        if result.verdict is GradeVerdict.CORRECT:
+            return f"✅ Graded correct: {found} of {total} key points."
+        if result.verdict is GradeVerdict.PARTLY:
+            return f"◑ Partly right, no point yet: {found} of {total} key points ({needed} make it correct)."
+        return f"❌ Not yet: {found} of {total} key points ({needed} make it correct)."
 
     def answer_lines(self, arrangement: Arrangement) -> list[str]:
         return [f"Model answer: {self.model_answer}"]
@@ -85,10 +89,6 @@ class ShortAnswer(TextAnswered):
         return [f"**Model answer:** {self.model_answer}", "",
                 f"Key points (correct with {self.rubric.needed} of {len(self.rubric.points)}):",
                 *(f"- {p.point}" for p in self.rubric.points)]
-
-
-def _quoted(words: tuple[str, ...]) -> str:
-    return ", ".join(f"'{w}'" for w in words)
 
 
 TYPE = ShortAnswer

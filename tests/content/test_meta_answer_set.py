@@ -63,7 +63,8 @@ def test_a_label_other_than_correct_or_wrong_is_refused(tmp_path: Path) -> None:
 
 async def test_the_benchmark_runs_and_prints_its_figures() -> None:
     lines = await bench.main()
-    figures = re.compile(r"^  (\S.*?)\s+\d+\.\d% \(\s*\d+/\d+\s*\)\s+\d+\.\d% \(\s*\d+/\d+\s*\)$")
+    figures = re.compile(r"^  (\S.*?)\s+\d+\.\d% \(\s*\d+/\d+\s*\)\s+\d+\.\d% \(\s*\d+/\d+\s*\)"
+                         r"(\s+\d+\.\d%){3}\s+\(\s*\d+ right,\s+\d+ wrong\)$")
     rows = {m.group(1) for line in lines if (m := figures.match(line))}
     items = {item.id for item in bench.load_answers().items}
     assert rows == items | {"short answers", "teach-backs", "total"}

@@ -392,3 +392,27 @@ def test_a_teachback_says_why_it_needs_that_many_in_one_line(tmp_path: Path) -> 
     assert problems(pack(tmp_path / "unset", teachback=unset)) == [
         "unset/content/l1/teachback.yaml:5: prompts[0].needed_because: explains `needed`, which is not set; set it or "
         "drop the reason"]
+
+
+def test_a_teachback_that_needs_all_its_points_is_partly_right_with_all_but_half_of_one(tmp_path: Path) -> None:
+    """A teach-back takes the short answers' half-point rule: "needs all" means all for the point, and all but half of
+    one (said in that point's own words) is partly right, never "not yet"."""
+    from bot.grading.matching import grade
+    from bot.grading.verdict import Verdict
+
+    second = '      - id: k2\n        point: "It gathers the weights"\n        accept: ["gathers the weights"]\n'
+    prompts = PROMPTS.replace("    key_points:\n", "    needed: 2\n    key_points:\n") + second
+    rubric = load_library(pack(tmp_path, teachback=prompts)).prompts["tb1"].rubric
+    assert rubric.needed == 2 and rubric.half_point
+    assert grade(rubric, "It shards, then gathers what each layer needs.").verdict is Verdict.PARTLY
+    assert grade(rubric, "It shards, then gathers the weights.").verdict is Verdict.CORRECT
+
+
+def test_an_example_listed_as_partly_right_must_grade_partly_right(tmp_path: Path) -> None:
+    second = '      - id: k2\n        point: "It gathers the weights"\n        accept: ["gathers the weights"]\n'
+    examples = ('    examples:\n      partly: ["It shards, then gathers what each layer needs.", '
+                '"It shards, then gathers the weights."]\n')
+    prompts = PROMPTS.replace("    key_points:\n", "    needed: 2\n    key_points:\n") + second + examples
+    assert problems(pack(tmp_path, teachback=prompts)) == [
+        'content/l1/teachback.yaml:14: prompts[0].examples.partly[1]: graded correct but listed as partly right: '
+        '"It shards, then gathers the weights." (matched: k1, k2; missed: none)']

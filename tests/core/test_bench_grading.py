@@ -166,3 +166,13 @@ def test_kappa_and_agreement_against_one_grader() -> None:
     assert bench.kappa([True, True, False, False], [True, False, True, False]) == 0  # chance agreement
     found = bench.agreement([True, True, False, False], [1.0, 5.0, 4.0, 0.0])
     assert (found.false_accepts, found.clearly_wrong, found.false_rejects, found.clearly_right) == (1, 2, 1, 2)
+
+
+def test_partly_right_is_neither_an_accept_nor_a_reject_and_is_counted() -> None:
+    scored = [bench.Scored("q", 5, False, 0.5, verdict="partly"), bench.Scored("q", 1, False, 0.5, verdict="partly"),
+              bench.Scored("q", 4.5, False, 0, verdict="not_yet"), bench.Scored("q", 2, True, 1, verdict="correct")]
+    f = bench.figures(scored)
+    assert (f.false_accepts, f.clearly_wrong, f.false_rejects, f.clearly_right) == (1, 2, 1, 2)
+    assert (f.correct, f.partly, f.partly_right) == (1, 2, 1)
+    assert "verdicts: correct 25.0%, partly right 50.0% (1 human-correct, 1 human-wrong), not yet 25.0%" \
+        in bench._line("studybot", f)

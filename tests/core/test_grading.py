@@ -3,6 +3,7 @@ import pytest
 from bot.grading.matching import grade
 from bot.grading.reading import Synonyms, normalise
 from bot.grading.rubric import KeyPoint, Rubric
+from bot.grading.verdict import Verdict
 
 RUBRIC = Rubric(2, (
     KeyPoint("shard", "splits the model state", ("splits the model", "shards the parameters"),
@@ -38,13 +39,14 @@ def test_short_words_are_not_typos_of_each_other() -> None:
     assert grade(rubric, "with no extra cost").correct
 
 
-def test_one_point_short_with_half_of_another_meets_a_rubric_needing_two() -> None:
-    assert grade(RUBRIC, "FSDP splits the model and gathers what each layer needs.").correct
-    assert grade(RUBRIC, "It shards the parameters, which saves room on each GPU.").correct
+def test_one_point_short_with_half_of_another_is_partly_right_in_a_rubric_needing_two() -> None:
+    assert grade(RUBRIC, "FSDP splits the model and gathers what each layer needs.").verdict is Verdict.PARTLY
+    assert grade(RUBRIC, "It shards the parameters, which saves room on each GPU.").verdict is Verdict.PARTLY
     assert not grade(RUBRIC, "FSDP splits the model.").correct
     assert not grade(RUBRIC, "It gathers things and saves time.").correct  # two halves are no point
-    assert not grade(RUBRIC, "FSDP splits the model, but it does not save memory, so memory stays tight.").correct
-    assert not grade(Rubric(1, RUBRIC.points[1:]), "It gathers what each layer needs.").correct
+    assert grade(RUBRIC, "FSDP splits the model, but it does not save memory, so memory stays tight.").verdict \
+        is Verdict.NOT_YET
+    assert grade(Rubric(1, RUBRIC.points[1:]), "It gathers what each layer needs.").verdict is Verdict.NOT_YET
 
 
 def test_bare_terms_do_not_match_phrases() -> None:
@@ -320,16 +322,18 @@ def test_a_word_that_states_one_point_is_no_half_of_another() -> None:
                         KeyPoint("small", "fits small", ("on one gpu",), ())))
     assert not grade(rubric, "pretraining costs millions of GPU hours").correct
     # "GPU" is a word of both points: no half of "on one gpu" (issue 26: a half point needs a word of its own)
-    assert not grade(rubric, "pretraining costs millions of GPU hours, we fine tune on a GPU").correct
-    assert grade(rubric, "pretraining costs millions of GPU hours, we fine tune on one machine").correct
+    assert grade(rubric, "pretraining costs millions of GPU hours, we fine tune on a GPU").verdict is Verdict.NOT_YET
+    assert grade(rubric, "pretraining costs millions of GPU hours, we fine tune on one machine").verdict \
+        is Verdict.PARTLY
 
 
 def test_no_half_point_for_an_answer_with_a_misconception() -> None:
     rubric = Rubric(2, (KeyPoint("fast", "low latency", ("low latency",), ()),
                         KeyPoint("small", "weights only", ("only the weights",), ("serving needs more memory",)),
                         KeyPoint("big", "training is big", ("many gpus",), ())))
-    assert grade(rubric, "it has low latency, on GPUs").correct
-    assert not grade(rubric, "serving needs more memory than training, and it has low latency, on GPUs").correct
+    assert grade(rubric, "it has low latency, on GPUs").verdict is Verdict.PARTLY
+    assert grade(rubric, "serving needs more memory than training, and it has low latency, on GPUs").verdict \
+        is Verdict.NOT_YET
 
 
 def test_an_unlike_with_a_relative_clause_and_no_comma_is_an_aside() -> None:
@@ -404,8 +408,8 @@ def test_unless_after_a_negation_states_the_condition() -> None:
 def test_no_half_point_from_what_a_clause_denies() -> None:
     rubric = Rubric(2, (KeyPoint("w", "w", ("only the weights",), ()),
                         KeyPoint("l", "l", ("latency per request",), ())))
-    assert grade(rubric, "serving only needs the weights, and each request has its latency").correct
-    assert not grade(rubric, "serving only needs the weights and latency is not important").correct
+    assert grade(rubric, "serving only needs the weights, and each request has its latency").verdict is Verdict.PARTLY
+    assert grade(rubric, "serving only needs the weights and latency is not important").verdict is Verdict.NOT_YET
 
 
 def test_a_without_undoes_only_a_close_negation() -> None:
@@ -426,8 +430,8 @@ def test_a_negated_phrasing_needs_its_subject_right_before_the_negator() -> None
 def test_no_half_point_for_a_point_whose_opposite_is_said() -> None:
     rubric = Rubric(2, (KeyPoint("s", "s", ("shards the parameters",), ()),
                         KeyPoint("c", "c", ("more communication",), ())))
-    assert grade(rubric, "FSDP shards the parameters, so GPUs talk: communication").correct
-    assert not grade(rubric, "FSDP shards the parameters and needs less communication").correct
+    assert grade(rubric, "FSDP shards the parameters, so the GPUs talk a lot: communication").verdict is Verdict.PARTLY
+    assert grade(rubric, "FSDP shards the parameters and needs less communication").verdict is Verdict.NOT_YET
 
 
 def test_an_aside_states_only_points_about_the_thing_contrasted() -> None:
@@ -482,8 +486,9 @@ def test_a_half_point_needs_a_word_of_that_point_alone_and_names_it() -> None:
     rubric = Rubric(2, (KeyPoint("shard", "splits the model", ("splits the model",), ()),
                         KeyPoint("comm", "costs communication", ("communication traffic", "the model syncs"), ())))
     found = grade(rubric, "It splits the model, with traffic.")
-    assert found.correct and found.partly == ("comm", ("traffic",))
+    assert found.verdict is Verdict.PARTLY and found.partly == ("comm", ("traffic",))
     # "model" is in the other point too, "communication" is in the prompt: neither is a half of its own
-    assert not grade(rubric, "It splits the model, and a model.").correct
-    assert not grade(rubric, "It splits the model; communication.", prompt="What costs communication?").correct
+    assert grade(rubric, "It splits the model, and a model.").verdict is Verdict.NOT_YET
+    assert grade(rubric, "It splits the model; communication.", prompt="What costs communication?").verdict \
+        is Verdict.NOT_YET
     assert grade(rubric, "It splits the model; communication.").partly == ("comm", ("communication",))

@@ -9,6 +9,7 @@ from support import answer, channel, choice_for, dont_know, learner, order_numbe
 
 from bot.core.messages import Audience, ChoiceMade, Cohort, Command, MessageRef, TextSubmitted
 from bot.features.quiz import NO_POINTS_NOTE
+from bot.questions.base import Arrangement
 from bot.runtime.app import StudyBot
 from bot.runtime.scheduler import fire_due
 from bot.store.model import AnswerMode, PromptKind
@@ -155,6 +156,17 @@ async def test_short_answer_is_graded_and_self_grade_is_recorded(bot) -> None:
     assert "already" in again.text
 
 
+async def test_a_list_of_terms_is_told_why_and_cannot_be_self_graded(bot) -> None:
+    who = learner()
+    q, prompt_id = await short_question(bot, who)
+    [feedback] = await bot.handle(TextSubmitted(prompt_id, "shards, parameters, communication, memory", who,
+                                                channel()))
+    assert feedback.text.startswith("❌ Not yet") and "A list of terms relates none of them" in feedback.text
+    assert not any(c.label == "I got it right" for c in feedback.choices)
+    verdict = q.grade_text("shards, parameters, communication, memory", Arrangement.identity(0), None)
+    assert (verdict.outcome, verdict.self_gradable, verdict.missing) == ("not_yet", False, None)
+
+
 async def test_a_short_answer_graded_correct_gets_neither_the_model_answer_nor_self_grade_buttons(bot) -> None:
     """A right answer is told so, with what it covered and the explanation; the model answer to compare
     with and the honor system's buttons are for an answer graded wrong."""
@@ -209,19 +221,19 @@ async def test_a_bug_gets_a_reference_id_and_the_log_gets_the_traceback(bot, cap
     assert "boom" not in reply.text
 
 
-async def test_one_point_short_and_half_of_another_is_correct_and_says_so(bot) -> None:
+async def test_one_point_short_and_half_of_another_is_partly_right_and_names_what_is_missing(bot) -> None:
     who = learner()
     q, prompt_id = await short_question(bot, who)
     assert q.rubric.needed == 2
     [near] = await bot.handle(TextSubmitted(prompt_id, "It shards the parameters; the price is communication.",
                                             who, channel()))
-    # the half point is named, with the learner's own word, and is not listed as missed (issue 26)
-    assert ("Graded correct: 1 of 2 key points, and part of \"It pays with extra communication\" (you wrote "
-            "'communication').") in near.text
+    # the half point is named, with the learner's own word, and is not listed as missed; it earns no point yet
+    assert near.text.startswith("◑ Partly right, no point yet: 1 of 2 key points (2 make it correct).\n"
+                                "Part of \"It pays with extra communication\" is there (you wrote 'communication')")
     assert "missed" not in near.text
     q, prompt_id = await short_question(bot, who)
     [short] = await bot.handle(TextSubmitted(prompt_id, "It shards the parameters.", who, channel()))
-    assert "Partly right: 1 of 2 key points (2 make it correct)" in short.text
+    assert "Not yet: 1 of 2 key points (2 make it correct)" in short.text
 
 
 class Posts:
