@@ -99,22 +99,29 @@ def test_the_quiz_goes_from_buttons_to_ordering_to_writing():
 # Ids that scores and review cards of earlier cohorts refer to, whose questions were replaced:
 # a new question must never take one of them over.
 RETIRED_IDS = {"meta-q01", "meta-q02", "meta-q03"}
-KEPT_IDS = {"meta-q04", "meta-q05", "meta-q06", "meta-q07", "meta-q08", "meta-q09", "meta-q10"}
+KEPT_IDS = {"meta-q04", "meta-q05", "meta-q06", "meta-q07", "meta-q08", "meta-q09", "meta-q10", "meta-q13"}
 
 
 def test_question_ids_are_kept_and_retired_ones_are_not_reused():
     ids = {q["id"] for q in questions()}
-    assert KEPT_IDS <= ids
+    assert KEPT_IDS <= ids | {q["id"] for q in practice()}  # a question moved to the practice set keeps its id
     assert not ids & RETIRED_IDS
     new = ids - KEPT_IDS
     assert all(int(i.removeprefix("meta-q")) > 10 for i in new), new
     extra = {q["id"] for q in practice()}
-    assert not extra & (ids | RETIRED_IDS) and all(int(i.removeprefix("meta-q")) > 10 for i in extra), extra
+    assert not extra & (ids | RETIRED_IDS), extra
 
 
-def test_the_practice_set_covers_checkpoints_failures_and_data_governance_outside_the_quiz():
+def test_the_quiz_asks_about_training_checkpoints_and_data_governance():
+    # the seed's reading goals include both; the practice set alone left them out of the ten
+    by_id = {q["id"]: q for q in questions()}
+    assert "training checkpoint" in by_id["meta-q17"]["prompt"] and by_id["meta-q17"]["goal"] == "efficiency"
+    assert "data governance" in by_id["meta-q18"]["prompt"] and by_id["meta-q18"]["goal"] == "open-weights"
+
+
+def test_the_practice_set_stays_outside_the_quiz():
     by_id = {q["id"]: q for q in practice()}
-    assert sorted(by_id) == ["meta-q14", "meta-q15", "meta-q16"]
+    assert sorted(by_id) == ["meta-q05", "meta-q13", "meta-q14", "meta-q15", "meta-q16"]
     assert "failed GPU" in by_id["meta-q14"]["prompt"] and "checkpoints" in by_id["meta-q15"]["prompt"]
     assert "data-governance" in by_id["meta-q16"]["prompt"]
     quiz_md = (PACK / "quiz.md").read_text(encoding="utf-8")
@@ -236,10 +243,13 @@ def test_brief_has_the_required_sections_in_order():
 
 
 def test_brief_word_count_is_within_range():
-    # two to three pages, at up to about 750 words a page: room for the worked byte count, the failure and
-    # checkpoint trade-off and the evaluation paragraph, and still a read of about fifteen minutes
-    words = len((PACK / "brief.md").read_text(encoding="utf-8").split())
-    assert 1000 <= words <= 2300, words
+    # the seed's two to three pages: at most 1,800 words however they are counted (a hyphen or an apostrophe
+    # splitting a word too), a read of ten to fifteen minutes, as the pack README says
+    text = (PACK / "brief.md").read_text(encoding="utf-8")
+    words = max(len(text.split()), len(re.findall(r"\w+", text)))
+    assert 1000 <= words <= 1800, words
+    readme = (PACK / "README.md").read_text(encoding="utf-8")
+    assert "two-to-three-page brief (under 1,800 words)" in readme and "about ten to fifteen minutes" in readme
 
 
 def test_brief_summary_has_five_bullets_and_sketch_has_a_diagram():
@@ -359,27 +369,29 @@ ANSWERED_BY = {
                  "Serving holds the weights plus per-request state, runs forward passes only, and is judged first on "
                  "latency per request and cost per call; batching is how that cost falls"],
     "meta-q11": ["Llama 3 nests all four, innermost first: tensor, context, pipeline, data [P1]."],
-    "meta-q12": ["Tensor parallelism cuts the matrix multiplications inside each layer across several GPUs, needed "
-                 "once one layer is too big or too slow for one GPU [P6].",
+    "meta-q12": ["Tensor parallelism cuts the matrix multiplications inside each layer across several GPUs, for a "
+                 "layer too big or too slow for one [P6].",
                  "It exchanges data at every layer, so it needs the fastest links and stays inside one server"],
-    "meta-q13": ["The gains are faster math [P9] and smaller activations.",
-                 "The model's state does not shrink at all: with Adam it stays at 16 bytes per parameter, because the "
-                 "FP32 master weights and optimizer state stay full size [P5]",
-                 "training in it does not require loss scaling [D6]"],
+    "meta-q13": ["The gains are faster math [P9] and smaller activations",
+                 "with Adam the model's state stays at 16 bytes per parameter, as the FP32 master weights and "
+                 "optimizer state stay full size [P5]",
+                 "does not require loss scaling [D6]"],
     "meta-q06": ["FSDP (fully sharded data parallel) stores only a slice of the parameters, gradients and optimizer "
                  "state on each GPU", "The memory saving costs extra communication."],
     "meta-q05": ["Open weights reduce lock-in, not operating cost.",
-                 "But the GPU memory to serve concurrent users, the headcount to run and upgrade the serving stack, "
-                 "and the ownership of evaluation all stay with you."],
-    "meta-q08": ["Even the smallest Llama 2 model (7B) took 184,320 A100 GPU-hours to pretrain [P2].",
+                 "but the serving GPUs and the headcount to run and upgrade the stack stay with you, and every "
+                 "quantization, serving change or upgrade is one more candidate your golden set must pass"],
+    "meta-q17": ["Saving often means less work lost at each restart, but every save pauses the GPUs"],
+    "meta-q18": ["know its consent basis, scrub personal data before training, and keep lineage"],
+    "meta-q08": ["Even Llama 2's smallest model (7B) took 184,320 A100 GPU-hours to pretrain [P2].",
                  "LoRA freezes the base model and trains small low-rank matrices added to its layers"],
     "meta-q09": ["the paper says this let the team measure the model's true few-shot ability and how it generalizes "
                  "beyond its training domains [P1]."],
     "meta-q14": ["Training is synchronous, so a single failed GPU can force a restart of the entire job"],
     "meta-q15": ["Saving often means less work lost at each restart, but every save pauses the GPUs",
                  "come in bursts that can saturate storage"],
-    "meta-q16": ["know its consent basis, scrub personal data before it reaches the weights (removing it later means "
-                 "retraining), and keep lineage to answer \"what did this model see?\"."],
+    "meta-q16": ["know its consent basis, scrub personal data before training, and keep lineage to answer \"what did "
+                 "this model see?\"."],
     "meta-q10": ["Public benchmarks measure broad ability, and only when their test material stayed out of training; "
                  "they cannot tell you whether the model follows your refund policy.",
                  "Your golden set, scored on what actually hurts users or costs revenue and run before every release, "

@@ -130,3 +130,45 @@ def test_dollars_per_call_reads_as_cost_per_call() -> None:
     table = Synonyms({**rules, "$/call": "cost per call"})
     assert states("we pay a higher cost per call", "higher cost per call", table)
     assert states("we pay a higher $/call", "higher cost per call", table)
+
+
+# True statements that a misconception without its subject once voided (the fourth review's W1-W3): a misconception
+# is a whole claim with its subject, so these stand and are credited.
+TRUE_STATEMENTS = [
+    ("meta-q16", "Keep personal data out of the adapter: scrub PII from the tickets before training.", "scrub-pii"),
+    ("meta-q06", "DDP costs more memory since every GPU has the model; FSDP shards the params and pays in extra "
+                 "communication.", "comm-cost"),
+    ("meta-tb4", "We run a local model over the hosted API for privacy; the cost is GPU memory and ops work.",
+     "reason"),
+]
+
+
+@pytest.mark.parametrize(("item_id", "answer", "point"), TRUE_STATEMENTS, ids=[t[0] for t in TRUE_STATEMENTS])
+def test_a_true_statement_is_not_voided_by_a_fragment(item_id: str, answer: str, point: str) -> None:
+    item = library().questions.get(item_id) or library().prompts[item_id]
+    result = grade(item.rubric, answer, synonyms=meta().synonyms)
+    assert point not in result.voided and point in result.matched, result
+
+
+FRAGMENTS = {"meta-q16": ["personal data out of the adapter"], "meta-q06": ["costs more memory", "cost is more memory"],
+             "meta-tb4": ["api for data privacy", "api for privacy"]}
+
+
+def test_the_voiding_fragments_are_gone() -> None:
+    for item_id, fragments in FRAGMENTS.items():
+        item = library().questions.get(item_id) or library().prompts[item_id]
+        said = {m for point in item.rubric.points for m in point.misconceptions}
+        assert not said & set(fragments), item_id
+
+
+def test_tb1_passes_only_with_a_number_from_the_brief() -> None:
+    # the prompt asks for one: both cost points take only the brief's numbers, so three of four carry one
+    tb1 = library().prompts["meta-tb1"]
+    for point in tb1.key_points:
+        if point.id in {"compute-budget", "efficiency-in-price"}:
+            assert all(any(c.isdigit() for c in phrasing) for phrasing in point.accept), point.id
+    without = ("Pretraining costs millions of GPU hours on thousands of GPUs and the hardware keeps failing; we "
+               "fine tune an adapter on open weights, add RAG, and serving is judged on latency per request.")
+    assert not grade(tb1.rubric, without, synonyms=meta().synonyms).correct
+    assert grade(tb1.rubric, without.replace("millions of GPU hours", "3.3 million GPU hours"),
+                 synonyms=meta().synonyms).correct
