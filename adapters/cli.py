@@ -27,7 +27,7 @@ from typing import Any, NoReturn
 
 from dotenv import dotenv_values
 
-from adapters import platforms
+from adapters import ops_health, platforms
 from adapters.platform import Platform
 from adapters.runner import (
     RELOAD_CHANNEL,
@@ -50,18 +50,17 @@ from bot.core.suggest import did_you_mean
 from bot.features import results
 from bot.reports.dispute_examples import by_lesson, examples_yaml
 from bot.runtime.app import RELOAD_LOG, StudyBot, settings_problems
-from bot.runtime.scheduler import TICK
-from bot.store import Store, moving, postgres_engine, sqlite_engine
+from bot.store import Store, moving, pg_url, postgres_engine, sqlite_engine
 from bot.store.installs import Install, read_installs
+from bot.store.processes import ALIVE_WITHIN
 
-# A process whose last beat is older is not running (killed, or hung): the scheduler beats every tick; a busy
-# database, or a long instructor's export on the same event loop, delays a beat by seconds, not by a minute.
-RUNNING_WITHIN = timedelta(seconds=60 * TICK)
+RUNNING_WITHIN = ALIVE_WITHIN  # a process whose last beat is older is not running (killed, or hung)
 GIVEN_UP_WITHIN = timedelta(days=1)  # health lists the timers given up this recently
 FAILED = 2  # the exit status of every failure
 PIPE_CLOSED = 128 + signal.SIGPIPE  # the exit status once stdout's reader went away (a shell's for `ls | head`)
 DISPUTES_FOLDER = "@disputes"  # under STUDYBOT_RESULTS_DIR; '@' is escaped in every cohort's folder name
 ENV_FILE = Path(".env")
+_GIVEN_URLS: list[str] = []  # migrate-db's --to, masked as the environment's URL is
 
 
 def studybot_version() -> str:
@@ -163,6 +162,8 @@ def check(settings: Settings) -> int:
     else:
         for line in workspaces(installs or [], settings):
             print(line)
+    for line in ops_health.check_lines(settings, found):
+        print(line)
     print(f"platforms: {', '.join(p.name for p in found)}" if found else
           f"platforms: none configured ({_needs()}); studybot run would refuse to start")
     return 0
@@ -282,8 +283,9 @@ async def migrate_db(settings: Settings, url: str) -> int:
     return 0
 
 
-async def health(settings: Settings) -> int:
-    """Exit 0 when the database is sound and the scheduler's heartbeat is fresh (Docker's healthcheck)."""
+async def health(settings: Settings, itself: bool = False) -> int:
+    """Exit 0 when the database is sound and the scheduler's heartbeat is fresh (Docker's healthcheck);
+    `itself`: only this process's (STUDYBOT_PROCESS_NAME, else this host's), as a replica's check."""
     clock = SystemClock()
     if not settings.database_url and not settings.db_path.exists():
         print(f"unhealthy: the database {settings.db_path} does not exist: start studybot (studybot run) to create "
@@ -298,28 +300,19 @@ async def health(settings: Settings) -> int:
     try:
         processes = await store.processes.listed()
         given_up = await store.timers.given_up(clock.now() - GIVEN_UP_WITHIN)
-        installs = await store.installs.listed()
+        installs = await store.engine.run(read_installs)  # listed as stored: no token is decrypted
         where = store.engine.where
     finally:
         await store.close()
-    now = clock.now()
-    running = [p for p in processes if now - p.beat_at <= RUNNING_WITHIN]
-    if not running:
-        last = f" (the last heartbeat was at {processes[0].beat_at.isoformat(timespec='seconds')})" if processes else ""
-        variable = "STUDYBOT_DATABASE_URL" if settings.database_url else "STUDYBOT_DB"
-        print(f"unhealthy: no studybot process is running on {where}{last}; start it with studybot run, or set "
-              f"{variable} to the database it runs on", file=sys.stderr)
+    variable = "STUDYBOT_DATABASE_URL" if settings.database_url else "STUDYBOT_DB"
+    verdict = ops_health.judge(processes, clock.now(), where, variable,
+                               (settings.process_name or "") if itself else None)
+    if verdict.unhealthy:
+        print(f"unhealthy: {verdict.unhealthy}", file=sys.stderr)
         return 1
-    print(f"healthy: heartbeat {int((now - running[0].beat_at).total_seconds())} s ago, "
-          f"{len(running)} process(es) running")
-    for process in processes:  # the running ones, then those that stopped without leaving (latest first)
-        named = f"process {process.host} pid {process.pid}{f' ({process.platforms})' if process.platforms else ''}"
-        if process in running:
-            print(f"{named}: beat {int((now - process.beat_at).total_seconds())} s ago, "
-                  f"up since {process.started_at.isoformat(timespec='seconds')}")
-        else:
-            print(f"{named}: not heard from since {process.beat_at.isoformat(timespec='seconds')}; it was killed or "
-                  "is stuck, or its machine went down")
+    print(verdict.healthy)
+    for line in verdict.lines:
+        print(line)
     for line in workspaces(installs, settings):
         print(line)
     for failed in given_up:  # the process is fine; a channel it cannot post to is the operator's to fix
@@ -380,7 +373,7 @@ def workspaces(installs: list[Install], settings: Settings) -> list[str]:
                 f"kept until {(install.uninstalled_at + timedelta(days=days)).date().isoformat()}")
         lines.append(f"workspace {name}: uninstalled on {install.uninstalled_at.date().isoformat()}, its scores {kept}"
                      " (STUDYBOT_UNINSTALLED_RETENTION_DAYS)")
-    return lines
+    return lines + ops_health.token_lines(installs, settings)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -409,7 +402,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("migrate-db", help="copy the SQLite database into an empty PostgreSQL database (bot stopped)")
     p.add_argument("--to", required=True, metavar="URL", help="postgresql://user:password@host/db")
     sub.add_parser("reload", help="check the lesson packs, then have the running studybot use them (no restart)")
-    sub.add_parser("health", help="exit 0 when the database is sound and the scheduler is alive")
+    p = sub.add_parser("health", help="exit 0 when the database is sound and the scheduler is alive")
+    p.add_argument("--self", dest="itself", action="store_true",
+                   help="only the process named STUDYBOT_PROCESS_NAME (else this host's): a replica's own check")
     p = sub.add_parser("disputes", help="the learners' disputes of verdicts")
     actions = p.add_subparsers(dest="action", required=True)
     p = actions.add_parser("export", help="write the settled disputes as rubric examples, a file per lesson")
@@ -432,7 +427,8 @@ def _command(args: argparse.Namespace) -> int:
     load_env_file()
     settings = platforms.settings_from_env(os.environ)
     configure(settings.log_level if args.command == "run" else "WARNING", fmt=settings.log_format,
-              secrets=[s for p in platforms.PLATFORMS for s in p.secrets],
+              secrets=[*(s for p in platforms.PLATFORMS for s in p.secrets),
+                       *(re.escape(s) for u in _database_urls() for s in pg_url.secrets_of(u))],
               noisy=[n for p in platforms.PLATFORMS for n in p.noisy_loggers])
     if args.command == "console":
         quiet_for_the_console()
@@ -457,7 +453,7 @@ def _command(args: argparse.Namespace) -> int:
 
     if args.command == "migrate-db":
         return asyncio.run(migrate_db(settings, args.to))
-    return asyncio.run(health(settings))
+    return asyncio.run(health(settings, args.itself))
 
 
 def _needs() -> str:
@@ -466,7 +462,13 @@ def _needs() -> str:
 
 
 def _fail(message: str) -> None:
-    print(f"studybot: {' '.join(message.split())}", file=sys.stderr)
+    print(f"studybot: {pg_url.masked(' '.join(message.split()), *_database_urls())}", file=sys.stderr)
+
+
+def _database_urls() -> list[str]:
+    """The PostgreSQL URLs given (the environment's, and migrate-db's --to): their passwords are masked
+    in every failure line and log line."""
+    return [u for u in (os.environ.get("STUDYBOT_DATABASE_URL"), *_GIVEN_URLS) if u]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -482,6 +484,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    _GIVEN_URLS[:] = [args.to] if getattr(args, "to", None) else []
     try:
         return _command(args)
     except KeyboardInterrupt:

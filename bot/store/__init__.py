@@ -6,10 +6,13 @@ back as the dataclasses of `model.py`; no user-facing text lives below the featu
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 
 from bot.core.clock import Clock
+from bot.core.config import Secret, secret_keys
 from bot.core.messages import Actor, Cohort
 from bot.store.answers import Answers
 from bot.store.boards import Boards
@@ -23,6 +26,7 @@ from bot.store.postgres_engine import PostgresEngine
 from bot.store.processes import Processes
 from bot.store.prompts import Prompts
 from bot.store.round_rows import Rounds
+from bot.store.sealing import Sealer
 from bot.store.sqlite_engine import SqliteEngine
 from bot.store.teachbacks import Teachbacks
 from bot.store.timers import Messages, Timers
@@ -32,7 +36,7 @@ COUNTED = frozenset({"answers", "learners", "teachbacks", "disputes", "prompt_us
 
 
 class Store:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, sealer: Sealer | None = None) -> None:
         self.engine = engine
         self.clock = engine.clock
         self.learners = Learners(engine)
@@ -47,15 +51,17 @@ class Store:
         self.messages = Messages(engine)
         self.insights = Insights(engine)
         self.processes = Processes(engine)
-        self.installs = Installs(engine)
+        self.installs = Installs(engine, sealer)
 
     @classmethod
-    async def open(cls, where: Path | str, clock: Clock) -> Store:
+    async def open(cls, where: Path | str, clock: Clock, keys: Sequence[Secret] | None = None) -> Store:
         """Open (creating or upgrading) the database, a SQLite file or a `postgresql://` URL;
-        StoreUnavailable says what to fix."""
+        StoreUnavailable says what to fix. Stored tokens are encrypted with `keys` (default:
+        STUDYBOT_SECRET_KEY from the environment)."""
+        sealer = Sealer(secret_keys(os.environ.get("STUDYBOT_SECRET_KEY")) if keys is None else keys)
         if is_postgres_url(where):
-            return cls(await PostgresEngine.open(str(where), clock))
-        return cls(await SqliteEngine.open(Path(where), clock))
+            return cls(await PostgresEngine.open(str(where), clock), sealer)
+        return cls(await SqliteEngine.open(Path(where), clock), sealer)
 
     async def close(self) -> None:
         await self.insights.write_lookups()
