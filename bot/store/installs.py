@@ -148,7 +148,9 @@ class Installs:
             rows = c.execute("SELECT platform, cohort, bot_token, refresh_token FROM installs"
                              " WHERE bot_token IS NOT NULL OR refresh_token IS NOT NULL").fetchall()
             if not sealer.keyed:
-                return -sum(1 for r in rows if not sealer.is_sealed(r["bot_token"]))
+                for r in rows:
+                    sealer.open(r["bot_token"])  # an encrypted one: StoreUnavailable says which key is missing
+                return -len(rows)
             stale = [r for r in rows if sealer.stale(r["bot_token"]) or sealer.stale(r["refresh_token"])]
             for r in stale:
                 c.execute("UPDATE installs SET bot_token = ?, refresh_token = ? WHERE platform = ? AND cohort = ?",
