@@ -116,7 +116,7 @@ async def test_without_a_key_a_new_database_is_still_private_and_check_warns(tmp
     assert "warning: 1 workspace(s) have their bot token stored unencrypted; set STUDYBOT_SECRET_KEY" in out.decode()
 
 
-@pytest.mark.parametrize("key", ["not-a-key", f"{NEW_KEY},short"])
+@pytest.mark.parametrize("key", ["not-a-key", f"{NEW_KEY},short"], ids=["not a key", "a key, then not one"])
 def test_a_key_that_is_not_a_fernet_key_is_one_line(tmp_path: Path, key: str) -> None:
     done = subprocess.run([sys.executable, "-m", "adapters.cli", "check"], cwd=tmp_path,
                           env={**environment(tmp_path), "STUDYBOT_SECRET_KEY": key}, capture_output=True, text=True,
