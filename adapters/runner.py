@@ -154,7 +154,9 @@ def serving_alone(settings: Settings) -> Iterator[None]:
         return
     try:
         database = _lock_database(settings.db_path, marker)
-    except BaseException:
+    except BaseException:  # another path to a served file: this pid file (ours, locked) goes
+        with contextlib.suppress(OSError):
+            marker.unlink()
         held.close()
         raise
     held.truncate(0)

@@ -106,6 +106,7 @@ async def test_another_path_to_the_same_file_is_refused_too(tmp_path: Path, link
         assert (code, out) == (2, ""), out + err
         [line] = err.splitlines()
         assert line.startswith(f"studybot: {other} is in use by ") and "stop it first" in line, line
+        assert not pid_file(other).exists() or pid_file(other) == pid_file(db)  # none left behind
         assert await first.quit() == 0
     finally:
         if first.proc.returncode is None:
