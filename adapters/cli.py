@@ -160,6 +160,7 @@ def check(settings: Settings) -> int:
     except StoreUnavailable as exc:
         print(f"workspaces: not listed: {exc}")
     else:
+        ops_health.open_tokens(installs or [], settings)  # as `run` will
         for line in workspaces(installs or [], settings):
             print(line)
     for line in ops_health.check_lines(settings, found):

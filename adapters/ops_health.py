@@ -105,3 +105,12 @@ def token_lines(installs: list[Install], settings: Settings) -> list[str]:
         return []
     return [f"warning: {len(plain)} workspace(s) have their bot token stored unencrypted; set STUDYBOT_SECRET_KEY "
             f"to encrypt them at the next start ({SECRET_KEY_HOW})"]
+
+
+def open_tokens(installs: list[Install], settings: Settings) -> None:
+    """What `run` does first with the stored tokens: decrypt them with STUDYBOT_SECRET_KEY; StoreUnavailable
+    (for `check`) when a key they need is not given."""
+    sealer = Sealer(settings.secret_keys)
+    for install in installs:
+        sealer.open(install.bot_token)
+        sealer.open(install.refresh_token)

@@ -103,6 +103,10 @@ async def test_encrypted_tokens_without_their_key_stop_start_up_in_one_line(tmp_
         assert proc.returncode == 2 and out == b"", err
         [line] = err.decode().splitlines()
         assert line.startswith("studybot: the workspaces' tokens in the database") and says in line, line
+        checked = subprocess.run([sys.executable, "-m", "adapters.cli", "check"], cwd=tmp_path, text=True,
+                                 env=environment(tmp_path, **({"STUDYBOT_SECRET_KEY": key} if key else {})),
+                                 capture_output=True, timeout=60)
+        assert checked.returncode == 2 and checked.stderr.splitlines() == [line]  # check says what run would
 
 
 async def test_without_a_key_a_new_database_is_still_private_and_check_warns(tmp_path: Path) -> None:
