@@ -9,6 +9,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     STUDYBOT_RESULTS_DIR=/app/data/results
 
 WORKDIR /app
+# pg_dump and pg_restore, for `studybot backup` and `studybot restore` on PostgreSQL.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends postgresql-client \
+    && rm -rf /var/lib/apt/lists/*
 # Exact versions from the lock file (`make lock` writes it from pyproject.toml), build tool included.
 COPY requirements.lock ./
 RUN pip install --no-deps -r requirements.lock

@@ -27,7 +27,7 @@ from typing import Any, NoReturn
 
 from dotenv import dotenv_values
 
-from adapters import cli_interchange, platforms
+from adapters import cli_interchange, ops_health, platforms
 from adapters.platform import Platform
 from adapters.runner import (
     RELOAD_CHANNEL,
@@ -52,18 +52,17 @@ from bot.features.disputes.examples import by_lesson, examples_yaml
 from bot.features.disputes.storage import AREA as DISPUTES
 from bot.reports import files
 from bot.runtime.app import RELOAD_LOG, StudyBot, feature_areas, settings_problems
-from bot.runtime.scheduler import TICK
-from bot.store import Store, moving, postgres_engine, sqlite_engine
+from bot.store import Store, moving, pg_url, postgres_engine, sqlite_engine
 from bot.store.installs import Install, read_installs
+from bot.store.processes import ALIVE_WITHIN
 
-# A process whose last beat is older is not running (killed, or hung): the scheduler beats every tick; a busy
-# database, or a long instructor's export on the same event loop, delays a beat by seconds, not by a minute.
-RUNNING_WITHIN = timedelta(seconds=60 * TICK)
+RUNNING_WITHIN = ALIVE_WITHIN  # a process whose last beat is older is not running (killed, or hung)
 GIVEN_UP_WITHIN = timedelta(days=1)  # health lists the timers given up this recently
 FAILED = 2  # the exit status of every failure
 PIPE_CLOSED = 128 + signal.SIGPIPE  # the exit status once stdout's reader went away (a shell's for `ls | head`)
 DISPUTES_FOLDER = "@disputes"  # under STUDYBOT_RESULTS_DIR; '@' is escaped in every cohort's folder name
 ENV_FILE = Path(".env")
+_GIVEN_URLS: list[str] = []  # migrate-db's --to, masked as the environment's URL is
 
 
 def studybot_version() -> str:
@@ -163,8 +162,11 @@ def check(settings: Settings) -> int:
     except StoreUnavailable as exc:
         print(f"workspaces: not listed: {exc}")
     else:
+        ops_health.open_tokens(installs or [], settings)  # as `run` will
         for line in workspaces(installs or [], settings):
             print(line)
+    for line in ops_health.check_lines(settings, found):
+        print(line)
     print(f"platforms: {', '.join(p.name for p in found)}" if found else
           f"platforms: none configured ({_needs()}); studybot run would refuse to start")
     return 0
@@ -284,8 +286,9 @@ async def migrate_db(settings: Settings, url: str) -> int:
     return 0
 
 
-async def health(settings: Settings) -> int:
-    """Exit 0 when the database is sound and the scheduler's heartbeat is fresh (Docker's healthcheck)."""
+async def health(settings: Settings, itself: bool = False) -> int:
+    """Exit 0 when the database is sound and the scheduler's heartbeat is fresh (Docker's healthcheck);
+    `itself`: only this process's (STUDYBOT_PROCESS_NAME, else this host's), as a replica's check."""
     clock = SystemClock()
     if not settings.database_url and not settings.db_path.exists():
         print(f"unhealthy: the database {settings.db_path} does not exist: start studybot (studybot run) to create "
@@ -300,28 +303,19 @@ async def health(settings: Settings) -> int:
     try:
         processes = await store.processes.listed()
         given_up = await store.timers.given_up(clock.now() - GIVEN_UP_WITHIN)
-        installs = await store.installs.listed()
+        installs = await store.engine.run(read_installs)  # listed as stored: no token is decrypted
         where = store.engine.where
     finally:
         await store.close()
-    now = clock.now()
-    running = [p for p in processes if now - p.beat_at <= RUNNING_WITHIN]
-    if not running:
-        last = f" (the last heartbeat was at {processes[0].beat_at.isoformat(timespec='seconds')})" if processes else ""
-        variable = "STUDYBOT_DATABASE_URL" if settings.database_url else "STUDYBOT_DB"
-        print(f"unhealthy: no studybot process is running on {where}{last}; start it with studybot run, or set "
-              f"{variable} to the database it runs on", file=sys.stderr)
+    variable = "STUDYBOT_DATABASE_URL" if settings.database_url else "STUDYBOT_DB"
+    verdict = ops_health.judge(processes, clock.now(), where, variable,
+                               (settings.process_name or "") if itself else None)
+    if verdict.unhealthy:
+        print(f"unhealthy: {verdict.unhealthy}", file=sys.stderr)
         return 1
-    print(f"healthy: heartbeat {int((now - running[0].beat_at).total_seconds())} s ago, "
-          f"{len(running)} process(es) running")
-    for process in processes:  # the running ones, then those that stopped without leaving (latest first)
-        named = f"process {process.host} pid {process.pid}{f' ({process.platforms})' if process.platforms else ''}"
-        if process in running:
-            print(f"{named}: beat {int((now - process.beat_at).total_seconds())} s ago, "
-                  f"up since {process.started_at.isoformat(timespec='seconds')}")
-        else:
-            print(f"{named}: not heard from since {process.beat_at.isoformat(timespec='seconds')}; it was killed or "
-                  "is stuck, or its machine went down")
+    print(verdict.healthy)
+    for line in verdict.lines:
+        print(line)
     for line in workspaces(installs, settings):
         print(line)
     for failed in given_up:  # the process is fine; a channel it cannot post to is the operator's to fix
@@ -382,7 +376,7 @@ def workspaces(installs: list[Install], settings: Settings) -> list[str]:
                 f"kept until {(install.uninstalled_at + timedelta(days=days)).date().isoformat()}")
         lines.append(f"workspace {name}: uninstalled on {install.uninstalled_at.date().isoformat()}, its scores {kept}"
                      " (STUDYBOT_UNINSTALLED_RETENTION_DAYS)")
-    return lines
+    return lines + ops_health.token_lines(installs, settings)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -421,6 +415,11 @@ def _console(settings: Settings, args: argparse.Namespace) -> Coroutine[Any, Any
 
 # Every subcommand, in the order `studybot --help` lists them; one in a module of its own is added here
 # (see docs/architecture.md, "A CLI subcommand").
+def _health_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--self", dest="itself", action="store_true",
+                        help="only the process named STUDYBOT_PROCESS_NAME (else this host's): a replica's own check")
+
+
 SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand("run", "start every platform whose token is set", lambda s, a: run(s, a.or_console),
                _run_arguments, logs=True),
@@ -437,7 +436,8 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
                lambda s, a: migrate_db(s, a.to), _migrate_arguments),
     Subcommand("reload", "check the lesson packs, then have the running studybot use them (no restart)",
                lambda s, a: reload_running(s)),
-    Subcommand("health", "exit 0 when the database is sound and the scheduler is alive", lambda s, a: health(s)),
+    Subcommand("health", "exit 0 when the database is sound and the scheduler is alive",
+               lambda s, a: health(s, a.itself), _health_arguments),
     Subcommand("disputes", "the learners' disputes of verdicts", actions=(
         Subcommand("export", "write the settled disputes as rubric examples, a file per lesson",
                    lambda s, a: export_disputes(s, a.lesson, a.out), _export_arguments),
@@ -472,7 +472,8 @@ def _command(args: argparse.Namespace) -> int:
     settings = platforms.settings_from_env(os.environ)
     subcommand: Subcommand = args.subcommand
     configure(settings.log_level if subcommand.logs else "WARNING", fmt=settings.log_format,
-              secrets=[s for p in platforms.PLATFORMS for s in p.secrets],
+              secrets=[*(s for p in platforms.PLATFORMS for s in p.secrets),
+                       *(re.escape(s) for u in _database_urls() for s in pg_url.secrets_of(u))],
               noisy=[n for p in platforms.PLATFORMS for n in p.noisy_loggers])
     outcome = subcommand.does(settings, args)
     return asyncio.run(outcome) if isinstance(outcome, Coroutine) else outcome
@@ -484,7 +485,13 @@ def _needs() -> str:
 
 
 def _fail(message: str) -> None:
-    print(f"studybot: {' '.join(message.split())}", file=sys.stderr)
+    print(f"studybot: {pg_url.masked(' '.join(message.split()), *_database_urls())}", file=sys.stderr)
+
+
+def _database_urls() -> list[str]:
+    """The PostgreSQL URLs given (the environment's, and migrate-db's --to): their passwords are masked
+    in every failure line and log line."""
+    return [u for u in (os.environ.get("STUDYBOT_DATABASE_URL"), *_GIVEN_URLS) if u]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -500,6 +507,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    _GIVEN_URLS[:] = [args.to] if getattr(args, "to", None) else []
     try:
         return _command(args)
     except KeyboardInterrupt:

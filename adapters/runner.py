@@ -31,7 +31,8 @@ from bot.core.errors import PlatformRejected, PlatformUnreachable, SetupError
 from bot.core.messages import Place
 from bot.runtime.app import StudyBot
 from bot.runtime.delivery import Outbox
-from bot.runtime.scheduler import run_scheduler
+from bot.runtime.scheduler import TICK, run_scheduler
+from bot.store.private import touch_private
 
 log = logging.getLogger("studybot.runner")
 
@@ -82,8 +83,10 @@ def stop_signals(stop: asyncio.Event) -> Iterator[asyncio.Event]:
 
 
 def pid_file(db_path: Path) -> Path:
-    """Where a running studybot leaves its process id, beside its database (`studybot reload` reads it)."""
-    return db_path.with_name(db_path.name + ".pid")
+    """Where a running studybot leaves its process id, beside its database's real file (through any
+    symbolic link: one pid file per file, whatever path names it; `studybot reload` reads it)."""
+    real = db_path.resolve()
+    return real.with_name(real.name + ".pid")
 
 
 def running_pid(marker: Path) -> int | None:
@@ -106,6 +109,7 @@ def _locked(marker: Path, tries: int = 10) -> TextIO:
     out, and a file its holder removed between our open and our lock is opened afresh; BlockingIOError while
     another studybot holds it."""
     for attempt in range(tries):
+        touch_private(marker)  # 0600: created before it is opened, so it is never readable by others
         held = marker.open("a+")  # not truncated before the lock is ours: it may be another studybot's
         try:
             fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -128,9 +132,10 @@ def _locked(marker: Path, tries: int = 10) -> TextIO:
 @contextlib.contextmanager
 def serving_alone(settings: Settings) -> Iterator[None]:
     """While inside, this process is the one studybot serving its SQLite file: it holds the pid file
-    (written and locked; `studybot reload` reads it). SQLite serves one process, so a second one is
-    refused (SetupError) rather than taking the first one's timers and rounds. On PostgreSQL nothing
-    is held: many processes share the database."""
+    (written and locked; `studybot reload` reads it) and a lock on the database file itself, so that
+    no other path to the same file (a symbolic or hard link) gets a second serving process. SQLite
+    serves one process, so a second one is refused (SetupError) rather than taking the first one's
+    timers and rounds. On PostgreSQL nothing is held: many processes share the database."""
     if settings.database_url:
         yield
         return
@@ -141,15 +146,19 @@ def serving_alone(settings: Settings) -> Iterator[None]:
         yield
         return
     except BlockingIOError:
-        pid = running_pid(marker)
-        holder = f"studybot pid {pid}" if pid is not None else "another studybot"
-        raise SetupError(f"{settings.db_path} is in use by {holder} (it holds {marker}); stop it first, or use "
-                         "PostgreSQL (STUDYBOT_DATABASE_URL) to run many processes") from None
+        raise _in_use(settings.db_path, marker) from None
     except OSError as exc:
         log.warning("cannot write %s (%s): `studybot reload` will not find this process (send it SIGHUP)",
                     marker, exc.strerror)
         yield
         return
+    try:
+        database = _lock_database(settings.db_path, marker)
+    except BaseException:  # another path to a served file: this pid file (ours, locked) goes
+        with contextlib.suppress(OSError):
+            marker.unlink()
+        held.close()
+        raise
     held.truncate(0)
     held.write(f"{os.getpid()}\n")
     held.flush()
@@ -159,6 +168,33 @@ def serving_alone(settings: Settings) -> Iterator[None]:
         with contextlib.suppress(OSError):
             marker.unlink()
         held.close()
+        if database is not None:
+            os.close(database)  # after the store closed: closing it drops no lock of SQLite's
+
+
+def _lock_database(db_path: Path, marker: Path) -> int | None:
+    """The database file (created 0600 when new) open and locked (flock, which SQLite's own locks never
+    meet) by this process: its identity, whatever path names it. None when it cannot be opened (the
+    store says why at start)."""
+    try:
+        touch_private(db_path)
+        fd = os.open(db_path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise _in_use(db_path, None) from None
+    return fd
+
+
+def _in_use(db_path: Path, marker: Path | None) -> SetupError:
+    pid = running_pid(marker) if marker is not None else None
+    holder = f"studybot pid {pid}" if pid is not None else "another studybot"
+    through = f"it holds {marker}" if marker is not None else "through another link to the same file"
+    return SetupError(f"{db_path} is in use by {holder} ({through}); stop it first, or use PostgreSQL "
+                      "(STUDYBOT_DATABASE_URL) to run many processes")
 
 
 @contextlib.contextmanager
@@ -228,8 +264,15 @@ async def run_platforms(bot: StudyBot, configured: Mapping[Platform, Any], stop:
     metrics = await metrics_http.serve(bot, metrics_port, metrics_host) if metrics_port is not None else None
     adapters: list[Adapter] = []
     ticker: asyncio.Task[None] | None = None
+    announce(bot, configured)
+    await bot.store.installs.reseal()
+    beating = asyncio.create_task(_beat_while_connecting(bot), name="beat while connecting")
     try:
-        adapters = await _connect_all(bot, configured, stop, backoff)
+        try:
+            adapters = await _connect_all(bot, configured, stop, backoff)
+        finally:
+            beating.cancel()
+            await asyncio.gather(beating, return_exceptions=True)
         if adapters and not stop.is_set():
             bot.store.processes.platforms = ", ".join(a.platform for a in adapters)  # `health` lists it
             ticker = asyncio.create_task(run_scheduler(bot, {a.platform: a for a in adapters}))
@@ -249,6 +292,34 @@ async def run_platforms(bot: StudyBot, configured: Mapping[Platform, Any], stop:
             await metrics.cleanup()
     if bot.store.engine.failure is not None:
         raise bot.store.engine.failure
+
+
+def announce(bot: StudyBot, configured: Mapping[Platform, Any]) -> None:
+    """What this process tells the others through its heartbeat (`studybot health` lists it): its name,
+    the platforms it is still connecting, and its Discord shards."""
+    processes = bot.store.processes
+    if bot.settings.process_name:
+        processes.host = bot.settings.process_name
+    processes.platforms = ", ".join(p.name for p in configured)
+    processes.waiting = processes.platforms
+    processes.shards = next((shard_text(s.shard_ids, s.shard_count) for s in configured.values()
+                             if getattr(s, "shard_count", None) is not None), "")
+
+
+def shard_text(ids: Sequence[int], count: int) -> str:
+    """Shards as STUDYBOT_DISCORD_SHARDS writes them: 0,1/4."""
+    return f"{','.join(map(str, ids))}/{count}"
+
+
+async def _beat_while_connecting(bot: StudyBot) -> None:
+    """Beat every tick until every platform is connected (the scheduler beats after that): a process
+    that is still connecting, or retrying an unreachable platform, is running, and `health` says so."""
+    while True:
+        try:
+            await bot.store.beat()
+        except Exception:
+            log.exception("cannot record the heartbeat")
+        await asyncio.sleep(TICK)
 
 
 async def check_channels(bot: StudyBot, adapters: Sequence[Adapter]) -> int:
@@ -345,6 +416,7 @@ async def _connect(bot: StudyBot, platform: Platform, settings: Any, stop: async
             await _close([adapter])
             raise
         log.info("%s connected", platform.name)
+        bot.store.processes.connected(platform.name)
         return adapter
     return None
 

@@ -2,7 +2,10 @@
 example config, the lock file, the Makefile and the CLI agree."""
 
 import re
+import shutil
+import subprocess
 import tomllib
+from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 import pytest
@@ -12,8 +15,10 @@ from packaging.utils import canonicalize_name
 from support import REPO
 
 from adapters.cli import build_parser
+from adapters.discord_settings import DiscordSettings
 from adapters.platforms import PLATFORMS, settings_from_env
 from bot.core.config import VARIABLES
+from bot.store.processes import Process, shard_problems
 
 ALL_VARIABLES = {*VARIABLES, *(v for p in PLATFORMS for v in p.variables)}
 
@@ -84,7 +89,7 @@ def test_the_config_file_is_mounted_from_the_documented_path_and_the_example_is_
 
 
 def test_environment_names_are_the_ones_the_bot_reads() -> None:
-    example = re.findall(r"^([A-Z_]+)=", (REPO / ".env.example").read_text(), re.M)
+    example = set(re.findall(r"^([A-Z_]+)=", (REPO / ".env.example").read_text(), re.M)) - {"COMPOSE_PROFILES"}
     python = {"PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PIP_NO_CACHE_DIR"}
     named = set(example) | set(SERVICE["environment"]) | set(dockerfile_env()) - python
     assert named <= ALL_VARIABLES, named - ALL_VARIABLES
@@ -174,39 +179,90 @@ def test_the_licence_changelog_and_contributing_guide_are_there() -> None:
 # ------------------------------------------------------------ the postgres profile
 
 
-REPLICAS = COMPOSE["services"]["studybot-pg"]
+REPLICAS = {name: service for name, service in COMPOSE["services"].items() if name.startswith("studybot-pg")}
 POSTGRES = COMPOSE["services"]["postgres"]
 
 
+def test_every_service_has_a_profile_and_the_example_picks_sqlite() -> None:
+    """`docker compose up -d --build` (the upgrade) starts one profile's services: the single SQLite service
+    never beside the replicas."""
+    assert SERVICE["profiles"] == ["sqlite"]
+    assert all(service.get("profiles") == ["postgres"] for service in (POSTGRES, *REPLICAS.values()))
+    assert re.search(r"^COMPOSE_PROFILES=sqlite$", (REPO / ".env.example").read_text(), re.M)
+
+
 def test_the_postgres_profile_runs_two_replicas_on_one_database_and_one_port() -> None:
-    assert "profiles" not in SERVICE  # `docker compose up` still starts the SQLite service alone
-    assert REPLICAS["profiles"] == POSTGRES["profiles"] == ["postgres"]
-    assert REPLICAS["deploy"]["replicas"] == 2
-    assert REPLICAS["depends_on"] == {"postgres": {"condition": "service_healthy"}}
-    env = REPLICAS["environment"]
-    reads = settings_from_env({k: v for k, v in env.items() if k != "STUDYBOT_CONFIG"})
-    assert env["STUDYBOT_REUSE_PORT"] == "1" and reads.database_url == env["STUDYBOT_DATABASE_URL"]
-    # the replicas live in the database's network: PostgreSQL on loopback, and the Slack port published there
-    assert REPLICAS["network_mode"] == "service:postgres" and "ports" not in REPLICAS
-    url = urlsplit(env["STUDYBOT_DATABASE_URL"])
-    assert url.hostname == "127.0.0.1" and "listen_addresses=127.0.0.1" in POSTGRES["command"]
-    assert (url.username, url.path) == (POSTGRES["environment"]["POSTGRES_USER"],
-                                        "/" + POSTGRES["environment"]["POSTGRES_DB"])
+    assert len(REPLICAS) == 2 and not any("deploy" in r for r in REPLICAS.values())  # no identical copies
+    for replica in REPLICAS.values():
+        assert replica["depends_on"] == {"postgres": {"condition": "service_healthy"}}
+        env = replica["environment"]
+        reads = settings_from_env({k: v for k, v in env.items() if k != "STUDYBOT_CONFIG"})
+        assert env["STUDYBOT_REUSE_PORT"] == "1" and reads.database_url == env["STUDYBOT_DATABASE_URL"]
+        # the replicas live in the database's network: PostgreSQL on loopback, and the Slack port published there
+        assert replica["network_mode"] == "service:postgres" and "ports" not in replica
+        url = urlsplit(env["STUDYBOT_DATABASE_URL"])
+        assert url.hostname == "127.0.0.1" and "listen_addresses=127.0.0.1" in POSTGRES["command"]
+        assert (url.username, url.path) == (POSTGRES["environment"]["POSTGRES_USER"],
+                                            "/" + POSTGRES["environment"]["POSTGRES_DB"])
     assert POSTGRES["ports"] == SERVICE["ports"]  # the same Slack port as the single process
     assert POSTGRES["healthcheck"]["test"][1] == "pg_isready"
 
 
+def test_each_replica_runs_its_own_discord_shards_name_and_metrics_port() -> None:
+    envs = [r["environment"] for r in REPLICAS.values()]
+    running = [Process(name, "host", 1, "discord", datetime.now(UTC), datetime.now(UTC),
+                       shards=env["STUDYBOT_DISCORD_SHARDS"]) for name, env in zip(REPLICAS, envs, strict=True)]
+    assert shard_problems(running) == []  # every shard in one replica, one total
+    for env in envs:
+        DiscordSettings.from_env({**env, "DISCORD_TOKEN": "x"})  # a setting the bot reads
+    names = [env["STUDYBOT_PROCESS_NAME"] for env in envs]
+    ports = [env["STUDYBOT_METRICS_PORT"] for env in envs]
+    assert len(set(names)) == len(set(ports)) == len(envs)  # a port set in .env would stop the second one
+
+
+def test_each_replicas_healthcheck_checks_itself() -> None:
+    commands = build_parser()._subparsers._group_actions[0].choices
+    for name, replica in REPLICAS.items():
+        assert replica["healthcheck"]["test"] == ["CMD", "studybot", "health", "--self"]
+        assert replica["environment"]["STUDYBOT_PROCESS_NAME"] == name
+    assert commands["health"].parse_args(["--self"]).itself is True
+
+
 def test_the_replicas_are_the_single_service_but_for_the_database() -> None:
-    for key in ("build", "command", "env_file", "volumes", "read_only", "tmpfs", "restart", "healthcheck"):
-        assert REPLICAS[key] == SERVICE[key], key
-    assert set(REPLICAS["environment"]) - set(SERVICE["environment"]) == {"STUDYBOT_DATABASE_URL",
-                                                                           "STUDYBOT_REUSE_PORT"}
-    assert set(REPLICAS["environment"]) <= ALL_VARIABLES
-    source = POSTGRES["volumes"][0].split(":")[0]
-    assert source in COMPOSE["volumes"] and source not in {m.split(":")[0] for m in REPLICAS["volumes"]}
+    for replica in REPLICAS.values():
+        for key in ("build", "command", "env_file", "volumes", "read_only", "tmpfs", "restart", "stop_grace_period"):
+            assert replica[key] == SERVICE[key], key
+        assert set(replica["environment"]) - set(SERVICE["environment"]) == {
+            "STUDYBOT_DATABASE_URL", "STUDYBOT_REUSE_PORT", "STUDYBOT_PROCESS_NAME", "STUDYBOT_DISCORD_SHARDS",
+            "STUDYBOT_METRICS_PORT"}
+        assert set(replica["environment"]) <= ALL_VARIABLES
+        source = POSTGRES["volumes"][0].split(":")[0]
+        assert source in COMPOSE["volumes"] and source not in {m.split(":")[0] for m in replica["volumes"]}
+
+
+def test_the_image_has_pg_dump_and_the_readme_a_compose_backup_recipe() -> None:
+    assert re.search(r"apt-get install [^\n]*postgresql-client", DOCKERFILE)
+    readme = (REPO / "README.md").read_text()
+    assert "docker compose exec studybot-pg-1 studybot backup /app/data/" in readme
+    assert "docker compose cp studybot-pg-1:/app/data/" in readme
 
 
 def test_the_readme_shows_how_to_start_the_profile() -> None:
     readme = (REPO / "README.md").read_text()
-    assert "docker compose --profile postgres up -d studybot-pg" in readme
+    assert "COMPOSE_PROFILES=postgres" in readme
     assert "studybot migrate-db --to" in readme
+    for name in REPLICAS:
+        assert name in readme
+
+
+@pytest.mark.skipif(subprocess.run(["docker", "compose", "version"], capture_output=True).returncode != 0
+                    if shutil.which("docker") else True, reason="docker compose is not installed")
+@pytest.mark.parametrize("profile", ["sqlite", "postgres"])
+def test_docker_compose_reads_the_file(tmp_path, profile: str) -> None:
+    (tmp_path / ".env").write_text(f"COMPOSE_PROFILES={profile}\n")
+    done = subprocess.run(["docker", "compose", "--project-directory", str(REPO), "--env-file", str(tmp_path / ".env"),
+                           "-f", str(REPO / "docker-compose.yml"), "config", "--services"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    expected = {"studybot"} if profile == "sqlite" else {"postgres", *REPLICAS}
+    assert set(done.stdout.split()) == expected

@@ -8,6 +8,7 @@ top-level key is caught without this module knowing any platform.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -17,6 +18,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
+from cryptography.fernet import Fernet
 
 from bot.core import yamlfile
 from bot.core.errors import ConfigError
@@ -28,7 +30,8 @@ from bot.grading.scoring import SelfGraded
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 VARIABLES = ("STUDYBOT_DB", "STUDYBOT_DATABASE_URL", "STUDYBOT_CONTENT", "STUDYBOT_RESULTS_DIR", "STUDYBOT_CONFIG",
              "STUDYBOT_LOG_LEVEL", "STUDYBOT_LOG_FORMAT", "STUDYBOT_METRICS_PORT", "STUDYBOT_METRICS_HOST",
-             "STUDYBOT_TIMER_LEASE", "STUDYBOT_UNINSTALLED_RETENTION_DAYS")
+             "STUDYBOT_TIMER_LEASE", "STUDYBOT_UNINSTALLED_RETENTION_DAYS", "STUDYBOT_SECRET_KEY",
+             "STUDYBOT_PROCESS_NAME")
 CORE_SECTIONS = ("instructors", "rounds", "cohorts", "leaderboard")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")
@@ -50,6 +53,23 @@ class Secret(str):
 
     def reveal(self) -> str:
         return str.__str__(self)
+
+
+SECRET_KEY_HOW = ("generate one with: python -c \"from cryptography.fernet import Fernet; "
+                  "print(Fernet.generate_key().decode())\"")
+
+
+def secret_keys(value: str | None) -> tuple[Secret, ...]:
+    """STUDYBOT_SECRET_KEY: Fernet keys, comma-separated, the one to encrypt with first (older ones after
+    it still decrypt, while rows are re-encrypted at start); ConfigError names a key that is not one."""
+    keys = tuple(Secret(k.strip()) for k in (value or "").split(",") if k.strip())
+    for number, key in enumerate(keys, 1):
+        try:
+            Fernet(key.reveal())
+        except ValueError:
+            raise ConfigError(f"STUDYBOT_SECRET_KEY: key {number} is not a Fernet key (32 bytes, URL-safe "
+                              f"base64, 44 characters); {SECRET_KEY_HOW}") from None
+    return keys
 
 
 @dataclass(frozen=True)
@@ -105,6 +125,8 @@ class Settings:
     log_format: str = "text"  # or json: one object per line
     metrics_port: int | None = None  # where /metrics is served besides Slack's HTTP port
     metrics_host: str = "127.0.0.1"  # and on which address (0.0.0.0 in a container)
+    secret_keys: tuple[Secret, ...] = ()  # STUDYBOT_SECRET_KEY: Fernet keys for the stored tokens, newest first
+    process_name: str | None = None  # how `health` names this process (default: the host name)
     instructors: Instructors = Instructors()
     round_seconds: int = 60
     round_seconds_range: tuple[int, int] = (10, 600)  # what `/quiz round seconds:N` may choose
@@ -150,8 +172,14 @@ class Settings:
         if retention is not None and not (retention.isdecimal() and int(retention) <= 36500):
             raise ConfigError(f"STUDYBOT_UNINSTALLED_RETENTION_DAYS: '{retention[:20]}' is not a number of days; set "
                               "0 or more, or unset it to keep an uninstalled workspace's scores")
+        name = get("STUDYBOT_PROCESS_NAME")
+        if name is not None and not re.fullmatch(r"[A-Za-z0-9_.:-]{1,80}", name):
+            raise ConfigError(f"STUDYBOT_PROCESS_NAME: '{name[:20]}' is not a name; use up to 80 letters, digits, "
+                              "'.', '_', ':' or '-', like replica-1")
         settings = cls(
             db_path=Path(get("STUDYBOT_DB") or cls.db_path),
+            secret_keys=secret_keys(get("STUDYBOT_SECRET_KEY")),
+            process_name=name,
             database_url=url,
             timer_lease=int(lease),
             uninstalled_retention_days=int(retention) if retention is not None else None,

@@ -6,12 +6,14 @@ back as the dataclasses of `model.py`; no user-facing text lives below the featu
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from bot.core.clock import Clock
+from bot.core.config import Secret, secret_keys
 from bot.core.messages import Actor, Cohort
 from bot.store.answers import Answers
 from bot.store.areas import LOCK, Area, bring_up_to_date
@@ -25,6 +27,7 @@ from bot.store.postgres_engine import PostgresEngine
 from bot.store.processes import Processes
 from bot.store.prompts import Prompts
 from bot.store.round_rows import Rounds
+from bot.store.sealing import Sealer
 from bot.store.sqlite_engine import SqliteEngine
 from bot.store.teachbacks import Teachbacks
 from bot.store.timers import Messages, Timers
@@ -35,7 +38,7 @@ COUNTED = frozenset({"answers", "learners", "teachbacks", "disputes", "prompt_us
 
 
 class Store:
-    def __init__(self, engine: Engine, areas: Sequence[Area[Any]] = ()) -> None:
+    def __init__(self, engine: Engine, areas: Sequence[Area[Any]] = (), sealer: Sealer | None = None) -> None:
         self.engine = engine
         self.clock = engine.clock
         self._areas = {area.name: area.make(engine) for area in areas}  # the features' own
@@ -50,12 +53,15 @@ class Store:
         self.messages = Messages(engine)
         self.insights = Insights(engine)
         self.processes = Processes(engine)
-        self.installs = Installs(engine)
+        self.installs = Installs(engine, sealer)
 
     @classmethod
-    async def open(cls, where: Path | str, clock: Clock, areas: Sequence[Area[Any]] = ()) -> Store:
+    async def open(cls, where: Path | str, clock: Clock, areas: Sequence[Area[Any]] = (),
+                   keys: Sequence[Secret] | None = None) -> Store:
         """Open (creating or upgrading) the database, a SQLite file or a `postgresql://` URL, with the
-        features' own areas brought up to date too; StoreUnavailable says what to fix."""
+        features' own areas brought up to date too; StoreUnavailable says what to fix. Stored tokens are
+        encrypted with `keys` (default: STUDYBOT_SECRET_KEY from the environment)."""
+        sealer = Sealer(secret_keys(os.environ.get("STUDYBOT_SECRET_KEY")) if keys is None else keys)
         engine: Engine = (await PostgresEngine.open(str(where), clock) if is_postgres_url(where)
                           else await SqliteEngine.open(Path(where), clock))
         if areas:
@@ -65,7 +71,7 @@ class Store:
             except BaseException:
                 await engine.close()
                 raise
-        return cls(engine, areas)
+        return cls(engine, areas, sealer)
 
     def area(self, area: Area[A]) -> A:
         """A feature's own area (declared in its `storage`)."""

@@ -7,11 +7,15 @@ scores stay until the operator's retention runs out (`purge_uninstalled`)."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from bot.core.messages import Cohort
 from bot.store.engine import Conn, Engine, Row, iso
+from bot.store.sealing import Sealer
+
+log = logging.getLogger("studybot.store")
 
 SCHEMA = {
     9: """
@@ -85,9 +89,11 @@ class Install:
         return Cohort(self.platform, self.cohort)
 
 
-def _install(r: Row) -> Install:
-    return Install(platform=r["platform"], cohort=r["cohort"], bot_token=r["bot_token"], bot_id=r["bot_id"],
-                   bot_user_id=r["bot_user_id"], bot_scopes=r["bot_scopes"], refresh_token=r["refresh_token"],
+def _install(r: Row, sealer: Sealer | None = None) -> Install:
+    """The row as an Install; its tokens decrypted with `sealer` (None: left as stored, for listings)."""
+    reveal = sealer.open if sealer is not None else (lambda stored: stored)
+    return Install(platform=r["platform"], cohort=r["cohort"], bot_token=reveal(r["bot_token"]), bot_id=r["bot_id"],
+                   bot_user_id=r["bot_user_id"], bot_scopes=r["bot_scopes"], refresh_token=reveal(r["refresh_token"]),
                    token_expires_at=r["token_expires_at"], installer_id=r["installer_id"],
                    team_name=r["team_name"], app_id=r["app_id"], enterprise_id=r["enterprise_id"],
                    is_enterprise_install=bool(r["is_enterprise_install"]),
@@ -95,21 +101,24 @@ def _install(r: Row) -> Install:
                    uninstalled_at=datetime.fromisoformat(r["uninstalled_at"]) if r["uninstalled_at"] else None)
 
 
-def read_installs(c: Conn) -> list[Install]:
-    """Every install, uninstalled ones too (for `studybot check`, on a read-only connection)."""
-    return [_install(r) for r in c.execute("SELECT * FROM installs ORDER BY platform, cohort").fetchall()]
+def read_installs(c: Conn, sealer: Sealer | None = None) -> list[Install]:
+    """Every install, uninstalled ones too (for `studybot check`, on a read-only connection: its tokens
+    as stored unless a sealer is given)."""
+    return [_install(r, sealer) for r in c.execute("SELECT * FROM installs ORDER BY platform, cohort").fetchall()]
 
 
 class Installs:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, sealer: Sealer | None = None) -> None:
         self._engine = engine
+        self._sealer = sealer or Sealer()
 
     async def save(self, install: Install) -> str:
         """Record an install (again) and return its installer: a reinstall replaces the tokens and
         clears the uninstall, but keeps the first installer and when it was first installed."""
         values = (install.platform, install.cohort, install.enterprise_id, int(install.is_enterprise_install),
-                  install.team_name[:200], install.app_id, install.bot_token, install.bot_id, install.bot_user_id,
-                  install.bot_scopes, install.refresh_token, install.token_expires_at, install.installer_id,
+                  install.team_name[:200], install.app_id, self._sealer.seal(install.bot_token), install.bot_id,
+                  install.bot_user_id, install.bot_scopes, self._sealer.seal(install.refresh_token),
+                  install.token_expires_at, install.installer_id,
                   iso(install.installed_at) if install.installed_at else self._engine.now())
         return str(await self._engine.write(lambda c: c.execute(SAVE, values).fetchone()[0]))
 
@@ -119,18 +128,46 @@ class Installs:
         await self._engine.write(lambda c: c.execute(
             "UPDATE installs SET bot_token = ?, refresh_token = ?, token_expires_at = ?"
             " WHERE platform = ? AND cohort = ? AND uninstalled_at IS NULL",
-            (token, refresh_token, expires_at, platform, cohort)))
+            (self._sealer.seal(token), self._sealer.seal(refresh_token), expires_at, platform, cohort)))
 
     async def find(self, platform: str, cohort: str) -> Install | None:
         """The cohort's install while it is installed, else None."""
         rows = await self._engine.read("SELECT * FROM installs WHERE platform = ? AND cohort = ?"
                                        " AND uninstalled_at IS NULL", (platform, cohort))
-        return _install(rows[0]) if rows else None
+        return _install(rows[0], self._sealer) if rows else None
 
     async def listed(self, platform: str | None = None) -> list[Install]:
         """Every install, uninstalled ones too, by platform and cohort."""
-        found = await self._engine.run(read_installs)
+        found = await self._engine.run(read_installs, self._sealer)
         return [i for i in found if platform is None or i.platform == platform]
+
+    async def reseal(self) -> int:
+        """Encrypt the tokens stored in plaintext (or under an older key) with the first key: how many
+        rows were written. Without a key, a warning says how many rows hold plaintext tokens."""
+        sealer = self._sealer
+
+        def run(c: Conn) -> int:
+            rows = c.execute("SELECT platform, cohort, bot_token, refresh_token FROM installs"
+                             " WHERE bot_token IS NOT NULL OR refresh_token IS NOT NULL").fetchall()
+            if not sealer.keyed:
+                for r in rows:
+                    sealer.open(r["bot_token"])  # an encrypted one: StoreUnavailable says which key is missing
+                return -len(rows)
+            stale = [r for r in rows if sealer.stale(r["bot_token"]) or sealer.stale(r["refresh_token"])]
+            for r in stale:
+                c.execute("UPDATE installs SET bot_token = ?, refresh_token = ? WHERE platform = ? AND cohort = ?",
+                          (sealer.seal(sealer.open(r["bot_token"])), sealer.seal(sealer.open(r["refresh_token"])),
+                           r["platform"], r["cohort"]))
+            return len(stale)
+
+        written = await self._engine.write(run)
+        if written < 0:
+            log.warning("%d workspace(s) have their bot token stored unencrypted: set STUDYBOT_SECRET_KEY to "
+                        "encrypt the stored tokens (see the README's Security section)", -written)
+        elif written:
+            log.info("encrypted the stored tokens of %d workspace(s) with the first key of STUDYBOT_SECRET_KEY",
+                     written)
+        return max(written, 0)
 
     async def uninstall(self, platform: str, cohort: str) -> bool:
         """The workspace removed studybot: its tokens are wiped now, its scores kept; False if it was

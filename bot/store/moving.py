@@ -26,7 +26,7 @@ from bot.core.clock import SystemClock
 from bot.core.errors import SetupError, StoreUnavailable
 from bot.store import postgres_engine, sqlite_engine
 from bot.store.areas import Area, bring_up_to_date
-from bot.store.engine import POSTGRESQL, SQLITE, is_postgres_url
+from bot.store.engine import POSTGRESQL, SQLITE
 from bot.store.postgres_engine import PgConn, explain, redacted
 
 COLUMNS = "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?"
@@ -49,8 +49,7 @@ class Moved:
 async def move(source: Path, url: str, areas: Sequence[Area[Any]] = ()) -> Moved:
     """Copy the studybot database `source` (a SQLite file, not in use) into the PostgreSQL database
     at `url`, with the features' own `areas`; SetupError or StoreUnavailable says in one line what stops it."""
-    if not is_postgres_url(url):
-        raise SetupError(f"{url[:60]!r} is not a PostgreSQL URL; write --to postgresql://user:password@host/db")
+    postgres_engine.readable(url, given_in="the --to URL")  # refused without quoting it
     if not source.is_file():
         raise SetupError(f"the database {source} does not exist; set STUDYBOT_DB to the SQLite file to move")
     if sqlite_engine.in_use(source):

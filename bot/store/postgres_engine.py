@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import shutil
-import subprocess
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
@@ -23,12 +21,12 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict
 
 from bot.core.clock import Clock
-from bot.core.errors import SetupError, StoreUnavailable
-from bot.store import schema
+from bot.core.errors import StoreUnavailable
+from bot.store import pg_dumps, pg_url, schema
 from bot.store.engine import POSTGRESQL, Engine
+from bot.store.pg_url import explain, readable, redacted
 from bot.store.schema import SCHEMA_VERSION
 
 log = logging.getLogger("studybot.store")
@@ -93,44 +91,9 @@ class PgConn:
         return cursor
 
 
-def redacted(url: str) -> str:
-    """The URL for messages and logs: host, port, database and user, never the password."""
-    try:
-        info = conninfo_to_dict(url)
-    except psycopg.ProgrammingError:
-        return "STUDYBOT_DATABASE_URL"
-    user = f"{info['user']}@" if info.get("user") else ""
-    return f"postgresql://{user}{info.get('host') or 'localhost'}:{info.get('port') or 5432}/{info.get('dbname', '')}"
-
-
-def explain(url: str, exc: Exception, given_in: str = "STUDYBOT_DATABASE_URL") -> str:
-    """One line saying why PostgreSQL cannot be used, and what to do (to the URL `given_in`, where the
-    user gave it)."""
-    where = redacted(url)
-    text = " ".join(str(exc).split())
-    try:
-        info = conninfo_to_dict(url)
-    except psycopg.ProgrammingError:
-        return f"{given_in} is not a PostgreSQL URL ({text[:100]}); write postgresql://user:password@host/db"
-    if "password authentication failed" in text or "no password supplied" in text:
-        return (f"PostgreSQL at {where} refused the password of user {info.get('user', '')!r}; "
-                f"put the right password in {given_in}")
-    if "does not exist" in text and "database" in text:
-        db = info.get("dbname", "")
-        return (f"the database {db!r} does not exist on {where}; create it (createdb {db}) or point {given_in} at "
-                "an existing database")
-    if "role" in text and "does not exist" in text:
-        return f"PostgreSQL at {where} has no user {info.get('user', '')!r}; create it, or fix {given_in}"
-    if any(w in text.lower() for w in ("connection refused", "could not connect", "timeout", "could not translate",
-                                       "no route", "connection failed", "server closed")):
-        return (f"cannot reach PostgreSQL at {where} ({text[:120]}); start it, or fix the host and port in "
-                f"{given_in}")
-    return f"cannot use PostgreSQL at {where}: {text[:160]}; check {given_in}"
-
-
 def connect(url: str) -> psycopg.Connection[Any]:
     """An autocommit connection: the engine says BEGIN and COMMIT itself."""
-    return psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
+    return psycopg.connect(readable(url), autocommit=True, connect_timeout=CONNECT_TIMEOUT)
 
 
 def schema_version(c: PgConn) -> int:
@@ -143,22 +106,19 @@ def schema_version(c: PgConn) -> int:
 
 
 def migrate(c: PgConn, target: int = SCHEMA_VERSION) -> int:
-    """Apply the schema steps after the database's version, each in its own transaction, under an
+    """Apply the schema steps the database lacks (schema.plan), each in its own transaction, under an
     advisory lock: processes that start together apply each step once."""
     c.execute("SELECT pg_advisory_lock(?)", (MIGRATE_LOCK,))
     try:
         c.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT)")
-        version = schema_version(c)
-        if version > SCHEMA_VERSION:
-            raise StoreUnavailable(f"the database has schema {version}, newer than this studybot's {SCHEMA_VERSION}; "
-                                   "run the newer studybot, or restore a backup made by this one")
+        version = _version(c)
         c.execute(FUNCTIONS)
-        for number in range(version + 1, target + 1):
+        for number in schema.plan(c, POSTGRESQL, version, target):
             c.execute("BEGIN")
             try:
-                for statement in schema.statements(number, POSTGRESQL):
-                    c.execute(statement)
-                c.execute("INSERT INTO schema_version (version, applied_at) VALUES (?, now()::text)", (number,))
+                schema.apply(c, number, POSTGRESQL)
+                if number > version:
+                    c.execute("INSERT INTO schema_version (version, applied_at) VALUES (?, now()::text)", (number,))
                 c.execute("COMMIT")
             except BaseException:
                 c.execute("ROLLBACK")
@@ -167,6 +127,26 @@ def migrate(c: PgConn, target: int = SCHEMA_VERSION) -> int:
         c.execute("SELECT pg_advisory_unlock(?)", (MIGRATE_LOCK,))
     return target
 
+
+def rehearse(c: PgConn) -> None:
+    """What `migrate` would do at start, in one transaction rolled back (`studybot check` runs what
+    `studybot run` runs); psycopg.Error says what would fail."""
+    c.execute("BEGIN")
+    try:
+        c.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT)")
+        c.execute(FUNCTIONS)
+        for number in schema.plan(c, POSTGRESQL, _version(c), SCHEMA_VERSION):
+            schema.apply(c, number, POSTGRESQL)
+    finally:
+        c.execute("ROLLBACK")
+
+
+def _version(c: PgConn) -> int:
+    version = schema_version(c)
+    if version > SCHEMA_VERSION:
+        raise StoreUnavailable(f"the database has schema {version}, newer than this studybot's {SCHEMA_VERSION}; "
+                               "run the newer studybot, or restore a backup made by this one")
+    return version
 
 class PostgresEngine(Engine):
     dialect = POSTGRESQL
@@ -208,7 +188,7 @@ class PostgresEngine(Engine):
         delay = LISTEN_RETRY_FIRST
         while True:
             try:
-                async with await psycopg.AsyncConnection.connect(self.url, autocommit=True,
+                async with await psycopg.AsyncConnection.connect(readable(self.url), autocommit=True,
                                                                  connect_timeout=CONNECT_TIMEOUT) as conn:
                     await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
                     delay = LISTEN_RETRY_FIRST
@@ -216,7 +196,7 @@ class PostgresEngine(Engine):
                         yield notice.payload
             except psycopg.Error as exc:
                 log.warning("not listening for %s (%s); trying again in %g s (announcements meanwhile are missed)",
-                            channel, " ".join(str(exc).split())[:120], delay)
+                            channel, pg_url.masked(" ".join(str(exc).split()), self.url)[:120], delay)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, LISTEN_RETRY_MOST)
 
@@ -262,16 +242,8 @@ class PostgresEngine(Engine):
         self._thread.shutdown(wait=True)
 
     async def backup(self, target: Path | str) -> None:
-        """pg_dump's custom format, when pg_dump is on PATH; otherwise SetupError says what to run."""
-        dump = shutil.which("pg_dump")
-        if dump is None:
-            raise SetupError(f"pg_dump is not installed here; back up PostgreSQL with: pg_dump -Fc -f {target} "
-                             "\"$STUDYBOT_DATABASE_URL\"")
-        done = await asyncio.to_thread(subprocess.run, [dump, "-Fc", "-f", str(target), "--dbname", self.url],
-                                       capture_output=True, text=True)
-        if done.returncode != 0:
-            detail = " ".join(done.stderr.split())[:160]
-            raise SetupError(f"pg_dump could not back up {self.where}: {detail}")
+        """pg_dump's custom format into a new file, mode 0600 (pg_dumps.dump)."""
+        await asyncio.to_thread(pg_dumps.dump, self.url, Path(target))
 
 
 def notify(url: str, channel: str, payload: str = "") -> None:
@@ -291,6 +263,14 @@ def examine(url: str) -> str:
             c = PgConn(raw)
             version = schema_version(c)
             server = c.execute("SHOW server_version").fetchone()[0]
+            if version <= SCHEMA_VERSION:
+                try:
+                    rehearse(c)
+                except psycopg.Error as exc:
+                    raise StoreUnavailable(
+                        f"the database {redacted(url)} cannot be upgraded to schema {SCHEMA_VERSION} "
+                        f"({pg_url.masked(' '.join(str(exc).split()), url)[:160]}); studybot run would stop here: "
+                        "restore a backup made by studybot, and report this") from exc
     except psycopg.Error as exc:
         raise StoreUnavailable(explain(url, exc)) from exc
     where = redacted(url)
@@ -318,15 +298,5 @@ def peek(url: str, fn: Callable[[PgConn], T]) -> T | None:
 
 
 def restore(backup: Path, url: str) -> None:
-    """pg_restore a dump made by `studybot backup`, when pg_restore is on PATH; else SetupError says what to run."""
-    if not backup.is_file():
-        raise SetupError(f"cannot restore {backup}: no such file; give the path of a backup made by studybot backup")
-    tool = shutil.which("pg_restore")
-    command = [tool or "pg_restore", "--clean", "--if-exists", "--no-owner", "--dbname", url, str(backup)]
-    if tool is None:
-        raise SetupError(f"pg_restore is not installed here; with studybot stopped, run: pg_restore --clean "
-                         f"--if-exists --no-owner --dbname \"$STUDYBOT_DATABASE_URL\" {backup}")
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        detail = " ".join(done.stderr.split())[:160]
-        raise SetupError(f"pg_restore could not restore {backup} into {redacted(url)}: {detail}")
+    """pg_restore a dump made by `studybot backup`, every studybot process stopped (pg_dumps.restore)."""
+    pg_dumps.restore(backup, url)

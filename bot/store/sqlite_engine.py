@@ -22,6 +22,7 @@ from bot.core.clock import Clock
 from bot.core.errors import SetupError, StoreUnavailable
 from bot.store import schema
 from bot.store.engine import SQLITE, Engine
+from bot.store.private import create_private, touch_private
 from bot.store.schema import SCHEMA_VERSION
 
 log = logging.getLogger("studybot.store")
@@ -56,9 +57,11 @@ class SqliteEngine(Engine):
         if not in_memory:
             _check_wal_owner(path)
         try:
+            if not in_memory:
+                touch_private(path)  # a new database is 0600, and SQLite gives its -wal and -shm the same mode
             sqlite3.connect(path).close()  # fails here, before aiosqlite starts a thread that would outlive the loop
             db = await aiosqlite.connect(path, isolation_level=None, timeout=5.0)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, PermissionError) as exc:
             raise StoreUnavailable(f"cannot open the database {path}: {exc}; make {path.parent} writable by this "
                                    "user, or set STUDYBOT_DB to a file in a folder it can write") from exc
         db.row_factory = sqlite3.Row
@@ -135,9 +138,10 @@ class SqliteEngine(Engine):
         if problem:
             raise SetupError(f"cannot write the backup {target}: it {problem}; choose another path")
         try:
+            os.close(create_private(target, exclusive=False))  # 0600: a backup holds the bot tokens
             async with aiosqlite.connect(target) as dest:
                 await self._db.backup(dest)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             raise SetupError(f"cannot write the backup {target}: {exc}; choose a path on a disk with room") from exc
 
 
@@ -211,7 +215,9 @@ def _claim_wal(path: Path) -> None:
     if identity is None:
         return
     try:
-        _sidecar(path, WAL_OWNER).write_text(f"{identity[0]} {identity[1]}\n")
+        owner = _sidecar(path, WAL_OWNER)
+        touch_private(owner)
+        owner.write_text(f"{identity[0]} {identity[1]}\n")
     except OSError as exc:  # the folder is writable (SQLite wrote its -wal there); a full disk shows soon enough
         log.warning("cannot note the owner of %s's write-ahead log (%s)", path, exc.strerror)
 
@@ -256,6 +262,7 @@ def restore(backup: Path, target: Path) -> None:
     staged = _sidecar(target, ".restoring")
     staged.unlink(missing_ok=True)
     try:
+        touch_private(staged)  # the restored database is 0600, as a new one is
         with closing(read_only(backup, immutable=True)) as source, closing(sqlite3.connect(staged)) as copy:
             source.backup(copy)
             copy.execute("PRAGMA journal_mode = DELETE")  # a self-contained file, no -wal of its own
@@ -319,6 +326,12 @@ def examine(path: Path) -> str:
                                f"{SCHEMA_VERSION}; run the newer studybot, or restore a backup made by this one")
     if not os.access(path, os.W_OK) or _unwritable(path):
         raise StoreUnavailable(f"cannot write the database {path}; make it and {path.parent} writable by this user")
+    try:
+        rehearse(path)
+    except sqlite3.Error as exc:
+        raise StoreUnavailable(f"the database {path} cannot be upgraded to schema {SCHEMA_VERSION} ({exc}); "
+                               "studybot run would stop here: restore a backup made by studybot, and report "
+                               "this") from exc
     upgrade = f", upgraded to {SCHEMA_VERSION} at start" if version < SCHEMA_VERSION else ""
     return f"{path} (schema {version}{upgrade}, {path.stat().st_size:,} bytes)"
 
@@ -357,18 +370,40 @@ def _prepare(c: sqlite3.Connection) -> None:
 
 
 def migrate(c: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
-    """Apply the schema steps after the file's user_version, each in its own transaction."""
-    version = c.execute("PRAGMA user_version").fetchone()[0]
-    if version > SCHEMA_VERSION:
-        raise sqlite3.DatabaseError(f"schema version {version} is newer than this studybot ({SCHEMA_VERSION})")
-    for number in range(version + 1, target + 1):
+    """Apply the schema steps the file lacks (schema.plan), each in its own transaction."""
+    version = _version(c)
+    for number in schema.plan(c, SQLITE, version, target):
         c.execute("BEGIN IMMEDIATE")
         try:
-            for statement in schema.statements(number, SQLITE):
-                c.execute(statement)
-            c.execute(f"PRAGMA user_version = {number}")
+            schema.apply(c, number, SQLITE)
+            if number > version:
+                c.execute(f"PRAGMA user_version = {number}")
             c.execute("COMMIT")
         except BaseException:
             c.execute("ROLLBACK")
             raise
     return target
+
+
+def rehearse(path: Path) -> None:
+    """What `migrate` would do at start, done in one transaction and rolled back (`studybot check`
+    runs what `studybot run` runs); sqlite3.Error says what would fail."""
+    with closing(read_only(path)) as c:
+        steps = schema.plan(c, SQLITE, _version(c), SCHEMA_VERSION)
+    if not steps:
+        return
+    with closing(sqlite3.connect(path, isolation_level=None, timeout=5.0)) as c:
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            for number in steps:
+                schema.apply(c, number, SQLITE)
+        finally:
+            c.execute("ROLLBACK")
+
+
+def _version(c: sqlite3.Connection) -> int:
+    version = int(c.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise sqlite3.DatabaseError(f"schema version {version} is newer than this studybot ({SCHEMA_VERSION})")
+    return version
+

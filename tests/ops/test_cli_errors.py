@@ -296,7 +296,7 @@ def test_a_console_whose_reader_went_away_mid_chat_ends_quietly(tmp_path: Path) 
 def test_a_broken_pipe_that_is_not_the_output_is_a_failure(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     """Only stdout's reader going away ends studybot quietly; another pipe breaking (a socket, a child's)
     is an unexpected failure, said in one line."""
-    async def broken(settings) -> int:
+    async def broken(settings, *more) -> int:
         raise BrokenPipeError(32, "Broken pipe (a socket, not the output)")
 
     monkeypatch.setattr(cli, "health", broken)

@@ -85,3 +85,30 @@ def test_a_moments_read_of_the_pid_file_does_not_refuse_a_start(tmp_path: Path) 
         fcntl.flock(holding, fcntl.LOCK_EX)
         with pytest.raises(SetupError, match="is in use by"), serving_alone(settings):
             pass
+
+
+@pytest.mark.parametrize("link", ["symbolic", "hard"])
+async def test_another_path_to_the_same_file_is_refused_too(tmp_path: Path, link: str) -> None:
+    """The lock is on the file, not its path: a symbolic or hard link to a served database is refused as the
+    database itself is, so that a weekly board is never posted twice."""
+    db = tmp_path / "db" / "studybot.db"
+    first = await Console.start(tmp_path, CORE_PACK)
+    try:
+        await first.expect("Type /help")
+        elsewhere = tmp_path / "elsewhere"
+        (elsewhere / "db").mkdir(parents=True)
+        other = elsewhere / "db" / "studybot.db"  # where the second one's STUDYBOT_DB points
+        if link == "symbolic":
+            other.symlink_to(db)
+        else:
+            os.link(db, other)
+        code, out, err = await studybot(elsewhere, "run", FAKE_PLATFORM="serve")
+        assert (code, out) == (2, ""), out + err
+        [line] = err.splitlines()
+        assert line.startswith(f"studybot: {other} is in use by ") and "stop it first" in line, line
+        assert not pid_file(other).exists() or pid_file(other) == pid_file(db)  # none left behind
+        assert await first.quit() == 0
+    finally:
+        if first.proc.returncode is None:
+            first.proc.kill()
+            await first.proc.wait()
