@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from bot.store.engine import Conn, Dialect, Engine
+from bot.store.schema import run_idempotently
 
 A = TypeVar("A")
 LOCK = "feature schema"  # held while a process brings the features' areas up to date
@@ -40,8 +41,8 @@ def bring_up_to_date(c: Conn, dialect: Dialect, areas: Sequence[Area]) -> None:
             c.execute("BEGIN")
             try:
                 for statement in (s.strip() for s in dialect.ddl(area.schema[number]).split(";")):
-                    if statement:
-                        c.execute(statement)
+                    if statement:  # idempotent as the core's steps are: a step cut short, or made by hand, is no error
+                        run_idempotently(c, dialect, statement)
                 c.execute("INSERT INTO area_versions (area, version) VALUES (?, ?) ON CONFLICT (area)"
                           " DO UPDATE SET version = excluded.version", (area.name, number))
                 c.execute("COMMIT")

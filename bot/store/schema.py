@@ -60,13 +60,18 @@ def _tables(c: Conn, dialect: Dialect) -> set[str]:
 def apply(c: Conn, version: int, dialect: Dialect) -> None:
     """Run one step's statements, each skipped when what it makes is already there."""
     for statement in statements(version, dialect):
-        if (added := _ADD_COLUMN.match(statement)) and added[2] in _columns(c, dialect, added[1]):
-            continue
-        if (dropped := _DROP_COLUMN.match(statement)) and dropped[2] not in _columns(c, dialect, dropped[1]):
-            continue
-        statement = _CREATE.sub(lambda m: m.group(0) + "IF NOT EXISTS ", statement, count=1)
-        statement = re.sub(r"^DROP\s+TABLE\s+(?!IF\s+EXISTS)", "DROP TABLE IF EXISTS ", statement, count=1, flags=re.I)
-        c.execute(statement)
+        run_idempotently(c, dialect, statement)
+
+
+def run_idempotently(c: Conn, dialect: Dialect, statement: str) -> None:
+    """One schema statement, skipped when what it makes is already there (or what it drops is gone)."""
+    if (added := _ADD_COLUMN.match(statement)) and added[2] in _columns(c, dialect, added[1]):
+        return
+    if (dropped := _DROP_COLUMN.match(statement)) and dropped[2] not in _columns(c, dialect, dropped[1]):
+        return
+    statement = _CREATE.sub(lambda m: m.group(0) + "IF NOT EXISTS ", statement, count=1)
+    statement = re.sub(r"^DROP\s+TABLE\s+(?!IF\s+EXISTS)", "DROP TABLE IF EXISTS ", statement, count=1, flags=re.I)
+    c.execute(statement)
 
 
 def _made_by(dialect: Dialect, upto: int) -> tuple[dict[str, int], dict[tuple[str, str], int]]:
