@@ -80,11 +80,12 @@ async def progress(ctx: Context, cmd: Command) -> list[Reply]:
     if (reread := await missed_most(ctx, cmd.actor)) is not None:
         lines.append(reread)
     cards = await ctx.store.cards.of(cmd.actor)
-    day_ends = ctx.end_of_local_day(cmd.actor.in_cohort)
-    due_today = [c for c in cards if c.due < day_ends]  # the cards are loaded anyway
-    chance = recall(ctx, [c.state for c in cards])
-    lines.append(f"Review: {len(due_today)} of {counted(len(cards), 'card')} due today"
-                 + (f"; predicted recall now {chance:.0%}" if chance is not None else "") + " (/review)")
+    now, day_ends = ctx.clock.now(), ctx.end_of_local_day(cmd.actor.in_cohort)
+    not_due = [c.state for c in cards if c.due > now]  # the cards are loaded anyway
+    later = sum(1 for c in cards if now < c.due < day_ends)
+    lines.append(f"Review: {counted(len(cards), 'card')}, {len(cards) - len(not_due)} due now"
+                 + (f", {later} due later today" if later else "")  # as /review's header says it
+                 + _recall_text(ctx, not_due, len(cards)) + " (/review)")
     policy = ctx.settings.self_graded
     mine_now = await ctx.store.boards.standing(cmd.actor, this_week, policy)
     left_out = " (self-graded points not counted)" if policy is SelfGraded.EXCLUDE else ""
@@ -92,6 +93,16 @@ async def progress(ctx: Context, cmd: Command) -> list[Reply]:
                  + (f"rank {mine_now.rank}, {counted(mine_now.points, 'point')}{marks_text(mine_now, policy)}{left_out}"
                     if mine_now else "no points yet"))
     return [Reply("\n".join(lines))]
+
+
+def _recall_text(ctx: Context, not_due: list[str], cards: int) -> str:
+    """The predicted recall of the cards not due (fsrs reckons it by the day, so a card due now, missed
+    today, would read 100%: the schedule, not the recall, says to review it)."""
+    chance = recall(ctx, not_due)
+    if chance is None:
+        return ""
+    return f"; predicted recall now {chance:.0%}" + ("" if len(not_due) == cards else
+                                                     f" for the {counted(len(not_due), 'card')} not due")
 
 
 FEATURE = Feature("progress", commands=(progress,))

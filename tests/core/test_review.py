@@ -150,7 +150,20 @@ async def test_progress_shows_cards_due_and_recall(bot, clock) -> None:
     who = learner()
     await answer(bot, who, await review(bot, who), right=True)
     [reply] = await bot.handle(Command("progress", "", who, channel()))
-    assert "Review: 0 of 1 card due today; predicted recall now 100%" in reply.text
+    assert "Review: 1 card, 0 due now; predicted recall now 100%" in reply.text
+
+
+async def test_progress_says_a_card_due_later_today_is_not_due_now(bot, clock) -> None:
+    """A card missed just now comes back within minutes: due later today, not now; once it is due, no recall
+    figure stands beside it (fsrs reckons recall by the day: it would read 100%)."""
+    who = learner()
+    await answer(bot, who, await review(bot, who), right=False)
+    [reply] = await bot.handle(Command("progress", "", who, channel()))
+    assert "Review: 1 card, 0 due now, 1 due later today; predicted recall now 100%" in reply.text
+    clock.advance(3600)
+    [later] = await bot.handle(Command("progress", "", who, channel()))
+    line = next(x for x in later.text.splitlines() if x.startswith("Review: "))
+    assert line == "Review: 1 card, 1 due now (/review)"
 
 
 async def plant(bot, who, question_id: str, due: str) -> None:
