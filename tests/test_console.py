@@ -353,7 +353,7 @@ async def test_one_question_rounds_and_one_teachback_attempt_are_counted_in_the_
         await chat.line(f"/teachback {prompt.id}")
         await chat.line(". ".join(k.accept[0] for k in prompt.key_points))
         await chat.line("/insights")
-        assert f"{prompt.id}" in out.getvalue() and ": 1 attempt\n" in out.getvalue()
+        assert f"{prompt.id}" in out.getvalue() and ": 1 attempt, 0 partly right\n" in out.getvalue()
     finally:
         await bot.close()
 
