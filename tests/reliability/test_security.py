@@ -152,9 +152,11 @@ ALLOWED_SQL = {
     # an int from range(); PRAGMA takes no parameters
     ("sqlite_engine.py", "migrate", "f'PRAGMA user_version = {number}'"),
     # migrate-db: every table is one the schema steps made in PostgreSQL, every column one of its columns (or NULL)
-    *(("moving.py", "_copy", sql) for sql in (
-        "f'SELECT EXISTS (SELECT 1 FROM {table})'", "f'PRAGMA table_info({table})'", "f'SELECT {read} FROM {table}'",
-        "f'SELECT COUNT(*) FROM {table}'", "f'SELECT setval(?, COALESCE(MAX(id), 0) + 1, false) FROM {table}'")),
+    ("moving.py", "_check_empty", "f'SELECT EXISTS (SELECT 1 FROM {table})'"),
+    ("moving.py", "_copy", "f'SELECT COUNT(*) FROM {table}'"),
+    *(("moving.py", "_copy_table", sql) for sql in (
+        "f'PRAGMA table_info({table})'", "f'SELECT {read} FROM {table}'", "f'SELECT COUNT(*) FROM {table}'",
+        "f'SELECT setval(?, COALESCE(MAX(id), 0) + 1, false) FROM {table}'")),
     # LISTEN takes no parameters; psycopg quotes the channel as an identifier
     ("postgres_engine.py", "notices", "sql.SQL('LISTEN {}').format(sql.Identifier(channel))"),
 }
