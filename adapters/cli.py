@@ -253,7 +253,7 @@ async def backup(settings: Settings, target: Path) -> int:
     if target.exists() and (settings.database_url or target.resolve() != settings.db_path.resolve()):
         raise SetupError(f"cannot write the backup {target}: it already exists, and a backup never replaces a file; "
                          "choose a new path, or delete that file first")
-    store = await Store.open(settings.database, SystemClock())
+    store = await Store.open(settings.database, SystemClock(), feature_areas())  # the tables a run has
     try:
         await store.backup(target)
         where = store.engine.where
@@ -296,7 +296,7 @@ async def health(settings: Settings, itself: bool = False) -> int:
               "`studybot restore BACKUP`", file=sys.stderr)
         return 1
     try:
-        store = await Store.open(settings.database, clock)
+        store = await Store.open(settings.database, clock, feature_areas())
     except StoreUnavailable as exc:
         print(f"unhealthy: {exc}", file=sys.stderr)
         return 1

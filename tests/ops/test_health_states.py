@@ -33,7 +33,7 @@ async def test_health_while_run_retries_its_platform_says_it_is_running_and_conn
             env=environment(tmp_path, FAKE_PLATFORM="unreachable", FAKE_MARKER=str(marker)),
             stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=out)
     try:
-        await until(lambda: "retrying in" in log.read_text(), proc, log, "retrying")
+        await until(lambda: "retrying in" in log.read_text(), "retrying", proc, log)
         seen = await asyncio.to_thread(studybot, tmp_path, "health")
         assert seen.returncode == 1 and seen.stdout == "", seen.stdout
         [line] = seen.stderr.splitlines()

@@ -58,7 +58,7 @@ async def serves(tmp_path: Path, **extra: str) -> None:
                                                     cwd=tmp_path, env=environment(tmp_path, FAKE_PLATFORM="serve",
                                                                                   **extra),
                                                     stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=out)
-    await until(lambda: "studybot is running" in log.read_text(), proc, log, "serving on the upgraded database")
+    await until(lambda: "studybot is running" in log.read_text(), "serving on the upgraded database", proc, log)
     proc.terminate()
     assert await asyncio.wait_for(proc.wait(), 20) == 0
 

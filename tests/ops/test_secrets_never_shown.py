@@ -87,7 +87,7 @@ async def run_until_serving(tmp_path: Path, url: str, env: dict[str, str]) -> st
             sys.executable, str(HERE / "fake_platform.py"), "run", cwd=tmp_path,
             env=environment(tmp_path, STUDYBOT_DATABASE_URL=url, FAKE_PLATFORM="serve", **env),
             stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=out)
-    await until(lambda: "studybot is running" in log.read_text(), proc, log, "serving")
+    await until(lambda: "studybot is running" in log.read_text(), "serving", proc, log)
     listed = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
     proc.terminate()
     await asyncio.wait_for(proc.wait(), 20)

@@ -55,8 +55,8 @@ async def serve_once(tmp_path: Path, **extra: str) -> str:
             stdout=out, stderr=out)
     db = tmp_path / "bot.db"
     files = [db, db.with_name("bot.db-wal"), db.with_name("bot.db-shm"), db.with_name("bot.db.pid")]
-    await until(lambda: "studybot is running" in log.read_text() and all(f.exists() for f in files), proc, log,
-                "serving")
+    await until(lambda: "studybot is running" in log.read_text() and all(f.exists() for f in files), "serving",
+                proc, log)
     modes = {f.name: stat.S_IMODE(f.stat().st_mode) for f in files}
     proc.terminate()
     assert await asyncio.wait_for(proc.wait(), 20) == 0, log.read_text()
