@@ -369,8 +369,7 @@ ANSWERED_BY = {
                  "Serving holds the weights plus per-request state, runs forward passes only, and is judged first on "
                  "latency per request and cost per call; batching is how that cost falls"],
     "meta-q11": ["Llama 3 nests all four, innermost first: tensor, context, pipeline, data [P1]."],
-    "meta-q12": ["Tensor parallelism cuts the matrix multiplications inside each layer across several GPUs, for a "
-                 "layer too big or too slow for one [P6].",
+    "meta-q12": ["Tensor parallelism splits each layer's work across GPUs [P6].",
                  "It exchanges data at every layer, so it needs the fastest links and stays inside one server"],
     "meta-q13": ["The gains are faster math [P9] and smaller activations",
                  "with Adam the model's state stays at 16 bytes per parameter, as the FP32 master weights and "
