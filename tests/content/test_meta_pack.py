@@ -380,7 +380,8 @@ ANSWERED_BY = {
     "meta-q05": ["Open weights reduce lock-in, not operating cost.",
                  "but the serving GPUs and the headcount to run and upgrade the stack stay with you, and every "
                  "quantization, serving change or upgrade is one more candidate your golden set must pass"],
-    "meta-q17": ["Saving often means less work lost at each restart, but every save pauses the GPUs"],
+    "meta-q17": ["A training checkpoint is the saved state (weights, optimizer state, progress) it restarts from.",
+                 "each GPU saves its shard of the state"],
     "meta-q18": ["know its consent basis, scrub personal data before training, and keep lineage"],
     "meta-q08": ["Even Llama 2's smallest model (7B) took 184,320 A100 GPU-hours to pretrain [P2].",
                  "LoRA freezes the base model and trains small low-rank matrices added to its layers"],
