@@ -651,7 +651,7 @@ def test_the_kv_cache_figures_are_the_papers_and_add_up():
     per_token = 2 * 5120 * 40 * 2  # keys and values, hidden size, layers, 2 bytes [S1]
     assert round(per_token / 1024) == 800 and round(per_token * 2048 / 2**30, 1) == 1.6  # KB and GB of 1,024
     brief = flat("brief.md")
-    assert "800 KB per token for a 13B model, up to 1.6 GB per 2,048-token request" in brief
+    assert "800 KB per token for OPT-13B, up to 1.6 GB per 2,048-token request" in brief
     assert "served on 16 GPUs, tensor parallel inside each machine, pipeline parallel between the two [P1]" in brief
 
 

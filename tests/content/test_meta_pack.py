@@ -369,8 +369,7 @@ ANSWERED_BY = {
                  "Serving holds the weights plus per-request state, runs forward passes only, and is judged first on "
                  "latency per request and cost per call; batching is how that cost falls"],
     "meta-q11": ["Llama 3 nests all four, innermost first: tensor, context, pipeline, data [P1]."],
-    "meta-q12": ["Tensor parallelism cuts the matrix multiplications inside each layer across several GPUs, for a "
-                 "layer too big or too slow for one [P6].",
+    "meta-q12": ["Tensor parallelism splits each layer's work across GPUs [P6].",
                  "It exchanges data at every layer, so it needs the fastest links and stays inside one server"],
     "meta-q13": ["The gains are faster math [P9] and smaller activations",
                  "with Adam the model's state stays at 16 bytes per parameter, as the FP32 master weights and "
@@ -381,7 +380,8 @@ ANSWERED_BY = {
     "meta-q05": ["Open weights reduce lock-in, not operating cost.",
                  "but the serving GPUs and the headcount to run and upgrade the stack stay with you, and every "
                  "quantization, serving change or upgrade is one more candidate your golden set must pass"],
-    "meta-q17": ["Saving often means less work lost at each restart, but every save pauses the GPUs"],
+    "meta-q17": ["A training checkpoint is the saved state (weights, optimizer state, progress) it restarts from.",
+                 "each GPU saves its shard of the state"],
     "meta-q18": ["know its consent basis, scrub personal data before training, and keep lineage"],
     "meta-q08": ["Even Llama 2's smallest model (7B) took 184,320 A100 GPU-hours to pretrain [P2].",
                  "LoRA freezes the base model and trains small low-rank matrices added to its layers"],
