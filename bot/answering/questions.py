@@ -96,12 +96,9 @@ async def on_self_grade(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix:
         lesson_id=question.lesson_id, rate=card_review(ctx, event.actor, question, rating),
         card_before=prompt.data.get("card"),
     )
-    if outcome is Outcome.ALREADY:
-        return [Reply("You already graded yourself on this answer.")]
-    if outcome is Outcome.SETTLED:
-        return [Reply("You asked your instructor about this answer, so their grade stands, not your own.")]
-    if outcome is not Outcome.RECORDED:
-        raise StudyError("That answer is no longer stored.")
+    if refused := _not_applied(outcome, "You already graded yourself on this answer.",
+                               "You asked your instructor about this answer, so their grade stands, not your own."):
+        return refused
     verdict = "correct" if suffix != "0" else "not correct"
     return [await feedback(ctx, event, prompt, f"Recorded: self-graded {verdict}. Your results file shows it "
                                                "as self-graded.")]
@@ -147,15 +144,23 @@ async def on_complete(ctx: Context, event: TextSubmitted, prompt: Prompt) -> lis
         verdict.correct, prompt_id=prompt.id, actor=event.actor, question_id=question.id,
         lesson_id=question.lesson_id, card_before=prompt.data.get("card"),
         rate=card_review(ctx, event.actor, question, Rating.Hard if verdict.correct else Rating.Again))
-    if outcome is Outcome.ALREADY:
-        return [Reply("You already added to this answer once; your instructor can still look at it.")]
-    if outcome is Outcome.SETTLED:
-        return [Reply("This answer was graded since (by you or your instructor), so it stays as it is.")]
-    if outcome is not Outcome.RECORDED:
-        raise StudyError("That answer is no longer stored.")
+    if refused := _not_applied(outcome, "You already added to this answer once; your instructor can still look at it.",
+                               "This answer was graded since (by you or your instructor), so it stays as it is."):
+        return refused
     said = ("With what you added, that is the point." if verdict.correct
             else "With what you added, it is still not the point; \"Ask my instructor\" under your answer remains.")
     return [await feedback(ctx, event, prompt, "\n".join([*verdict.lines, said]))]
+
+
+def _not_applied(outcome: Outcome, already: str, settled: str) -> list[Reply]:
+    """What to say when a learner's change to a stored answer was not made (none when it was)."""
+    if outcome is Outcome.ALREADY:
+        return [Reply(already)]
+    if outcome is Outcome.SETTLED:
+        return [Reply(settled)]
+    if outcome is not Outcome.RECORDED:
+        raise StudyError("That answer is no longer stored.")
+    return []
 
 
 SELF_GRADE_OFFER = Offer("self-grade", applies=_may_self_grade, make=_offer_self_grade)
