@@ -51,7 +51,7 @@ GOOD = {
     "meta-q12": [
         "Tensor parallelism splits the matrix multiplications of one layer across several GPUs when the layer is "
         "too big for a single GPU. Those GPUs talk at every layer, so it needs the fast links inside a server.",
-        "A layer too large for one GPU gets divided across GPUs; because that means lots of communication for every "
+        "Each layer gets divided across GPUs; because that means lots of communication for every "
         "layer, you keep it on NVLink within one node.",
         "TP shards each layer across the GPUs of one server, since it needs high bandwidth between them.",
     ],
