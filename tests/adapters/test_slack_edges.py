@@ -229,9 +229,10 @@ async def test_a_flooding_client_is_cut_off_while_others_get_through(bot: StudyB
         await adapter.close()
 
 
-async def slow_loris(port: int, connections: int, source: str, stop: asyncio.Event) -> int:
+async def slow_loris(port: int, connections: int, source: str, stop: asyncio.Event, trickling: asyncio.Event) -> int:
     """Keep `connections` connections from `source` trickling a request's headers, opening a new one
-    for each the server closes, until `stop`: how many it opened."""
+    for each the server closes, until `stop`; `trickling` is set once every one has sent its first
+    header line. How many it opened."""
     opened = 0
 
     async def one() -> None:
@@ -241,6 +242,9 @@ async def slow_loris(port: int, connections: int, source: str, stop: asyncio.Eve
             opened += 1
             with contextlib.suppress(OSError):  # cut off by the server
                 writer.write(b"POST /slack/events HTTP/1.1\r\nHost: x\r\n")
+                await writer.drain()
+                if opened >= connections:
+                    trickling.set()
                 while not stop.is_set() and not reader.at_eof():
                     writer.write(b"X-Slow: 1\r\n")
                     with contextlib.suppress(TimeoutError):
@@ -259,10 +263,10 @@ async def test_slow_connections_from_one_address_leave_places_for_others(bot: St
     limits = Limits(header_timeout=1.0, max_connections=8, max_connections_per_client=4, queue_wait=0.5)
     adapter = SlackAdapter(bot, slack, limits=limits)
     await adapter.start()
-    stop = asyncio.Event()
+    stop, trickling = asyncio.Event(), asyncio.Event()
     try:
-        attack = asyncio.create_task(slow_loris(adapter.port, 40, "127.0.0.2", stop))
-        await asyncio.sleep(0.3)  # the slow connections took their places
+        attack = asyncio.create_task(slow_loris(adapter.port, 40, "127.0.0.2", stop, trickling))
+        await asyncio.wait_for(trickling.wait(), 120)  # every slow connection is open and trickling
         said = []
         for _ in range(6):
             said.append((await post_signed(url(adapter), *slash_command("/glossary", "mfu")))[0])
