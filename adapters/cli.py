@@ -296,7 +296,7 @@ async def health(settings: Settings, itself: bool = False) -> int:
               "`studybot restore BACKUP`", file=sys.stderr)
         return 1
     try:
-        store = await Store.open(settings.database, clock, feature_areas())
+        store = await Store.open(settings.database, clock)
     except StoreUnavailable as exc:
         print(f"unhealthy: {exc}", file=sys.stderr)
         return 1

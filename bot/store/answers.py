@@ -8,7 +8,7 @@ from datetime import datetime
 from bot.core.messages import Actor, Cohort
 from bot.grading.scoring import answer_points
 from bot.store import boards, cards, learners, prompts
-from bot.store.engine import Conn, Engine
+from bot.store.engine import Conn, Engine, Row
 from bot.store.learners import LEARNER_ID, key
 from bot.store.model import (
     CardReview,
@@ -89,21 +89,27 @@ def _record(c: Conn, prompt_id: str, actor: Actor, lesson_id: str, question_id: 
     return Recorded(Outcome.RECORDED, answer_id, first, before)
 
 
-def _self_grade(c: Conn, answer_id: int, correct: bool, prompt_id: str, actor: Actor, now: str,
-                question_id: str, lesson_id: str, rate: CardReview, card_before: str | None) -> Outcome:
-    """Spend the self-grade button, replace the answer's grade and points, re-rate the card."""
-    learner = learners.upsert(c, actor, now)
+def _followed_up(c: Conn, answer_id: int, prompt_id: str, learner: int, now: str) -> Row | Outcome:
+    """The learner's answer that a follow-up button (a self-grade, a completion) changes, its prompt spent
+    once; or why not: the prompt was spent or closed by a dispute, an instructor graded it, it is gone."""
     closed = c.execute("SELECT closed_at FROM prompts WHERE id = ?", (prompt_id,)).fetchone()
     if closed is not None and closed["closed_at"] is not None:  # the learner asked an instructor instead
         return Outcome.SETTLED
     if not prompts.spend(c, prompt_id, learner, now):
         return Outcome.ALREADY
-    row = c.execute("SELECT a.*, l.platform, l.cohort FROM answers a JOIN learners l ON l.id = a.learner_id"
-                    " WHERE a.id = ? AND a.learner_id = ?", (answer_id, learner)).fetchone()
+    row = c.execute("SELECT * FROM answers WHERE id = ? AND learner_id = ?", (answer_id, learner)).fetchone()
     if row is None:
         return Outcome.CLOSED
-    if row["instructor_graded"]:
-        return Outcome.SETTLED
+    return Outcome.SETTLED if row["instructor_graded"] else row
+
+
+def _self_grade(c: Conn, answer_id: int, correct: bool, prompt_id: str, actor: Actor, now: str,
+                question_id: str, lesson_id: str, rate: CardReview, card_before: str | None) -> Outcome:
+    """Spend the self-grade button, replace the answer's grade and points, re-rate the card."""
+    learner = learners.upsert(c, actor, now)
+    row = _followed_up(c, answer_id, prompt_id, learner, now)
+    if isinstance(row, Outcome):
+        return row
     points = answer_points(correct, bool(row["scored"]))
     c.execute("UPDATE answers SET correct = ?, points = ?, self_graded = 1 WHERE id = ?",
               (int(correct), points, answer_id))
@@ -119,15 +125,10 @@ def _complete(c: Conn, answer_id: int, prompt_id: str, actor: Actor, now: str, t
     one's, with the points it now earns and its card rated again; not once its learner or an instructor
     graded it (or a dispute closed the form)."""
     learner = learners.upsert(c, actor, now)
-    closed = c.execute("SELECT closed_at FROM prompts WHERE id = ?", (prompt_id,)).fetchone()
-    if closed is not None and closed["closed_at"] is not None:
-        return Outcome.SETTLED
-    if not prompts.spend(c, prompt_id, learner, now):
-        return Outcome.ALREADY
-    row = c.execute("SELECT * FROM answers WHERE id = ? AND learner_id = ?", (answer_id, learner)).fetchone()
-    if row is None:
-        return Outcome.CLOSED
-    if row["instructor_graded"] or row["self_graded"]:
+    row = _followed_up(c, answer_id, prompt_id, learner, now)
+    if isinstance(row, Outcome):
+        return row
+    if row["self_graded"]:
         return Outcome.SETTLED
     points = answer_points(correct, bool(row["scored"]))
     c.execute("UPDATE answers SET correct = ?, rubric_correct = ?, points = ?, text = ?, matched = ?, missed = ?,"
