@@ -22,7 +22,7 @@ from bot.grading.finding import placed, said_under_negation
 from bot.grading.reading import Answer, Phrase, Synonyms, content_words, phrase
 from bot.grading.rubric import KeyPoint
 from bot.grading.rules import NEGATORS
-from bot.grading.words import is_content, lemma
+from bot.grading.words import derived, is_content, lemma
 
 
 def denied(point: KeyPoint, answer: Answer, table: Synonyms) -> bool:
@@ -71,10 +71,12 @@ def misconception_words(point: KeyPoint, answer: Answer, table: Synonyms, taken:
 
 
 def typo_words(accepted: Phrase, answer: Answer, span: Iterable[int]) -> tuple[str, ...]:
-    """The dictionary words of the span that state a word of the phrase only as a typo of it."""
+    """The dictionary words of the span that state a word of the phrase only as a typo of it (not a word of its family:
+    bot.grading.words.derived)."""
     wanted = {w for pair in accepted.words for w in pair}
     return tuple(answer.words[n].text for n in span
                  if answer.words[n].text not in wanted and answer.words[n].lemma not in wanted
+                 and not any(derived(answer.words[n].lemma, w) for w in wanted)
                  and simplemma.is_known(answer.words[n].text, lang="en"))
 
 

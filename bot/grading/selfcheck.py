@@ -12,7 +12,7 @@ from bot.grading.matching import Grade, grade
 from bot.grading.reading import Synonyms, content_words
 from bot.grading.rubric import Rubric
 from bot.grading.verdict import Verdict
-from bot.grading.words import lemma, same_word
+from bot.grading.words import derived, lemma, same_word
 
 QUOTE_LENGTH = 60
 
@@ -92,9 +92,11 @@ def _empty_answers(rubric: Rubric, prompt: str, synonyms: Synonyms | None) -> li
 
 
 def _inflected(one: str, other: str) -> bool:
-    """Whether two words are forms of each other that the lemmatizer may not know (GPU, GPUs)."""
+    """Whether two words are forms of each other that the lemmatizer may not know (GPU, GPUs), or of one family
+    (local, locally: bot.grading.words.derived)."""
     short, long = sorted((one, other), key=len)
-    return long.startswith(short) and long[len(short):] in ("s", "es", "d", "ed", "ing")
+    suffixed = long.startswith(short) and long[len(short):] in ("s", "es", "d", "ed", "ing")
+    return suffixed or derived(lemma(one), lemma(other))
 
 
 def _typos_of_the_prompt(rubric: Rubric, prompt: str, synonyms: Synonyms | None) -> list[RubricIssue]:

@@ -1,11 +1,14 @@
 """Comparing words: by English lemma (simplemma), and with a small typo in a longer word (rapidfuzz).
 
+Words of one family are the same word: a lemma and a derivative that names the act, state or manner of it
+("declaration" and "declare", "execution" and "execute", "recursion" and "recurse": `derived`).
+
 A word longer than three letters may carry a typo: one edit (a letter added, dropped, changed or two swapped; two
 edits from eight letters on, Damerau-Levenshtein) with the same first letter, so "nonconstant" is no typo of
 "constant". Two real words are never typos of each other when short ("case", "cause") and at most one edit apart
-otherwise ("section" is not "selection"), and a word is no typo of its derivative ("insert", "insertion"). Words of
-three letters or fewer must be exact, and so must a short abbreviation (four letters or fewer, no dictionary word:
-"FIFO" is no typo of "FILO").
+otherwise ("section" is not "selection"), and a word is no typo of a derivative outside its family ("point",
+"pointer"). Words of three letters or fewer must be exact, and so must a short abbreviation (four letters or fewer,
+no dictionary word: "FIFO" is no typo of "FILO").
 """
 
 from __future__ import annotations
@@ -40,13 +43,15 @@ def similar(said: str, said_lemma: str, wanted: str, wanted_lemma: str) -> bool:
     """Whether a word of the answer is the wanted word: the same lemma or form, or a typo of it."""
     if said_lemma == wanted_lemma or said == wanted:
         return True
+    if derived(said_lemma, wanted_lemma):
+        return True
     if len(wanted) <= 3 or said[0] != wanted[0] or said[0].isdigit() or wanted[0].isdigit():
         return False
     if _abbreviation(wanted):
         return False
     short, long = sorted((said_lemma, wanted_lemma), key=len)
     if len(long) - len(short) >= 2 and long.startswith(short) and simplemma.is_known(short, lang="en"):
-        return False  # a word and its derivative (insert, insertion; point, pointer) are not typos of each other
+        return False  # a word and a derivative outside its family (point, pointer) are not typos of each other
     if simplemma.is_known(said, lang="en") and simplemma.is_known(wanted, lang="en"):
         return len(wanted) > 5 and _typo(said, wanted, 1)  # two real words
     return _typo(said_lemma, wanted_lemma) or _typo(said, wanted)
@@ -76,3 +81,26 @@ def irregular_form(word: str) -> bool:
 def same_word(said: str, wanted: str) -> bool:
     """Same lemma, or a small typo of a longer word; short words (no, not, all) must be exact."""
     return similar(said, lemma(said), wanted, lemma(wanted))
+
+
+# Derivational suffixes that keep a word's meaning (the act, the state, the manner of it): "repetition" is "repetit",
+# as "repetitive" is not (-ive, -able, -ment and -er/-or make words of their own: "relative", "variable", "statement",
+# "pointer"). A word keeps at least STEM_MIN letters before its suffix, and a family's stem has STEM letters or more.
+DERIVATIONS = ("ations", "ation", "itions", "ition", "ions", "ion", "ities", "ity", "ness", "ally", "ly", "ing", "ed")
+STEM, STEM_MIN = 5, 4
+
+
+@lru_cache(maxsize=100_000)
+def stem(word: str) -> str:
+    """A lemma without one DERIVATIONS suffix or a final e: "declaration" and "declare" are "declar"."""
+    for suffix in DERIVATIONS:
+        if word.endswith(suffix) and len(word) - len(suffix) >= STEM_MIN:
+            return word[: -len(suffix)].rstrip("e")
+    return word.rstrip("e")
+
+
+def derived(one: str, other: str) -> bool:
+    """Whether two lemmas are one word family: the same stem of STEM letters or more ("execution" and "execute",
+    "recursion" and "recurse", "locally" and "local"; not "point" and "pointer", nor "state" and "statement")."""
+    found = stem(one)
+    return len(found) >= STEM and found == stem(other)
