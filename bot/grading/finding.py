@@ -61,6 +61,9 @@ _OPPOSITES = (("more", "less"), ("many", "few"), ("fast", "slow"), ("faster", "s
               ("cheap", "expensive"), ("cheaper", "costlier"), ("easy", "hard"), ("easier", "harder"))
 OPPOSITES = {a: b for pair in _OPPOSITES for a, b in (pair, pair[::-1])}
 
+# "only ... inside X" is "not ... outside X": the words that confine, and the word for what lies beyond them.
+ONLY, CONFINED, OUTSIDE = "only", frozenset({"in", "inside", "within"}), "outside"
+
 ABSENT, NEGATED, STATED = 0, 1, 2
 PRONOUNS = SUBJECTS - AUXILIARIES  # a clause's own subject, when it names none: "it", "they", "that"
 
@@ -216,6 +219,22 @@ def states(text: str, wanted: str, synonyms: Synonyms | None = None) -> bool:
     """Whether the text states the phrase (outside any negation)."""
     table = synonyms or NO_SYNONYMS
     return find(read(text, table), phrase(wanted, table)) == STATED
+
+
+@lru_cache(maxsize=20_000)
+def restated(wanted: Phrase) -> Phrase | None:
+    """A phrasing that confines something ("only used inside the function") said as its negated complement ("not used
+    outside the function", which "it cannot be used outside of the function" states); None for any other phrasing."""
+    texts = [t for t, _ in wanted.words]
+    if ONLY not in texts:
+        return None
+    start = texts.index(ONLY)
+    place = next((n for n in range(start + 1, len(texts)) if texts[n] in CONFINED), None)
+    if place is None or not any(is_content(t) for t in texts[place + 1 :]):
+        return None
+    words = (*wanted.words[:start], ("not", "not"), *wanted.words[start + 1 : place], (OUTSIDE, OUTSIDE),
+             *wanted.words[place + 1 :])
+    return Phrase(words, wanted.content)
 
 
 @lru_cache(maxsize=20_000)

@@ -12,7 +12,11 @@
   misconception. A word that states one point (or a misconception) is no part of another: "millions of GPU hours"
   states nothing of "on one GPU". Partly right too: enough points stated, but only with one the grader doubts for a
   reason it names (bot.grading.doubts: the point also denied, a misconception's words beside it, a typo that is a
-  word of its own). The grade names the point missing or in doubt, and why (`reason`).
+  word of its own), or short only by a point voided by a misconception but also stated in a clause apart from it ("a
+  do-while runs at least once. A while loop always runs at least once too": the answer says both; which does it
+  mean?). The grade names the point missing or in doubt, and why (`reason`).
+- Restated phrasings: a phrasing that confines ("only used inside the function") is also stated as its negated
+  complement ("it can't be used outside the function": bot.grading.finding.restated).
 - Not yet: anything else; a list of terms is told why (bot.grading.verdict.LIST_REASON).
 - Score: besides the verdict, a grade has a score from 0 to 1 for ranking answers. A matched point
   earns 1, a voided one 0, and any other NEAR_CREDIT times the square of the share of its best
@@ -34,7 +38,9 @@ from bot.grading.finding import (  # noqa: F401  (find, states: the finding func
     STATED,
     find,
     opposite,
+    placed,
     placements,
+    restated,
     states,
     stating,
 )
@@ -132,21 +138,24 @@ def _counted_asides(point: KeyPoint, answer: Answer, table: Synonyms) -> frozens
 class _Reading:
     """What _cover found: the coverage, the missed points half stated (with the answer's own words for them), and
     the answer's words that state the matched points and misconceptions (`taken`), per matched point the asides
-    counted for it."""
+    counted for it, and the voided points the answer also states apart from their misconception (`contested`)."""
 
     coverage: Coverage
     halves: dict[str, tuple[str, ...]]
     taken: frozenset[int]
     asides: dict[str, frozenset[int]]
+    contested: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms, asked: frozenset[str] = frozenset()
            ) -> _Reading:
     """The coverage, and the missed points half stated, each with the words of the answer that state it
-    (_half_stated; `asked`: the lemmas of the prompt). A word that states a matched point or a misconception earns no
+    (_half_stated; `asked`: the lemmas of the prompt); the voided points also stated apart from their misconception
+    (`contested`, with the misconception's words). A word that states a matched point or a misconception earns no
     partial credit for another."""
     points = tuple(points)
     matched, voided, denied, taken, asides = [], [], set(), set(), {}
+    contested: dict[str, tuple[str, ...]] = {}
     for point in points:
         wrong = _misconception_said(point, answer, table)
         if wrong is not None and _misconception_said(point, answer.exact(), table) is None \
@@ -154,7 +163,10 @@ def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms, asked: f
             wrong = None  # a typo of a misconception ("FILO") never outweighs an accepted phrasing said ("FIFO")
         if wrong is not None:
             voided.append(point.id)
-            taken |= stating(answer, wrong, loose=False, asides=frozenset())
+            wrong_words = stating(answer, wrong, loose=False, asides=frozenset())
+            taken |= wrong_words
+            if _said_apart(point, answer, table, wrong_words):
+                contested[point.id] = tuple(dict.fromkeys(answer.words[n].text for n in sorted(wrong_words)))
             continue
         found, said = _find_point(point, answer, table)
         if found == STATED:
@@ -168,7 +180,17 @@ def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms, asked: f
                    for p in points)
     missed = tuple(p.id for p in points if p.id not in matched)
     halves = _half_stated(points, credit, answer, table, taken | answer.denied, denied, asked)
-    return _Reading(Coverage(tuple(matched), missed, tuple(voided), credit=credit), halves, frozenset(taken), asides)
+    return _Reading(Coverage(tuple(matched), missed, tuple(voided), credit=credit), halves, frozenset(taken), asides,
+                    contested)
+
+
+def _said_apart(point: KeyPoint, answer: Answer, table: Synonyms, wrong: set[int]) -> bool:
+    """Whether the answer states the point in a clause apart from the words that state its misconception (`wrong`):
+    "a do-while runs at least once. A while loop always runs at least once too" says both."""
+    clauses = {answer.words[n].clause for n in wrong}
+    counted = _counted_asides(point, answer, table)
+    return any(not clauses & {answer.words[n].clause for n in span}
+               for accepted in _phrasings(point, table) for span in placed(answer, accepted, counted))
 
 
 def _misconception_said(point: KeyPoint, answer: Answer, table: Synonyms) -> Phrase | None:
@@ -182,11 +204,19 @@ def _misconception_said(point: KeyPoint, answer: Answer, table: Synonyms) -> Phr
 def _find_point(point: KeyPoint, answer: Answer, table: Synonyms) -> tuple[int, set[int]]:
     """STATED and the content words that state its first stated phrasing; else NEGATED or ABSENT, and none."""
     found, counted = ABSENT, _counted_asides(point, answer, table)
-    for accepted in (phrase(a, table) for a in point.accept):
+    for accepted in _phrasings(point, table):
         found = max(found, find(answer, accepted, asides=counted))
         if found == STATED:
             return STATED, stating(answer, accepted, asides=counted)
     return found, set()
+
+
+@lru_cache(maxsize=4_096)
+def _phrasings(point: KeyPoint, table: Synonyms) -> tuple[Phrase, ...]:
+    """The point's accepted phrasings, each followed by its restatement when it has one (bot.grading.finding.restated:
+    "only used inside the function" as "not used outside the function")."""
+    said = (phrase(a, table) for a in point.accept)
+    return tuple(p for accepted in said for p in (accepted, restated(accepted)) if p is not None)
 
 
 def _opposite_said(point: KeyPoint, answer: Answer, table: Synonyms) -> bool:
@@ -258,8 +288,9 @@ def score(needed: int, credit: Iterable[float]) -> float:
 def grade(rubric: Rubric, text: str, *, synonyms: Synonyms | None = None, prompt: str = "") -> Grade:
     """The verdict on the text: correct when at least `rubric.needed` key points are stated and none of those needed
     is in doubt; partly right when one short with half of a further point said by a word of that point alone (not in
-    another point, nor in the `prompt`; a `half_point` rubric needing two or more), or when enough are stated only
-    with one in doubt; not yet otherwise (see the module)."""
+    another point, nor in the `prompt`; a `half_point` rubric needing two or more), when enough are stated only
+    with one in doubt, or when short only by points also stated apart from their misconception; not yet otherwise
+    (see the module)."""
     table = synonyms or NO_SYNONYMS
     answer = read(text, table)
     asked = frozenset(lemma(w) for w in content_words(prompt, table))
@@ -277,6 +308,10 @@ def grade(rubric: Rubric, text: str, *, synonyms: Synonyms | None = None, prompt
         point, doubt, said = doubted
         return replace(base, verdict=Verdict.PARTLY, missing=point, doubt=doubt,
                        reason=reason(doubt, texts[point], said))
+    if 0 < short <= len(reading.contested):
+        point, said = next(iter(reading.contested.items()))
+        return replace(base, verdict=Verdict.PARTLY, missing=point, doubt=Doubt.MISCONCEPTION,
+                       reason=reason(Doubt.MISCONCEPTION, texts[point], said))
     half = short == 1 and bool(reading.halves) and rubric.half_point and rubric.needed >= 2 and not listed \
         and not found.voided
     if half:
