@@ -3,18 +3,19 @@
 (bot.grading.finding says where a phrase stands); a misconception that the answer states voids it.
 
 - Correct: `needed` key points are stated (voided ones do not count), none of them in doubt. It earns the point.
-- Partly right (no point): a `half_point` rubric needing two or more, one point short, with a further point half
-  stated (half the content words of one of its phrasings, outside negation and asides: NEAR_POINT), as a grader
-  names a point in part; never for a list of terms (bot.grading.lists), nor for a point the answer denies (one of
-  its phrasings said under negation, "it does not need fast links", or with a word swapped for its opposite, "it
-  needs less communication" for "more communication", or a word of that point alone said only under a negation),
-  nor by a word a clause denies something of ("latency is not important"), nor for an answer that states a
-  misconception. A word that states one point (or a misconception) is no part of another: "millions of GPU hours"
-  states nothing of "on one GPU". Partly right too: enough points stated, but only with one the grader doubts for a
-  reason it names (bot.grading.doubts: the point also denied, a misconception's words beside it, a typo that is a
-  word of its own), or short only by a point voided by a misconception but also stated in a clause apart from it ("a
-  do-while runs at least once. A while loop always runs at least once too": the answer says both; which does it
-  mean?). The grade names the point missing or in doubt, and why (`reason`).
+- Partly right (no point): a `half_point` rubric one point short, with a further point half stated (half the content
+  words of one of its phrasings, outside negation and asides: NEAR_POINT; for a rubric needing one point, where
+  nothing else is stated, three quarters of them: LONE_POINT), as a grader names a point in part; never for a list of
+  terms (bot.grading.lists), nor for a point the answer denies (one of its phrasings said under negation, "it does not
+  need fast links", or with a word swapped for its opposite, "it needs less communication" for "more communication",
+  or a word of that point alone said only under a negation), nor by a word a clause denies something of ("latency is
+  not important"), nor for an answer that states a misconception. A word that states one point (or a misconception) is
+  no part of another: "millions of GPU hours" states nothing of "on one GPU". Partly right too: enough points stated,
+  but only with one the grader doubts for a reason it names (bot.grading.doubts: the point also denied, a
+  misconception's words beside it, a typo that is a word of its own), or short only by a point voided by a
+  misconception but also stated in a clause apart from it ("a do-while runs at least once. A while loop always runs at
+  least once too": the answer says both; which does it mean?). The grade names the point missing or in doubt, and why
+  (`reason`).
 - Restated phrasings: a phrasing that confines ("only used inside the function") is also stated as its negated
   complement ("it can't be used outside the function": bot.grading.finding.restated).
 - Not yet: anything else; a list of terms is told why (bot.grading.verdict.LIST_REASON).
@@ -91,6 +92,7 @@ class Grade(Coverage):
 
 NEAR_CREDIT = 0.7  # the credit of a point whose phrasing's words are all stated, but not as the phrase
 NEAR_POINT = NEAR_CREDIT * 0.5**2  # the credit of a point half of whose phrasing's content words are stated
+LONE_POINT = NEAR_CREDIT * 0.75**2  # and three quarters: a rubric needing one point is partly met by so much of it
 NEEDED_WEIGHT = 0.6  # the share of the score from the best `needed` points; the rest is from all points
 
 
@@ -147,7 +149,8 @@ class _Reading:
     contested: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms, asked: frozenset[str] = frozenset()
+def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms, asked: frozenset[str] = frozenset(),
+           least: float = NEAR_POINT
            ) -> _Reading:
     """The coverage, and the missed points half stated, each with the words of the answer that state it
     (_half_stated; `asked`: the lemmas of the prompt); the voided points also stated apart from their misconception
@@ -179,7 +182,7 @@ def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms, asked: f
                    else max((_partial(answer, phrase(a, table), taken) for a in p.accept), default=0.0)
                    for p in points)
     missed = tuple(p.id for p in points if p.id not in matched)
-    halves = _half_stated(points, credit, answer, table, taken | answer.denied, denied, asked)
+    halves = _half_stated(points, credit, answer, table, taken | answer.denied, denied, asked, least)
     return _Reading(Coverage(tuple(matched), missed, tuple(voided), credit=credit), halves, frozenset(taken), asides,
                     contested)
 
@@ -226,21 +229,23 @@ def _opposite_said(point: KeyPoint, answer: Answer, table: Synonyms) -> bool:
 
 
 def _half_stated(points: tuple[KeyPoint, ...], credit: tuple[float, ...], answer: Answer, table: Synonyms,
-                 unsaid: set[int], denied: set[str], asked: frozenset[str]) -> dict[str, tuple[str, ...]]:
-    """The points with credit NEAR_POINT or more (not 1), not denied, half of one of whose phrasings of two content
-    words or more is said by words outside asides and not `unsaid` (stating another point, or what a clause denies
-    something of), one of them at least the point's own (_own_words); each with those own words as written."""
+                 unsaid: set[int], denied: set[str], asked: frozenset[str], least: float = NEAR_POINT
+                 ) -> dict[str, tuple[str, ...]]:
+    """The points with credit `least` or more (not 1), not denied, half (`least`: NEAR_POINT; or LONE_POINT, three
+    quarters) of one of whose phrasings of two content words or more is said by words outside asides and not `unsaid`
+    (stating another point, or what a clause denies something of), one of them at least the point's own (_own_words);
+    each with those own words as written."""
     unsaid = unsaid | {n for n, w in enumerate(answer.words) if w.aside_of >= 0}
     halves: dict[str, tuple[str, ...]] = {}
     for p, c in zip(points, credit, strict=True):
         own = _own_words(p, points, table, asked)
-        if not NEAR_POINT <= c < 1 or p.id in denied or _only_denied(answer, own & _asserted_words(p, table)):
+        if not least <= c < 1 or p.id in denied or _only_denied(answer, own & _asserted_words(p, table)):
             continue
         for accepted in (phrase(a, table) for a in p.accept):
             content = [w for w in accepted.words if is_content(w[0])]
             said = [next((n for n in answer.positions(*w) if n not in unsaid and answer.words[n].negated_by < 0), -1)
                     for w in content]
-            if len(content) < 2 or NEAR_CREDIT * (sum(n >= 0 for n in said) / len(content)) ** 2 < NEAR_POINT:
+            if len(content) < 2 or NEAR_CREDIT * (sum(n >= 0 for n in said) / len(content)) ** 2 < least:
                 continue
             mine = [answer.words[n].text for n, w in zip(said, content, strict=True) if n >= 0 and w[1] in own]
             if mine:
@@ -286,15 +291,15 @@ def score(needed: int, credit: Iterable[float]) -> float:
 
 
 def grade(rubric: Rubric, text: str, *, synonyms: Synonyms | None = None, prompt: str = "") -> Grade:
-    """The verdict on the text: correct when at least `rubric.needed` key points are stated and none of those needed
-    is in doubt; partly right when one short with half of a further point said by a word of that point alone (not in
-    another point, nor in the `prompt`; a `half_point` rubric needing two or more), when enough are stated only
-    with one in doubt, or when short only by points also stated apart from their misconception; not yet otherwise
-    (see the module)."""
+    """The verdict on the text: correct when at least `rubric.needed` key points are stated and none of those needed is
+    in doubt; partly right when one short with half of a further point said by a word of that point alone (not in
+    another point, nor in the `prompt`; a `half_point` rubric; needing one point, three quarters), when enough are
+    stated only with one in doubt, or when short only by points also stated apart from their misconception; not yet
+    otherwise (see the module)."""
     table = synonyms or NO_SYNONYMS
     answer = read(text, table)
     asked = frozenset(lemma(w) for w in content_words(prompt, table))
-    reading = _cover(rubric.points, answer, table, asked)
+    reading = _cover(rubric.points, answer, table, asked, NEAR_POINT if rubric.needed >= 2 else LONE_POINT)
     found = reading.coverage
     listed = lists_terms(text, answer)
     base = Grade(found.matched, found.missed, found.voided, credit=found.credit,
@@ -312,8 +317,7 @@ def grade(rubric: Rubric, text: str, *, synonyms: Synonyms | None = None, prompt
         point, said = next(iter(reading.contested.items()))
         return replace(base, verdict=Verdict.PARTLY, missing=point, doubt=Doubt.MISCONCEPTION,
                        reason=reason(Doubt.MISCONCEPTION, texts[point], said))
-    half = short == 1 and bool(reading.halves) and rubric.half_point and rubric.needed >= 2 and not listed \
-        and not found.voided
+    half = short == 1 and bool(reading.halves) and rubric.half_point and not listed and not found.voided
     if half:
         point, said = next(iter(reading.halves.items()))
         return replace(base, partly=(point, said), verdict=Verdict.PARTLY, missing=point, doubt=Doubt.HALF,

@@ -19,8 +19,9 @@ class KeyPoint:
 @dataclass(frozen=True)
 class Rubric:
     """The key points of an answer (a short answer's or a teach-back's), and how many of them make it correct. With
-    `half_point`, an answer to a rubric needing two or more that states one fewer and half of another is partly
-    right (bot.grading.matching): so a rubric that needs all its points is partly met by all but half of one."""
+    `half_point`, an answer that states one fewer and half of another is partly right (three quarters of it, for a
+    rubric needing one: bot.grading.matching): so a rubric that needs all its points is partly met by all but half
+    of one."""
 
     needed: int
     points: tuple[KeyPoint, ...]

@@ -1,7 +1,8 @@
 """The three verdicts on a typed answer (a short answer or a teach-back), and what the learner is told of each.
 
 - correct: the answer states enough key points; it earns the point.
-- partly: no point yet. The answer is one point short and says half of a further point in that point's own words,
+- partly: no point yet. The answer is one point short and says half of a further point in that point's own words
+  (three quarters of one of its phrasings, where the rubric needs one point and nothing else is stated),
   or it states enough but the grader is unsure of one point for a reason it can name (`Doubt`; a point stated in
   one clause and its misconception in another is in doubt too: which does the learner mean?). The grade names
   the key points there and the one missing or in doubt, so the learner can add it in one follow-up, check it

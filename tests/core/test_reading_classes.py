@@ -46,3 +46,12 @@ def test_a_point_said_beside_its_misconception_in_another_clause_is_partly_right
     assert not result.correct
     assert grade(loop, "the while loop always runs at least once").verdict is Verdict.NOT_YET
     assert grade(loop, "the do while runs at least once").correct
+
+
+def test_a_rubric_needing_one_point_is_partly_met_by_three_quarters_of_a_phrasing_never_by_half() -> None:
+    scope = one("visible in every function of the file", "the whole program")
+    result = grade(scope, "a global is visible to each function throughout its file")
+    assert result.verdict is Verdict.PARTLY and result.doubt is Doubt.HALF and not result.correct
+    assert grade(scope, "it is visible somewhere").verdict is Verdict.NOT_YET  # a quarter
+    assert grade(scope, "visible in main, not every function").verdict is Verdict.NOT_YET  # half, and denied
+    assert grade(scope, "global: visible, function, file").verdict is Verdict.NOT_YET  # a list of terms
