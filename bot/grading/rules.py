@@ -112,6 +112,10 @@ SCOPE_RULES = (
               frozenset({"no", "not", "never", "without", "none", "nothing", "nobody", "nowhere", "neither", "nor"}),
               phrase="extra communication", states="it needs extra communication",
               does_not_state="it works without extra communication"),
+    ScopeRule("verbs of prevention", Does.NEGATE, frozenset({
+        "avoid", "avoids", "avoided", "avoiding", "prevent", "prevents", "prevented", "preventing", "eliminate",
+        "eliminates", "eliminated", "eliminating"}), phrase="copies the data",
+        states="passing by value copies the data", does_not_state="passing by reference avoids copying the data"),
     ScopeRule("unless", Does.NEGATE, frozenset({"unless"}), phrase="shard the optimizer state",
               states="it fits on one gpu if you shard the optimizer state",
               does_not_state="it fits on one gpu unless you shard the optimizer state"),

@@ -55,3 +55,12 @@ def test_a_rubric_needing_one_point_is_partly_met_by_three_quarters_of_a_phrasin
     assert grade(scope, "it is visible somewhere").verdict is Verdict.NOT_YET  # a quarter
     assert grade(scope, "visible in main, not every function").verdict is Verdict.NOT_YET  # half, and denied
     assert grade(scope, "global: visible, function, file").verdict is Verdict.NOT_YET  # a list of terms
+
+
+def test_a_verb_of_prevention_denies_what_it_governs() -> None:
+    by_reference = one("no copy", wrong=("reference copies the data",))
+    assert grade(by_reference, "a reference avoids copying the data, so big objects are cheap").correct
+    assert grade(by_reference, "passing a reference prevents a copy of the argument").correct
+    assert grade(by_reference, "the reference eliminates copying, which by value needs").correct
+    assert not grade(by_reference, "by reference it copies the data").correct
+    assert not states("it prevents the function from changing the original", "changing the original")
