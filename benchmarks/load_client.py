@@ -23,6 +23,8 @@ import aiohttp
 from standins.discord_standin import DiscordStandIn
 from standins.slack_standin import post_signed, slash_command
 
+REPO = Path(__file__).resolve().parents[1]
+
 
 async def slack_rate(session: aiohttp.ClientSession, url: str, requests: int, warmup: int) -> float:
     for _ in range(warmup):
@@ -85,7 +87,7 @@ class LoadClient:
 
     @classmethod
     async def start(cls, mode: str) -> LoadClient:
-        process = await asyncio.create_subprocess_exec(sys.executable, "-m", "benchmarks.load_client", mode, cwd=Path(__file__).resolve().parents[1],
+        process = await asyncio.create_subprocess_exec(sys.executable, "-m", "benchmarks.load_client", mode, cwd=REPO,
                                                         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
         return cls(process)
 
