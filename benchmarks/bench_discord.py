@@ -51,17 +51,17 @@ class PeerBot(commands.Bot):
 
 
 async def connected(client: LoadClient, start: Callable[[], Awaitable[Callable[[], Awaitable[None]]]],
-                    interactions: int) -> float:
+                    interactions: int, warmup: int) -> float:
     """Connect a bot (`start` returns its close), send it the interactions, close it."""
     close = await start()
     try:
-        return float((await client.ask(op="rate", requests=interactions, warmup=WARMUP))["rate"])
+        return float((await client.ask(op="rate", requests=interactions, warmup=warmup))["rate"])
     finally:
         await close()
         await client.ask(op="reset")
 
 
-async def main(rounds: int = ROUNDS, interactions: int = INTERACTIONS) -> list[str]:
+async def main(rounds: int = ROUNDS, interactions: int = INTERACTIONS, warmup: int = WARMUP) -> list[str]:
     saved = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
     client = await LoadClient.start("discord")
     try:
@@ -100,7 +100,7 @@ async def main(rounds: int = ROUNDS, interactions: int = INTERACTIONS) -> list[s
                 names = list(bots)
                 for n in range(rounds):
                     for name in names[n % len(names):] + names[:n % len(names)]:
-                        rates[name].append(await connected(client, bots[name], interactions))
+                        rates[name].append(await connected(client, bots[name], interactions, warmup))
             finally:
                 await studybot.close()
     finally:

@@ -46,19 +46,20 @@ def bare_bolt(fake: SlackStandIn) -> web.Application:
     return app.web_app(path="/slack/events")
 
 
-async def rounds_of(client: LoadClient, urls: dict[str, str], rounds: int, requests: int) -> dict[str, list[float]]:
+async def rounds_of(client: LoadClient, urls: dict[str, str], rounds: int, requests: int,
+                    warmup: int) -> dict[str, list[float]]:
     """Each server's rate in each round; the servers take turns, the order rotated each round."""
     names = list(urls)
     for name in names:
-        await client.ask(url=urls[name], requests=1, warmup=WARMUP)
+        await client.ask(url=urls[name], requests=1, warmup=warmup)
     rates: dict[str, list[float]] = {name: [] for name in names}
     for n in range(rounds):
         for name in names[n % len(names):] + names[:n % len(names)]:
-            rates[name].append((await client.ask(url=urls[name], requests=requests, warmup=WARMUP // 3))["rate"])
+            rates[name].append((await client.ask(url=urls[name], requests=requests, warmup=warmup // 3))["rate"])
     return rates
 
 
-async def main(rounds: int = ROUNDS, requests: int = REQUESTS) -> list[str]:
+async def main(rounds: int = ROUNDS, requests: int = REQUESTS, warmup: int = WARMUP) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp, logging_as_a_service():
         async with SlackStandIn() as fake:
             settings = Settings(db_path=Path(tmp) / "bench.db", content_dir=REPO / "content",
@@ -75,7 +76,7 @@ async def main(rounds: int = ROUNDS, requests: int = REQUESTS) -> list[str]:
                 rates = await rounds_of(client, {
                     "studybot": f"http://127.0.0.1:{adapter.port}/slack/events",
                     "peer": f"http://127.0.0.1:{peer_port}/slack/events",
-                    "bolt": f"http://127.0.0.1:{bolt_port}/slack/events"}, rounds, requests)
+                    "bolt": f"http://127.0.0.1:{bolt_port}/slack/events"}, rounds, requests, warmup)
             finally:
                 await client.close()
                 await bolt.cleanup()
