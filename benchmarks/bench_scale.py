@@ -12,10 +12,10 @@ one the PostgreSQL rows say so.
 
 CPU per press is the CPU time (user and system, from /proc/PID/stat) the studybot processes spent from
 just before a burst until they are idle again after it (the feedback posted after each acknowledgement
-included), over the presses acknowledged. Beside it, the floor: the same bursts against a bare aiohttp
-process that checks the signature and parses the form and its JSON (`benchmarks.peers.press_floor`),
-measured the same way in the same run. On a local PostgreSQL, the CPU of the database's backends is
-shown too, apart (it is not in the ratio).
+included), over the presses acknowledged; its goal applies to bursts with none refused. Beside it, the
+floor: the same bursts against a bare aiohttp process that checks the signature and parses the form and
+its JSON (`benchmarks.peers.press_floor`), measured the same way in the same run. On a local PostgreSQL,
+the CPU of the database's backends is shown too, apart (it is not in the ratio).
 """
 
 from __future__ import annotations
@@ -99,7 +99,9 @@ class Burst:
         line = f"  {'':26} {'':7}  CPU per press {self.per_press:5.2f} ms"
         if floor is not None and floor.latencies:
             ratio, most = self.per_press / floor.per_press, CPU_GOAL[label.split(",")[0]]
-            line += f" = {ratio:4.1f}x the floor's {floor.per_press:4.2f} ms {goal(f'<= {most:g}x', ratio <= most)}"
+            line += f" = {ratio:4.1f}x the floor's {floor.per_press:4.2f} ms " + (
+                goal(f"<= {most:g}x", ratio <= most) if not self.refused else
+                f"(goal <= {most:g}x not applied: {self.refused} refused, whose work is counted but not them)")
         if self.database_cpu is not None:
             line += f"; and {self.database_cpu * 1000 / max(1, len(self.latencies)):4.2f} ms in PostgreSQL"
         return line
