@@ -21,6 +21,7 @@ import time
 from collections import Counter as Tally
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import parse_qsl
 
 from aiohttp import web
@@ -85,6 +86,12 @@ def signed(secret: bytes, raw: bytes, headers: Mapping[str, str]) -> bool:
     return hmac.compare_digest("v0=" + digest, signature)
 
 
+def slack_reply(text: str) -> dict[str, Any]:
+    """A reply as Slack's mrkdwn text and one section block."""
+    text = text.replace("**", "*").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return {"text": text, "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": text}}]}
+
+
 def slack_peer(work: GlossaryWork, signing_secret: str) -> web.Application:
     """aiohttp alone answering signed `/glossary` slash commands in the acknowledgement."""
     secret = signing_secret.encode()
@@ -96,10 +103,7 @@ def slack_peer(work: GlossaryWork, signing_secret: str) -> web.Application:
         form = dict(parse_qsl(raw.decode()))
         if form.get("command") != "/glossary":
             return web.Response(status=404)
-        text = work.answer(form.get("team_id", ""), form.get("text", ""))
-        text = text.replace("**", "*").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        body = {"text": text, "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": text}}]}
-        return web.json_response(body)
+        return web.json_response(slack_reply(work.answer(form.get("team_id", ""), form.get("text", ""))))
 
     app = web.Application()
     app.router.add_post("/slack/events", events)
