@@ -27,7 +27,7 @@ from bot.runtime.app import StudyBot
 
 REPO = Path(__file__).resolve().parents[1]
 
-ROUNDS = 5
+ROUNDS = 7
 INTERACTIONS = 300  # per bot and round
 WARMUP = 10
 GOAL = 0.95  # of the fair peer

@@ -29,7 +29,7 @@ from standins.slack_standin import SlackStandIn
 
 REPO = Path(__file__).resolve().parents[1]
 
-ROUNDS = 5
+ROUNDS = 7
 REQUESTS = 400  # per server and round
 WARMUP = 30
 GOAL = 0.95  # of the fair peer
