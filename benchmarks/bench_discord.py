@@ -1,13 +1,17 @@
-"""`/glossary` interactions per second, from the gateway dispatch to the interaction callback:
-studybot's DiscordAdapter against a bare discord.py `commands.Bot` whose `/glossary` answers a
-fixed text, both in this process, one after the other, against the same loopback Discord
-stand-in. The ratio is the price of the core (lookup, logging) and the adapter."""
+"""`/glossary` interactions per second, from the gateway dispatch to the interaction callback: studybot's
+DiscordAdapter beside a fair peer (discord.py alone doing the same required work: the term looked up, the
+reply, a log line, the metrics and the lookup counted; `benchmarks.peers.GlossaryWork`) and a bare
+discord.py bot that answers a fixed text. The Discord stand-in and the load it sends run in a process of
+their own (`benchmarks.load_client`); the bots run here, one connected at a time. They take turns, in
+phases, over several rounds (each round in another order), and the figures are the medians of the rounds;
+the ratio is the median of each round's ratio."""
 
 from __future__ import annotations
 
 import asyncio
+import statistics
 import tempfile
-import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import discord
@@ -15,88 +19,107 @@ from discord.ext import commands
 
 from adapters.discord_app import DiscordAdapter, apply_urls
 from adapters.discord_settings import DiscordSettings
-from benchmarks import goal
+from benchmarks import goal, logging_as_a_service, spread
+from benchmarks.load_client import LoadClient
+from benchmarks.peers import GlossaryWork
 from bot.core.config import Secret, Settings
 from bot.runtime.app import StudyBot
-from standins.discord_standin import DiscordStandIn
 
 REPO = Path(__file__).resolve().parents[1]
 
-INTERACTIONS = 200
-WARMUP = 20
-GOAL = 0.5
+ROUNDS = 7
+INTERACTIONS = 300  # per bot and round
+WARMUP = 10
+GOAL = 0.95  # of the fair peer
 
 
-async def rate(fake: DiscordStandIn, interactions: int = INTERACTIONS) -> float:
-    """Sequential `/glossary term:FSDP` interactions per second, each awaited to its callback."""
-    for _ in range(WARMUP):
-        await fake.interact(fake.slash("glossary", {"term": "FSDP"}))
-    started = time.perf_counter()
-    for _ in range(interactions):
-        result = await fake.interact(fake.slash("glossary", {"term": "FSDP"}))
-        assert result.status == 200, result.response
-    return interactions / (time.perf_counter() - started)
+class PeerBot(commands.Bot):
+    """discord.py alone with one `/glossary`: the same work as studybot's (`work`), or a fixed text."""
 
-
-class BareBot(commands.Bot):
-    """discord.py alone: one `/glossary` command that answers a fixed text."""
-
-    def __init__(self) -> None:
+    def __init__(self, work: GlossaryWork | None) -> None:
         super().__init__(command_prefix=commands.when_mentioned, help_command=None, intents=discord.Intents.default(),
                          guild_ready_timeout=0.05, chunk_guilds_at_startup=False)
 
         @self.tree.command(description="A glossary term's definition")
         async def glossary(interaction: discord.Interaction, term: str | None = None) -> None:
-            await interaction.response.send_message("FSDP: shards the training state across GPUs.", ephemeral=True)
+            text = work.answer(str(interaction.guild_id), term or "") if work else \
+                "**FSDP**: shards the training state across GPUs."
+            await interaction.response.send_message(text, ephemeral=True)
 
     async def setup_hook(self) -> None:
         await self.tree.sync()
 
 
-async def adapter_rate(fake: DiscordStandIn, folder: Path) -> float:
-    settings = Settings(db_path=folder / "bench.db", content_dir=REPO / "content", results_dir=folder / "results")
-    studybot = await StudyBot.start(settings)
-    platform = DiscordSettings(token=Secret(fake.token), api_url=fake.api_base, gateway_url=fake.gateway_url)
-    adapter = DiscordAdapter(studybot, platform, guild_ready_timeout=0.05, ready_timeout=10)
-    await adapter.start()
+async def connected(client: LoadClient, start: Callable[[], Awaitable[Callable[[], Awaitable[None]]]],
+                    interactions: int, warmup: int) -> float:
+    """Connect a bot (`start` returns its close), send it the interactions, close it."""
+    close = await start()
     try:
-        return await rate(fake)
+        return float((await client.ask(op="rate", requests=interactions, warmup=warmup))["rate"])
     finally:
-        await adapter.close()
-        await studybot.close()
+        await close()
+        await client.ask(op="reset")
 
 
-async def bare_rate(fake: DiscordStandIn) -> float:
-    bot = BareBot()
-    await bot.login(fake.token)
-    connection = asyncio.create_task(bot.connect(reconnect=False))
-    try:
-        await asyncio.wait_for(bot.wait_until_ready(), 10)
-        return await rate(fake)
-    finally:
-        await bot.close()
-        await asyncio.wait_for(connection, 10)
-
-
-async def main() -> list[str]:
+async def main(rounds: int = ROUNDS, interactions: int = INTERACTIONS, warmup: int = WARMUP) -> list[str]:
     saved = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+    client = await LoadClient.start("discord")
     try:
-        async with DiscordStandIn() as fake:
-            with tempfile.TemporaryDirectory() as tmp:
-                ours = await adapter_rate(fake, Path(tmp))
-            fake.reset_connection_state()
-            apply_urls(fake.api_base, fake.gateway_url)  # the bare bot goes through the same stand-in
-            bare = await bare_rate(fake)
+        with tempfile.TemporaryDirectory() as tmp, logging_as_a_service():
+            where = await client.read()
+            apply_urls(where["api"], where["gateway"])
+            folder = Path(tmp)
+            settings = Settings(db_path=folder / "bench.db", content_dir=REPO / "content",
+                                results_dir=folder / "results")
+            studybot = await StudyBot.start(settings)
+            work = GlossaryWork(studybot.library, "discord")
+            platform = DiscordSettings(token=Secret(where["token"]), api_url=where["api"],
+                                       gateway_url=where["gateway"])
+
+            async def ours() -> Callable[[], Awaitable[None]]:
+                adapter = DiscordAdapter(studybot, platform, guild_ready_timeout=0.05, ready_timeout=10)
+                await adapter.start()
+                return adapter.close
+
+            def peer(with_work: GlossaryWork | None) -> Callable[[], Awaitable[Callable[[], Awaitable[None]]]]:
+                async def start() -> Callable[[], Awaitable[None]]:
+                    bot = PeerBot(with_work)
+                    await bot.login(where["token"])
+                    connection = asyncio.create_task(bot.connect(reconnect=False))
+                    await asyncio.wait_for(bot.wait_until_ready(), 10)
+
+                    async def close() -> None:
+                        await bot.close()
+                        await asyncio.wait_for(connection, 10)
+                    return close
+                return start
+
+            bots = {"studybot": ours, "peer": peer(work), "bare": peer(None)}
+            rates: dict[str, list[float]] = {name: [] for name in bots}
+            try:
+                names = list(bots)
+                for n in range(rounds):
+                    for name in names[n % len(names):] + names[:n % len(names)]:
+                        rates[name].append(await connected(client, bots[name], interactions, warmup))
+            finally:
+                await studybot.close()
     finally:
         discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = saved
-    ratio = ours / bare
+        await client.close()
+    to_peer = [o / p for o, p in zip(rates["studybot"], rates["peer"], strict=True)]
+    to_bare = [o / b for o, b in zip(rates["studybot"], rates["bare"], strict=True)]
+    met = statistics.median(to_peer) >= GOAL
     return [
-        f"discord /glossary via DiscordAdapter: {ours:,.0f} interactions/s (n={INTERACTIONS}, sequential)",
-        f"discord /glossary via bare commands.Bot: {bare:,.0f} interactions/s",
-        f"discord ratio adapter/bare: {ratio:.2f} {goal(f'>= {GOAL}', ratio >= GOAL)}",
+        f"discord /glossary, dispatch to callback: {interactions} interactions in sequence per bot and round, "
+        f"{rounds} rounds, the bots taking turns, the stand-in and its load in their own process "
+        "(median, range over the rounds):",
+        f"  fair peer (discord.py, same work) : {spread(rates['peer'], '.0f')} interactions/s",
+        f"  bare discord.py, a fixed text     : {spread(rates['bare'], '.0f')} interactions/s",
+        f"  studybot DiscordAdapter           : {spread(rates['studybot'], '.0f')} interactions/s",
+        f"  studybot / fair peer              : {spread(to_peer)} {goal(f'>= {GOAL}', met)}",
+        f"  studybot / bare discord.py        : {spread(to_bare)}",
     ]
 
 
 if __name__ == "__main__":
-    for line in asyncio.run(main()):
-        print(line)
+    print(*asyncio.run(main()), sep="\n")

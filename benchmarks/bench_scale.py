@@ -1,6 +1,7 @@
 """Bursts of simultaneous learners against real `studybot run` processes (Slack HTTP mode, sharing
-one port with SO_REUSEPORT): acknowledgement latency and answers/s for 1 process on SQLite, and 1
-and 2 processes on PostgreSQL; then PostgreSQL commit throughput beside a bare psycopg group commit.
+one port with SO_REUSEPORT): acknowledgement latency, answers/s and the servers' CPU per press for 1
+process on SQLite, and 1 and 2 processes on PostgreSQL; then PostgreSQL commit throughput beside a bare
+psycopg group commit.
 
 Each burst is open loop: L learners press a button of one round question at times spread evenly
 over one second, each on a connection of its own, from 8 loopback addresses; a press's latency runs
@@ -8,6 +9,13 @@ from its scheduled time to its answer, so a slow server cannot hide its queue. T
 (Web API and response_url) runs in a process of its own. After each burst the answers stored must
 equal the presses acknowledged with 200. PostgreSQL is STUDYBOT_TEST_DATABASE_URL's server; without
 one the PostgreSQL rows say so.
+
+CPU per press is the CPU time (user and system, from /proc/PID/stat) the studybot processes spent from
+just before a burst until they are idle again after it (the feedback posted after each acknowledgement
+included), over the presses acknowledged; its goal applies to bursts with none refused. Beside it, the
+floor: the same bursts against a bare aiohttp process that checks the signature and parses the form and
+its JSON (`benchmarks.peers.press_floor`), measured the same way in the same run. On a local PostgreSQL,
+the CPU of the database's backends is shown too, apart (it is not in the ratio).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import psycopg
 
+from benchmarks import goal
 from bot.core.clock import SystemClock
 from bot.core.config import Settings
 from bot.core.messages import Actor, Audience, Command, Place
@@ -44,6 +53,11 @@ ACK_WITHIN = 3.0  # Slack's limit for an acknowledgement
 GIVE_UP = 15.0  # seconds the load generator waits for one answer
 SOURCES = [f"127.0.0.{n}" for n in range(1, 9)]
 WRITES, IN_FLIGHT = 4000, 200  # commit throughput: answers written, in flight at once
+CPU_GOAL = {"SQLite": 2.0, "PostgreSQL": 2.5}  # CPU per press, times the floor's
+ENGINE_GOAL = 0.8  # PostgresEngine's commit rate, of the bare group commit's
+ALL_ACKED = ("PostgreSQL, 2 processes", 3000)  # the burst whose every press must be acknowledged within 3 s
+IDLE = 0.015  # CPU seconds per 0.2 s below which a server has finished a burst's work (one clock tick)
+TICK = 1 / os.sysconf("SC_CLK_TCK")
 STANDIN = ("import asyncio, sys\nfrom standins.slack_standin import SlackStandIn\nasync def main():\n"
            "    async with SlackStandIn() as s:\n        print(s.url, flush=True)\n"
            "        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)\nasyncio.run(main())\n")
@@ -56,6 +70,8 @@ class Burst:
     refused: int  # non-200 answers and presses that got none
     elapsed: float  # from the first scheduled press to the last answer
     stored: int  # answers in the database afterwards
+    cpu: float = 0.0  # CPU seconds the servers spent on the burst
+    database_cpu: float | None = None  # CPU seconds of the database's backends, when they can be read
 
     def line(self, label: str) -> str:
         if not self.latencies:
@@ -65,9 +81,30 @@ class Burst:
         within = sum(1 for s in self.latencies if s <= ACK_WITHIN)
         exact = "stored = acknowledged" if self.stored == len(self.latencies) else \
             f"STORED {self.stored} != ACKNOWLEDGED {len(self.latencies)}"
-        return (f"  {label:26} L={self.learners:5}: ack p50 {cuts[49] * 1000:6.0f} ms  p95 {cuts[94] * 1000:6.0f} ms  "
-                f"p99 {cuts[98] * 1000:6.0f} ms  {len(self.latencies) / self.elapsed:5.0f} answers/s  "
+        line = (f"  {label:26} L={self.learners:5}: ack p50 {cuts[49] * 1000:5.0f} ms  p95 {cuts[94] * 1000:5.0f} ms  "
+                f"p99 {cuts[98] * 1000:5.0f} ms  max {max(self.latencies) * 1000:5.0f} ms  "
+                f"{len(self.latencies) / self.elapsed:5.0f} answers/s  "
                 f"{within}/{self.learners} acked within {ACK_WITHIN:g} s, {self.refused} refused; {exact}")
+        if (label, self.learners) == ALL_ACKED:
+            line += " " + goal(f"all acked within {ACK_WITHIN:g} s, none refused",
+                               within == self.learners and not self.refused)
+        return line
+
+    @property
+    def per_press(self) -> float:
+        """CPU milliseconds per press acknowledged."""
+        return self.cpu * 1000 / max(1, len(self.latencies))
+
+    def cpu_line(self, label: str, floor: Burst | None) -> str:
+        line = f"  {'':26} {'':7}  CPU per press {self.per_press:5.2f} ms"
+        if floor is not None and floor.latencies:
+            ratio, most = self.per_press / floor.per_press, CPU_GOAL[label.split(",")[0]]
+            line += f" = {ratio:4.1f}x the floor's {floor.per_press:4.2f} ms " + (
+                goal(f"<= {most:g}x", ratio <= most) if not self.refused else
+                f"(goal <= {most:g}x not applied: {self.refused} refused, whose work is counted but not them)")
+        if self.database_cpu is not None:
+            line += f"; and {self.database_cpu * 1000 / max(1, len(self.latencies)):4.2f} ms in PostgreSQL"
+        return line
 
 
 def postgres_url() -> tuple[str | None, str]:
@@ -172,7 +209,7 @@ async def burst(port: int, token: str, channel: str, learners: int, prefix: str,
 
 
 async def run_config(label: str, processes: int, learners: tuple[int, ...], database: dict[str, str],
-                     standin: str, folder: Path) -> list[str]:
+                     standin: str, folder: Path, floors: dict[int, Burst]) -> list[str]:
     """Start `processes` studybots on one database and port, send each burst, stop them."""
     folder = folder / f"{label.split(',')[0].lower()}-{processes}"
     folder.mkdir()
@@ -192,13 +229,39 @@ async def run_config(label: str, processes: int, learners: tuple[int, ...], data
     try:
         for n, (size, token) in enumerate(zip(learners, tokens, strict=True)):
             learner = f"U{label[:2].upper()}{processes}B{n}X"
-            latencies, refused, elapsed = await burst(port, token, f"CBENCH{n}", size, learner,
-                                                      standin + "/response_url/")
+            async with Meter([p.pid for p in procs], settings.database_url) as meter:
+                latencies, refused, elapsed = await burst(port, token, f"CBENCH{n}", size, learner,
+                                                          standin + "/response_url/")
             stored = await asyncio.to_thread(_count_answers, settings, token)
-            lines.append(Burst(size, latencies, refused, elapsed, stored).line(label))
+            done = Burst(size, latencies, refused, elapsed, stored, meter.cpu, meter.database_cpu)
+            lines += [done.line(label), done.cpu_line(label, floors.get(size))]
     finally:
         await stop_processes(procs)
     return lines
+
+
+async def floor_bursts(learners: tuple[int, ...], standin: str) -> dict[int, Burst]:
+    """The same bursts against the floor: one bare aiohttp process that checks and parses each press."""
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "benchmarks.peers", "press-floor", "0", cwd=REPO,
+                                                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+    assert proc.stdout is not None and proc.stdin is not None
+    floors = {}
+    try:
+        port = int(await proc.stdout.readline())
+        for n, size in enumerate(learners):
+            async with Meter([proc.pid], None) as meter:
+                latencies, refused, elapsed = await burst(port, "P0.0", "CFLOOR", size, f"UFLOOR{n}X",
+                                                          standin + "/response_url/")
+            floors[size] = Burst(size, latencies, refused, elapsed, len(latencies), meter.cpu)
+    finally:
+        proc.stdin.close()
+        await asyncio.wait_for(proc.wait(), 20)
+    return floors
+
+
+def floor_line(floor: Burst) -> str:
+    return (f"  {'bare aiohttp (the floor)':26} L={floor.learners:5}: CPU per press {floor.per_press:5.2f} ms; "
+            f"{len(floor.latencies)}/{floor.learners} acked, {floor.refused} refused")
 
 
 def _count_answers(settings: Settings, token: str) -> int:
@@ -217,6 +280,54 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+# ---------------------------------------------------------------- CPU time
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU seconds the processes have used (their threads', ended ones included)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:  # gone, or not readable
+            continue
+        total += (int(fields[11]) + int(fields[12])) * TICK  # utime and stime: fields 14 and 15 of stat
+    return total
+
+
+def backends(url: str | None) -> list[int]:
+    """The pids of a local PostgreSQL's backends serving this database (none when it is not local)."""
+    if not url or urlsplit(url).hostname not in ("127.0.0.1", "localhost", "::1") or not Path("/proc").is_dir():
+        return []
+    with psycopg.connect(url) as c:
+        rows = c.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                         " AND pid <> pg_backend_pid()").fetchall()
+    return [int(r[0]) for r in rows]
+
+
+class Meter:
+    """The CPU a burst costs: the servers' (until they are idle again) and the database backends'."""
+
+    def __init__(self, pids: list[int], database_url: str | None) -> None:
+        self.pids, self.url = pids, database_url
+
+    async def __aenter__(self) -> Meter:
+        self.database = await asyncio.to_thread(backends, self.url)
+        self.started = cpu_seconds(self.pids), cpu_seconds(self.database)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        now = cpu_seconds(self.pids)
+        for _ in range(50):  # the feedback posted after each acknowledgement is still part of the burst
+            await asyncio.sleep(0.2)
+            now, before = cpu_seconds(self.pids), now
+            if now - before < IDLE:
+                break
+        self.cpu = now - self.started[0]
+        backends_now = await asyncio.to_thread(backends, self.url)
+        self.database_cpu = cpu_seconds(backends_now) - self.started[1] if backends_now else None
 
 
 # ---------------------------------------------------------------- commit throughput
@@ -308,7 +419,8 @@ async def commit_lines(server: str, writes: int = WRITES) -> list[str]:
         drop_database(server, bare_db)
     return [f"PostgreSQL commit throughput, {writes} answers (2 statements each), {IN_FLIGHT} in flight (best of 2):",
             f"  bare psycopg group commit : {bare:7.0f} answers/s",
-            f"  studybot PostgresEngine   : {ours:7.0f} answers/s ({ours / bare:.2f} of the bare floor)"]
+            f"  studybot PostgresEngine   : {ours:7.0f} answers/s ({ours / bare:.2f} of the bare floor) "
+            f"{goal(f'>= {ENGINE_GOAL:g}', ours / bare >= ENGINE_GOAL)}"]
 
 
 # ---------------------------------------------------------------- all of it
@@ -321,11 +433,13 @@ async def main(learners: tuple[int, ...] = LEARNERS, postgres: bool = True, writ
     assert standin.stdout is not None and standin.stdin is not None
     standin_url = (await standin.stdout.readline()).decode().strip()
     lines = [f"bursts of simultaneous learners pressing a round's button (Slack HTTP mode, open loop over "
-             f"{WINDOW:g} s, ack = HTTP 200 after the commit):"]
+             f"{WINDOW:g} s, ack = HTTP 200 after the commit; CPU per press beside the floor's in the same burst):"]
     try:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
-            lines += await run_config("SQLite, 1 process", 1, learners, {}, standin_url, folder)
+            floors = await floor_bursts(learners, standin_url)
+            lines += [floor_line(floors[size]) for size in learners]
+            lines += await run_config("SQLite, 1 process", 1, learners, {}, standin_url, folder, floors)
             if server is None:
                 lines.append(f"  PostgreSQL, 1 and 2 processes: skipped, {why_not}")
             else:
@@ -334,7 +448,7 @@ async def main(learners: tuple[int, ...] = LEARNERS, postgres: bool = True, writ
                     try:
                         label = f"PostgreSQL, {processes} process{'es' if processes > 1 else ''}"
                         lines += await run_config(label, processes, learners, {"STUDYBOT_DATABASE_URL": url},
-                                                  standin_url, folder)
+                                                  standin_url, folder, floors)
                     finally:
                         drop_database(server, url)
         if server is not None:

@@ -3,7 +3,9 @@ figures themselves are `make bench`'s, never asserted here."""
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 
 from support import REPO
 
@@ -27,10 +29,47 @@ async def test_the_scale_benchmark_runs_tiny_and_checks_what_it_stored(monkeypat
 
     monkeypatch.delenv("STUDYBOT_TEST_DATABASE_URL", raising=False)  # its PostgreSQL rows: one line each
     lines = await bench_scale.main(learners=(20,), writes=20)
-    assert lines[1].startswith("  SQLite, 1 process          L=   20: ack p50")
-    assert lines[1].endswith("stored = acknowledged")
-    assert lines[2].startswith("  PostgreSQL, 1 and 2 processes: skipped, no PostgreSQL: set STUDYBOT_TEST_DATABASE")
-    assert lines[3].startswith("PostgreSQL commit throughput: skipped, no PostgreSQL")
+    assert lines[1].startswith("  bare aiohttp (the floor)   L=   20: CPU per press ")
+    assert lines[1].endswith("20/20 acked, 0 refused")
+    assert lines[2].startswith("  SQLite, 1 process          L=   20: ack p50")
+    assert lines[2].endswith("20/20 acked within 3 s, 0 refused; stored = acknowledged")
+    assert " CPU per press " in lines[3] and "x the floor's " in lines[3]
+    assert lines[4].startswith("  PostgreSQL, 1 and 2 processes: skipped, no PostgreSQL: set STUDYBOT_TEST_DATABASE")
+    assert lines[5].startswith("PostgreSQL commit throughput: skipped, no PostgreSQL")
+
+
+def test_the_cpu_of_a_process_is_read_from_proc() -> None:
+    from benchmarks.bench_scale import cpu_seconds  # noqa: PLC0415
+
+    before = cpu_seconds([os.getpid()])
+    deadline = time.process_time() + 0.05
+    while time.process_time() < deadline:  # spend some CPU
+        pass
+    assert cpu_seconds([os.getpid()]) > before
+    assert cpu_seconds([2**22 + 1]) == 0.0  # a process that is not there costs nothing
+
+
+async def test_the_slack_benchmark_runs_tiny_against_its_three_servers() -> None:
+    from benchmarks import bench_slack  # noqa: PLC0415
+
+    lines = await bench_slack.main(rounds=1, requests=3, warmup=1)
+    assert lines[0].startswith("slack /glossary round trips: 3 signed requests in sequence per server and round")
+    assert [line.split(":")[0].strip() for line in lines[1:]] == [
+        "fair peer (aiohttp, same work)", "slack-bolt, the same work", "bare slack-bolt, a fixed text",
+        "studybot SlackAdapter", "studybot / fair peer", "studybot / slack-bolt, same work",
+        "studybot / bare slack-bolt"]
+    assert "(goal >= 0.95)" in lines[5]
+
+
+async def test_the_discord_benchmark_runs_tiny_against_its_three_bots() -> None:
+    from benchmarks import bench_discord  # noqa: PLC0415
+
+    lines = await bench_discord.main(rounds=1, interactions=3, warmup=1)
+    assert lines[0].startswith("discord /glossary, dispatch to callback: 3 interactions in sequence per bot")
+    assert [line.split(":")[0].strip() for line in lines[1:]] == [
+        "fair peer (discord.py, same work)", "bare discord.py, a fixed text", "studybot DiscordAdapter",
+        "studybot / fair peer", "studybot / bare discord.py"]
+    assert "(goal >= 0.95)" in lines[4]
 
 
 def test_a_figure_that_misses_its_goal_says_fail() -> None:
