@@ -52,6 +52,7 @@ from bot.features import (
     review,
     rounds,
     teachback,
+    tracks,
 )
 from bot.kit.commands import CommandForm, CommandSpec, command, run_command
 from bot.kit.context import Context, Declared
@@ -84,6 +85,7 @@ FEATURES: tuple[Feature, ...] = (  # in the order /help lists their commands (an
     disputes.FEATURE,
     insights.FEATURE,
     daily.FEATURE,
+    tracks.FEATURE,
 )
 
 
