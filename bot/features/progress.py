@@ -10,10 +10,10 @@ from bot.answering.cards import recall
 from bot.content.model import Lesson
 from bot.core.clock import iso_week
 from bot.core.messages import Actor, Command, Reply, counted
+from bot.features.tracks import next_step_line
 from bot.grading.scoring import SelfGraded
 from bot.kit.commands import command
 from bot.kit.context import Context
-from bot.features.tracks import next_step_line
 from bot.kit.feature import Feature
 from bot.reports.marks import graded_marks, marks_text
 from bot.store.model import ScoredAnswer, TeachbackCount

@@ -134,8 +134,8 @@ async def next_step_line(ctx: Context, actor: Actor) -> str | None:
                   Option("learner", "the learner (a mention or user id)"),
                   Option("date", "day 0, YYYY-MM-DD (default: today)")))
 async def track(ctx: Context, cmd: Command) -> list[Reply]:
-    """/track: your track's steps, those done and those to come.
-    /track start <learner> [YYYY-MM-DD]: start a learner's track on that day (instructors)."""
+    """/track: your track.
+    /track start <learner> [YYYY-MM-DD]: set its start."""
     words = cmd.args.split()
     if words[:1] == ["start"]:
         return await _start(ctx, cmd, words[1:])
