@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 import bot.runtime.scheduler as scheduler
-from bot.core.clock import SystemClock
 from adapters import cli
 from adapters.platforms import settings_from_env
+from bot.core.clock import SystemClock
 from bot.core.messages import Actor, ChoiceMade, Place, Reply
 from bot.runtime.app import StudyBot
 
