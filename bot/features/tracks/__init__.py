@@ -29,7 +29,7 @@ START = "track-start"  # a cohort's sweep: its learners whose track has not star
 SWEEP_EVERY = timedelta(minutes=1)
 IDLE_SWEEP = timedelta(days=1)  # a cohort that no longer has a track
 _USER = re.compile(r"^<@!?([A-Za-z0-9]+)(?:\|[^>]*)?>$|^([A-Za-z0-9]+)$")  # <@U123>, <@!123>, <@U123|name>, U123
-WHAT = {"quiz": "the quiz of", "teachback": "a teach-back", "review": "a review of", "message": "a message"}
+WHAT = {"quiz": "the quiz of", "review": "a review of"}  # a lesson's step, in a few words
 
 
 def learner_zone(ctx: Context, actor: Actor) -> ZoneInfo:
@@ -59,6 +59,7 @@ def planned(ctx: Context, actor: Actor, starts_on: date) -> Planned:
 
 
 def today(ctx: Context, actor: Actor) -> date:
+    """The learner's local date now."""
     return ctx.clock.now().astimezone(learner_zone(ctx, actor)).date()
 
 
