@@ -37,10 +37,12 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")
 INSTRUCTOR_KEYS = ("everywhere", "console")  # with each platform's own keys between them (its instructor rule)
 PLATFORM_NAMES = ("slack", "discord", "console")  # the old instructors.<platform> lists
-COHORT_KEYS = ("platform", "timezone", "leaderboard", "daily", "instructors", "gradebook")
+COHORT_KEYS = ("platform", "timezone", "leaderboard", "daily", "instructors", "gradebook", "track")
 LEADERBOARD_KEYS = ("channel", "weekday", "time")
 DAILY_KEYS = ("channel", "time", "lesson", "reveal")
 ROUNDS_KEYS = ("seconds", "shortest", "longest", "instructors_only")
+TRACK_KINDS = ("quiz", "teachback", "review", "message")  # what a track step delivers: one of these per step
+TRACK_DAYS = 366  # a step's day offset is below this
 
 
 class Secret(str):
@@ -90,12 +92,24 @@ class DailyQuestion:
 
 
 @dataclass(frozen=True)
+class TrackStep:
+    """One step of a cohort's track: on day `day` after a learner's start, at `at` their local time,
+    a lesson's quiz, a teach-back prompt, a review session or a message (`kind`, naming `what`)."""
+
+    day: int
+    at: time
+    kind: str  # one of TRACK_KINDS
+    what: str  # the lesson id (quiz, review), the prompt id (teachback) or the message's text
+
+
+@dataclass(frozen=True)
 class CohortSettings:
     timezone: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
     leaderboard: LeaderboardSchedule | None = None
     daily: DailyQuestion | None = None
     instructors: frozenset[str] = frozenset()  # user ids
     gradebook: Mapping[str, str] = field(default_factory=dict)  # user id -> the LMS's id (gradebook CSVs)
+    track: tuple[TrackStep, ...] = ()  # as the config lists them, each timed from a learner's start
 
 
 @dataclass(frozen=True)
@@ -343,7 +357,36 @@ def _cohort(c: Checker, cohort_id: str, data: object,
     return Cohort(platform, cohort_id), CohortSettings(
         timezone=zone, leaderboard=_leaderboard(c, (*path, "leaderboard"), data.get("leaderboard")),
         daily=_daily(c, (*path, "daily"), data.get("daily")), instructors=c.ids(data, "instructors", path),
-        gradebook=_gradebook(c, (*path, "gradebook"), data.get("gradebook")))
+        gradebook=_gradebook(c, (*path, "gradebook"), data.get("gradebook")),
+        track=_track(c, (*path, "track"), data.get("track")))
+
+
+def _track(c: Checker, path: FieldPath, data: object) -> tuple[TrackStep, ...]:
+    """A track's steps, each `{day: N, time: "HH:MM", <one of> quiz | teachback | review | message}`."""
+    if data is None:
+        return ()
+    if not isinstance(data, list):
+        c.stop(path, 'must be a list of steps, like [{day: 0, time: "09:00", quiz: meta-llm-scale}]')
+    steps = []
+    for n, step in enumerate(data):
+        here: FieldPath = (*path, n)
+        if not isinstance(step, Mapping):
+            c.stop(here, f'{shown(step)} is not a step; write one like {{day: 2, time: "09:00", teachback: meta-tb1}}')
+        c.known_keys(step, here, ("day", "time", *TRACK_KINDS))
+        day = step.get("day")
+        if not isinstance(day, int) or isinstance(day, bool) or not 0 <= day < TRACK_DAYS:
+            c.stop((*here, "day"), f"must be a whole number of days after the learner's start, 0 to {TRACK_DAYS - 1},"
+                   f" not {shown(day)}")
+        kinds = [k for k in TRACK_KINDS if k in step]
+        if len(kinds) != 1:
+            c.stop(here, f"needs exactly one of {', '.join(TRACK_KINDS)}"
+                   + (f", not {' and '.join(kinds)}" if kinds else "") + "; one step delivers one thing")
+        what = step[kinds[0]]
+        if not isinstance(what, str) or not what.strip():
+            c.stop((*here, kinds[0]), f"{shown(what)} is not " + ("a text; write the message in quotes"
+                   if kinds[0] == "message" else "an id; write one such as meta-llm-scale"))
+        steps.append(TrackStep(day, _time(c, (*here, "time"), step.get("time", "09:00")), kinds[0], what.strip()))
+    return tuple(steps)
 
 
 def _gradebook(c: Checker, path: FieldPath, data: object) -> Mapping[str, str]:

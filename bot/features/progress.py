@@ -10,6 +10,7 @@ from bot.answering.cards import recall
 from bot.content.model import Lesson
 from bot.core.clock import iso_week
 from bot.core.messages import Actor, Command, Reply, counted
+from bot.features.tracks import next_step_line
 from bot.grading.scoring import SelfGraded
 from bot.kit.commands import command
 from bot.kit.context import Context
@@ -92,6 +93,8 @@ async def progress(ctx: Context, cmd: Command) -> list[Reply]:
     lines.append(f"This week ({this_week}, all lessons): "
                  + (f"rank {mine_now.rank}, {counted(mine_now.points, 'point')}{marks_text(mine_now, policy)}{left_out}"
                     if mine_now else "no points yet"))
+    if (track := await next_step_line(ctx, cmd.actor)) is not None:
+        lines.append(track)
     return [Reply("\n".join(lines))]
 
 

@@ -26,6 +26,7 @@ from bot.core.errors import ContentErrors, ContentProblem, StudyError, TextRefus
 from bot.core.gate import Gate
 from bot.core.messages import (
     MAX_FORM_TEXT,
+    MAX_TEXT,
     ChoiceMade,
     Command,
     Event,
@@ -52,6 +53,7 @@ from bot.features import (
     review,
     rounds,
     teachback,
+    tracks,
 )
 from bot.kit.commands import CommandForm, CommandSpec, command, run_command
 from bot.kit.context import Context, Declared
@@ -84,6 +86,7 @@ FEATURES: tuple[Feature, ...] = (  # in the order /help lists their commands (an
     disputes.FEATURE,
     insights.FEATURE,
     daily.FEATURE,
+    tracks.FEATURE,
 )
 
 
@@ -94,10 +97,20 @@ def declared_commands(features: Sequence[Feature] = FEATURES) -> tuple[CommandSp
     @command(summary="The studybot commands", name="help")
     async def help_command(ctx: Context, cmd: Command) -> list[Reply]:
         """/help: the commands and what they do."""
-        return [Reply("\n".join(["Commands:", *("• " + line for spec in specs for line in spec.usage)]))]
+        return [Reply(page) for page in pages(["Commands:", *("• " + line for spec in specs for line in spec.usage)])]
 
     specs.append(help_command)
     return tuple(specs)
+
+
+def pages(lines: Sequence[str], limit: int = MAX_TEXT) -> list[str]:
+    """Lines gathered into as few messages as fit, each at most `limit` characters."""
+    found = [""]
+    for line in lines:
+        if found[-1] and len(found[-1]) + 1 + len(line) > limit:
+            found.append("")
+        found[-1] += ("\n" if found[-1] else "") + line
+    return found
 
 
 def feature_areas(features: Sequence[Feature] = FEATURES) -> tuple[Area[Any], ...]:

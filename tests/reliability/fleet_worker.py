@@ -4,10 +4,12 @@
     python fleet_worker.py answer   # the core alone: lines `<n> <user> <token>` on stdin are button
                                     # clicks; each reply's first line comes back as `<n> <line>`
 
-In `run`, two things a test needs from outside: the process counts the timer deliveries it made and
-prints `DELIVERED <n>` when it stops; and while the file FLEET_STALL names exists, a timer delivery
-waits (its claim held, nothing posted) after printing `STALLED <pid> <tag>`, so that the test can
-SIGKILL the process at the point where it owns a timer and has told nobody.
+In `run`, three things a test needs from outside: the process counts the timer deliveries it made and
+prints `DELIVERED <n>` when it stops; while the file FLEET_STALL names exists, a timer delivery
+waits (its claim held, nothing posted) after printing `STALLED <pid> <tag>`, and `QUIET` once no
+delivery begun before is still under way, so that the test can SIGKILL the process at the point where
+it owns timers and has told nobody; and with FLEET_CLOCK, the process's clock reads the time that file
+holds (ISO 8601), which the test moves forward: many processes share one clock that jumps.
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import bot.runtime.scheduler as scheduler
 from adapters import cli
 from adapters.platforms import settings_from_env
+from bot.core.clock import SystemClock
 from bot.core.messages import Actor, ChoiceMade, Place, Reply
 from bot.runtime.app import StudyBot
 
@@ -29,15 +33,26 @@ PLACE = Place("slack", "T0001", "C0001")
 
 def counting_deliveries() -> list[int]:
     """Wrap the scheduler's delivery: count it, and hold it while the stall file exists."""
-    delivered = [0]
+    delivered, under_way, stalled = [0], [0], [False]
     real = scheduler.deliver
     stall = os.environ.get("FLEET_STALL")
+
+    def quiet() -> None:
+        if stalled[0] and not under_way[0]:
+            print("QUIET", flush=True)
 
     async def deliver(bot: StudyBot, outbox: Any, reply: Reply) -> Any:
         if stall and Path(stall).exists():
             print("STALLED", os.getpid(), reply.tag or reply.text.split("\n", 1)[0], flush=True)
+            stalled[0] = True
+            quiet()
             await asyncio.Event().wait()  # until SIGKILL
-        result = await real(bot, outbox, reply)
+        under_way[0] += 1
+        try:
+            result = await real(bot, outbox, reply)
+        finally:
+            under_way[0] -= 1
+            quiet()
         delivered[0] += 1
         return result
 
@@ -45,7 +60,22 @@ def counting_deliveries() -> list[int]:
     return delivered
 
 
+def shared_clock(path: str) -> None:
+    """Every clock of this process reads the time the file at `path` holds (re-read when it changes)."""
+    seen: list[Any] = [None, None]
+
+    def now(self: SystemClock) -> datetime:
+        stamp = os.stat(path).st_mtime_ns
+        if stamp != seen[0]:
+            seen[:] = [stamp, datetime.fromisoformat(Path(path).read_text())]
+        return seen[1]
+
+    SystemClock.now = now  # type: ignore[method-assign]
+
+
 def run() -> None:
+    if clock := os.environ.get("FLEET_CLOCK"):
+        shared_clock(clock)
     delivered = counting_deliveries()
     try:
         cli.main(["run"])
