@@ -129,6 +129,7 @@ BELOW = {
 # The few places one feature uses another's module, each for a reason (docs/architecture.md lists them).
 FEATURE_PAIRS = {
     ("bot.features.audit", "bot.features.disputes"),  # /audit disputes is the disputes' own listing
+    ("bot.features.disputes", "bot.features.reader"),  # the listing shows the second reader's reading
 }
 
 
