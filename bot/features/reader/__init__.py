@@ -12,16 +12,13 @@ whose `reader` is off, never past a learner's or a cohort's daily cap."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 
-from bot.core.config import ReaderSettings
 from bot.core.errors import StoreBusy
 from bot.core.messages import TextSubmitted
 from bot.features.reader import metrics
-from bot.features.reader.client import ReaderFailed, complete
-from bot.features.reader.reading import Claim, Unreadable, messages, parse, verified
-from bot.features.reader.redaction import redact
+from bot.features.reader.consult import consult
+from bot.features.reader.reading import Claim
 from bot.features.reader.storage import AREA, Reading
 from bot.grading.verdict import Verdict as GradeVerdict
 from bot.kit.context import Answered, Context, Offer, Offered
@@ -74,38 +71,16 @@ async def second_opinion(ctx: Context, answered: Answered) -> Offered:
             return Offered((CAPPED,))
     except StoreBusy:
         return Offered((QUIET,))
-    text = redact(event.text, settings.redact)
-    claims = await _ask(settings, question, points, text)
-    if claims is None:
+    consulted = await consult(settings, question, points, event.text)
+    if consulted.failure is not None:
         return Offered((QUIET,))
-    kept, dropped = verified(claims, text)
-    if dropped:
-        metrics.DROPPED.inc(dropped)
     try:
         await ctx.store.area(AREA).keep(event.actor, answered.of, answered.source_id,
-                                        Reading(tuple((c.point, c.words) for c in kept)))
+                                        Reading(tuple((c.point, c.words) for c in consulted.claims)))
     except StoreBusy:
-        pass  # the learner still sees it; the instructor's listing will not
-    new = [c for c in kept if c.point not in verdict.matched]
+        pass  # the learner still sees it; the instructors' listing will not
+    new = [c for c in consulted.claims if c.point not in verdict.matched]
     return Offered((_shown(new, points) if new else NOTHING_MORE,))
-
-
-async def _ask(settings: ReaderSettings, question: str, points: Mapping[str, str], text: str) -> list[Claim] | None:
-    """The reader's claims, or None when it gave none to read (counted in the metrics by reason)."""
-    metrics.CALLS.inc()
-    started = time.perf_counter()
-    try:
-        completion = await complete(settings, messages(question, points, text))
-        metrics.TOKENS.labels("prompt").inc(completion.prompt_tokens)
-        metrics.TOKENS.labels("completion").inc(completion.completion_tokens)
-        return parse(completion.content, points)
-    except ReaderFailed as exc:
-        metrics.FAILURES.labels(exc.reason).inc()
-    except Unreadable:
-        metrics.FAILURES.labels("unreadable").inc()
-    finally:
-        metrics.SECONDS.observe(time.perf_counter() - started)
-    return None
 
 
 OFFER = Offer("second reader", applies=_reads, make=second_opinion)
