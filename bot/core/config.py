@@ -129,14 +129,17 @@ def reader_settings(get: Callable[[str], str | None]) -> ReaderSettings | None:
     except re.error as exc:
         raise ConfigError(f"STUDYBOT_READER_REDACT: not a regular expression ({exc}); write one such as "
                           r"'s\d{7}' for student numbers") from None
-    caps = [get(name) or default for name, default in (("STUDYBOT_READER_PER_LEARNER", "20"),
-                                                        ("STUDYBOT_READER_PER_COHORT", "300"))]
-    for name, cap in zip(("STUDYBOT_READER_PER_LEARNER", "STUDYBOT_READER_PER_COHORT"), caps, strict=True):
-        if not cap.isdecimal() or int(cap) > 1_000_000:
-            raise ConfigError(f"{name}: '{cap[:20]}' is not a number of calls a day; set 0 or more")
+    per_learner = _calls_a_day("STUDYBOT_READER_PER_LEARNER", get("STUDYBOT_READER_PER_LEARNER") or "20")
+    per_cohort = _calls_a_day("STUDYBOT_READER_PER_COHORT", get("STUDYBOT_READER_PER_COHORT") or "300")
     key = get("STUDYBOT_READER_KEY")
-    return ReaderSettings(url.rstrip("/"), model, Secret(key) if key else None, seconds, pattern,
-                          int(caps[0]), int(caps[1]))
+    return ReaderSettings(url.rstrip("/"), model, Secret(key) if key else None, seconds, pattern, per_learner,
+                          per_cohort)
+
+
+def _calls_a_day(variable: str, text: str) -> int:
+    if not text.isdecimal() or int(text) > 1_000_000:
+        raise ConfigError(f"{variable}: '{text[:20]}' is not a number of calls a day; set 0 or more")
+    return int(text)
 
 
 @dataclass(frozen=True)
