@@ -3,6 +3,8 @@ missed. An attempt earns a point the first time it covers enough of them (`bot.g
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.answering.pipeline import offers
 from bot.content.model import TeachbackPrompt
 from bot.core.errors import StudyError, TextRefused
@@ -122,8 +124,8 @@ async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Re
         again = await ctx.store.prompts.new(TEACHBACK, event.place, event.actor, lesson_id=item.lesson_id,
                                             item_id=item.id)
         graded = GradedText(False, (), matched=tuple(found.matched), missed=tuple(found.missed), outcome=found.verdict)
-        offered = await offers(ctx, Answered(event, Disputed.TEACHBACK, attempt.id, item.lesson_id, item.id,
-                                             correct=False, disputable=True, verdict=graded))
+        offered = await offers(ctx, Answered(replace(event, text=text), Disputed.TEACHBACK, attempt.id, item.lesson_id,
+                                             item.id, correct=False, disputable=True, verdict=graded))
         lines += offered.lines
         choices = (*await _add_to(ctx, event, item, text if partly and not before else None),
                    Choice("Try this one again", f"{again.id}.{OPEN_FORM}"), *offered.choices)

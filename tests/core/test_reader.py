@@ -13,7 +13,6 @@ from support import RecordingOutbox, channel, learner
 from bot.core.config import ReaderSettings, Secret, Settings
 from bot.core.messages import Audience, ChoiceMade, Command, MessageRef, Reply, TextSubmitted
 from bot.features import reader
-from bot.features.reader import metrics
 from bot.runtime.app import StudyBot
 from bot.runtime.metrics import REGISTRY
 from bot.runtime.scheduler import fire_due
@@ -115,10 +114,10 @@ async def test_a_good_reading_is_shown_with_its_verified_words_and_points_stay(b
 
 async def test_a_span_not_in_the_answer_is_dropped(bot, standin) -> None:
     standin.claims = {"communication": "pays with extra communication"}  # the rubric's words, not the learner's
-    dropped = metrics.DROPPED._value.get()
+    dropped = sample("studybot_reader_spans_dropped_total")
     feedback = await typed(bot)
     assert reader.NOTHING_MORE in feedback.text and "also finds" not in feedback.text
-    assert metrics.DROPPED._value.get() == dropped + 1
+    assert sample("studybot_reader_spans_dropped_total") == dropped + 1
 
 
 async def test_invented_words_for_every_point_are_all_dropped(bot, standin) -> None:
@@ -138,9 +137,8 @@ async def test_broken_json_a_timeout_or_a_failure_leave_the_verdict_as_it_was(se
     standin.behaviour = behaviour
     timeout = 0.5
     studybot = await StudyBot.start(replace(settings, reader=reading(standin, timeout=timeout)), clock)
-    failures = metrics.FAILURES.labels("timeout" if behaviour == "slow" else "unreadable" if behaviour == "broken"
-                                       else "http 500")
-    before = failures._value.get()
+    reason = {"slow": "timeout", "broken": "unreadable", "error": "http 500"}[behaviour]
+    before = sample("studybot_reader_failures_total", reason=reason)
     try:
         who = learner()
         feedback = await typed(studybot, who)
@@ -150,7 +148,7 @@ async def test_broken_json_a_timeout_or_a_failure_leave_the_verdict_as_it_was(se
         assert await points(studybot, who) == 0 and await stored(studybot) == [(0, 0, "partly")]
     finally:
         await studybot.close()
-    assert failures._value.get() == before + 1 and len(standin.requests) == 1
+    assert sample("studybot_reader_failures_total", reason=reason) == before + 1 and len(standin.requests) == 1
 
 
 @pytest.mark.both_engines
@@ -228,6 +226,15 @@ async def test_the_instructors_dispute_listing_shows_the_reading(bot, standin) -
         listing.text)
 
 
+async def test_a_reading_goes_with_its_learner(bot, standin) -> None:
+    who = learner()
+    await typed(bot, who)
+    assert [tuple(r) for r in await bot.store.engine.read("SELECT COUNT(*) FROM reader_readings")] == [(1,)]
+    [confirm] = await bot.handle(Command("forget", "me", who, channel()))
+    await bot.handle(ChoiceMade(next(c.token for c in confirm.choices if c.label.startswith("Yes")), who, channel()))
+    assert [tuple(r) for r in await bot.store.engine.read("SELECT COUNT(*) FROM reader_readings")] == [(0,)]
+
+
 async def test_never_in_a_round_while_it_runs(bot, clock, standin) -> None:
     [question] = [r for r in await bot.handle(Command("quiz", "round", learner("U0"), channel()))
                   if r.audience is Audience.PUBLIC]
@@ -245,11 +252,15 @@ async def test_never_in_a_round_while_it_runs(bot, clock, standin) -> None:
     assert "🔎" not in feedback.text and standin.requests == []
 
 
+def sample(name: str, **labels: str) -> float:
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
 async def test_the_metrics_count_calls_and_tokens_without_the_answer(bot, standin) -> None:
-    calls, tokens = metrics.CALLS._value.get(), metrics.TOKENS.labels("prompt")._value.get()
+    calls, tokens = sample("studybot_reader_calls_total"), sample("studybot_reader_tokens_total", kind="prompt")
     await typed(bot)
-    assert metrics.CALLS._value.get() == calls + 1
-    assert metrics.TOKENS.labels("prompt")._value.get() > tokens
+    assert sample("studybot_reader_calls_total") == calls + 1
+    assert sample("studybot_reader_tokens_total", kind="prompt") > tokens
     exposed = generate_latest(REGISTRY).decode()
     assert "studybot_reader_calls_total" in exposed and "studybot_reader_seconds_bucket" in exposed
     assert "communication" not in exposed and "FSDP" not in exposed
