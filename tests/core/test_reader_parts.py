@@ -12,6 +12,7 @@ from support import REPO
 
 from bot.core.config import ReaderSettings, Settings, reader_settings
 from bot.core.errors import ConfigError
+from bot.features.reader import bounded
 from bot.features.reader.reading import Claim, Unreadable, messages, parse, verified
 from bot.features.reader.redaction import redact
 from standins.openai_standin import ReaderStandIn
@@ -45,6 +46,12 @@ def test_nothing_set_means_no_reader_and_a_wrong_value_is_named() -> None:
                         "STUDYBOT_READER_PER_COHORT": "many"}, "STUDYBOT_READER_PER_COHORT: 'many' is not")):
         with pytest.raises(ConfigError, match=re.escape(said)):
             settings_of(**env)
+
+
+def test_on_discord_the_reader_gets_at_most_two_seconds() -> None:
+    slow = ReaderSettings("http://h/v1", "m", timeout=10)
+    assert bounded(slow, "discord").timeout == 2.0 and bounded(slow, "slack").timeout == 10
+    assert bounded(ReaderSettings("http://h/v1", "m", timeout=1), "discord").timeout == 1
 
 
 def test_a_cohort_switch_turns_it_off_and_a_wrong_one_is_refused(tmp_path) -> None:

@@ -13,7 +13,9 @@ whose `reader` is off, never past a learner's or a cohort's daily cap."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
+from bot.core.config import ReaderSettings
 from bot.core.errors import StoreBusy
 from bot.core.messages import TextSubmitted
 from bot.features.reader import metrics
@@ -28,7 +30,15 @@ from bot.store.model import AnswerMode, Disputed
 ADVISES = "It only advises: your points stay as graded. If you think it is right, ask your instructor."
 NOTHING_MORE = "🔎 A second reader finds no key point beyond the ones above."
 QUIET = "🔎 The second reader could not look at this answer just now; nothing is lost: your verdict is as graded."
+FORM_BOUND = {"discord": 2.0}  # seconds the reader may take where the platform bounds a form's answer
 CAPPED = "🔎 The second reader has read its share of answers today (it is back tomorrow); your verdict is as graded."
+
+
+def bounded(settings: ReaderSettings, platform: str) -> ReaderSettings:
+    """The settings with the timeout the platform allows: a Discord form is answered within 3 s of its
+    submission, so there the reader gets at most FORM_BOUND seconds, whatever STUDYBOT_READER_TIMEOUT says."""
+    bound = FORM_BOUND.get(platform)
+    return replace(settings, timeout=bound) if bound is not None and settings.timeout > bound else settings
 
 
 def _reads(answered: Answered) -> bool:
@@ -71,7 +81,7 @@ async def second_opinion(ctx: Context, answered: Answered) -> Offered:
             return Offered((CAPPED,))
     except StoreBusy:
         return Offered((QUIET,))
-    consulted = await consult(settings, question, points, event.text)
+    consulted = await consult(bounded(settings, event.actor.platform), question, points, event.text)
     if consulted.failure is not None:
         return Offered((QUIET,))
     try:
