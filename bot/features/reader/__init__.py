@@ -30,8 +30,8 @@ from bot.store.model import AnswerMode, Disputed
 ADVISES = "It only advises: your points stay as graded. If you think it is right, ask your instructor."
 NOTHING_MORE = "🔎 A second reader finds no key point beyond the ones above."
 QUIET = "🔎 The second reader could not look at this answer just now; nothing is lost: your verdict is as graded."
-FORM_BOUND = {"discord": 2.0}  # seconds the reader may take where the platform bounds a form's answer
 CAPPED = "🔎 The second reader has read its share of answers today (it is back tomorrow); your verdict is as graded."
+FORM_BOUND = {"discord": 2.0}  # seconds the reader may take where the platform bounds a form's answer
 
 
 def bounded(settings: ReaderSettings, platform: str) -> ReaderSettings:
