@@ -56,6 +56,7 @@ bench: $(STAMP)
 bench-grading: $(STAMP)
 	$(PY) -m benchmarks.bench_grading
 	$(PY) -m benchmarks.bench_lesson
+	$(PY) -m benchmarks.bench_reader
 
 console: $(STAMP)
 	$(VENV)/bin/studybot console

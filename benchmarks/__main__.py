@@ -9,6 +9,7 @@ from benchmarks import (
     bench_insights,
     bench_interchange,
     bench_lesson,
+    bench_reader,
     bench_scale,
     bench_slack,
 )
@@ -16,7 +17,7 @@ from benchmarks import (
 
 async def main() -> None:
     for module in (bench_core, bench_insights, bench_slack, bench_scale, bench_discord, bench_grading, bench_lesson,
-                   bench_interchange):
+                   bench_reader, bench_interchange):
         for line in await module.main():
             print(line, flush=True)
 

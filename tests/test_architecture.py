@@ -130,6 +130,7 @@ BELOW = {
 FEATURE_PAIRS = {
     ("bot.features.audit", "bot.features.disputes"),  # /audit disputes is the disputes' own listing
     ("bot.features.progress", "bot.features.tracks"),  # /progress shows the learner's next track step
+    ("bot.features.disputes", "bot.features.reader"),  # the listing shows the second reader's reading
 }
 
 

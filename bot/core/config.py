@@ -9,7 +9,7 @@ top-level key is caught without this module knowing any platform.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import time
@@ -27,17 +27,19 @@ from bot.core.suggest import did_you_mean
 from bot.core.yamlcheck import Checker, FieldPath, Invalid, field_name, shown
 from bot.grading.scoring import SelfGraded
 
+READER_VARIABLES = ("STUDYBOT_READER_URL", "STUDYBOT_READER_MODEL", "STUDYBOT_READER_KEY", "STUDYBOT_READER_TIMEOUT",
+                    "STUDYBOT_READER_REDACT", "STUDYBOT_READER_PER_LEARNER", "STUDYBOT_READER_PER_COHORT")
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 VARIABLES = ("STUDYBOT_DB", "STUDYBOT_DATABASE_URL", "STUDYBOT_CONTENT", "STUDYBOT_RESULTS_DIR", "STUDYBOT_CONFIG",
              "STUDYBOT_LOG_LEVEL", "STUDYBOT_LOG_FORMAT", "STUDYBOT_METRICS_PORT", "STUDYBOT_METRICS_HOST",
              "STUDYBOT_TIMER_LEASE", "STUDYBOT_UNINSTALLED_RETENTION_DAYS", "STUDYBOT_SECRET_KEY",
-             "STUDYBOT_PROCESS_NAME")
+             "STUDYBOT_PROCESS_NAME", *READER_VARIABLES)
 CORE_SECTIONS = ("instructors", "rounds", "cohorts", "leaderboard")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")
 INSTRUCTOR_KEYS = ("everywhere", "console")  # with each platform's own keys between them (its instructor rule)
 PLATFORM_NAMES = ("slack", "discord", "console")  # the old instructors.<platform> lists
-COHORT_KEYS = ("platform", "timezone", "leaderboard", "daily", "instructors", "gradebook", "track")
+COHORT_KEYS = ("platform", "timezone", "leaderboard", "daily", "instructors", "gradebook", "track", "reader")
 LEADERBOARD_KEYS = ("channel", "weekday", "time")
 DAILY_KEYS = ("channel", "time", "lesson", "reveal")
 ROUNDS_KEYS = ("seconds", "shortest", "longest", "instructors_only")
@@ -103,6 +105,57 @@ class TrackStep:
 
 
 @dataclass(frozen=True)
+class ReaderSettings:
+    """The second reader: an OpenAI-compatible endpoint that advises on free-text answers (never grades)."""
+
+    url: str  # the /v1 base URL
+    model: str
+    key: Secret | None = None
+    timeout: float = 2.0  # seconds; then the verdict goes out without it
+    redact: re.Pattern[str] | None = None  # a pattern of personal data redacted besides e-mail, phone and card
+    per_learner: int = 20  # calls a day per learner
+    per_cohort: int = 300  # calls a day per cohort
+
+
+def reader_settings(get: Callable[[str], str | None]) -> ReaderSettings | None:
+    """STUDYBOT_READER_*: None unless STUDYBOT_READER_URL is set; ConfigError names a wrong value."""
+    url = get("STUDYBOT_READER_URL")
+    if url is None:
+        return None
+    if not re.fullmatch(r"https?://[^\s/]+(/\S*)?", url):
+        raise ConfigError(f"STUDYBOT_READER_URL: '{url[:40]}' is not an http(s) URL; write the endpoint's /v1 base, "
+                          "like http://127.0.0.1:11434/v1, or unset it to keep the second reader off")
+    model = get("STUDYBOT_READER_MODEL")
+    if model is None:
+        raise ConfigError("STUDYBOT_READER_MODEL: not set; name the model the endpoint serves, like llama3.1:8b")
+    timeout = get("STUDYBOT_READER_TIMEOUT") or "2"
+    try:
+        seconds = float(timeout)
+    except ValueError:
+        seconds = -1.0
+    if not 0.5 <= seconds <= 30:
+        raise ConfigError(f"STUDYBOT_READER_TIMEOUT: '{timeout[:20]}' is not a number of seconds; set 0.5 to 30 "
+                          "(default 2)")
+    redact = get("STUDYBOT_READER_REDACT")
+    try:
+        pattern = re.compile(redact) if redact else None
+    except re.error as exc:
+        raise ConfigError(f"STUDYBOT_READER_REDACT: not a regular expression ({exc}); write one such as "
+                          r"'s\d{7}' for student numbers") from None
+    per_learner = _calls_a_day("STUDYBOT_READER_PER_LEARNER", get("STUDYBOT_READER_PER_LEARNER") or "20")
+    per_cohort = _calls_a_day("STUDYBOT_READER_PER_COHORT", get("STUDYBOT_READER_PER_COHORT") or "300")
+    key = get("STUDYBOT_READER_KEY")
+    return ReaderSettings(url.rstrip("/"), model, Secret(key) if key else None, seconds, pattern, per_learner,
+                          per_cohort)
+
+
+def _calls_a_day(variable: str, text: str) -> int:
+    if not text.isdecimal() or int(text) > 1_000_000:
+        raise ConfigError(f"{variable}: '{text[:20]}' is not a number of calls a day; set 0 or more")
+    return int(text)
+
+
+@dataclass(frozen=True)
 class CohortSettings:
     timezone: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
     leaderboard: LeaderboardSchedule | None = None
@@ -110,6 +163,7 @@ class CohortSettings:
     instructors: frozenset[str] = frozenset()  # user ids
     gradebook: Mapping[str, str] = field(default_factory=dict)  # user id -> the LMS's id (gradebook CSVs)
     track: tuple[TrackStep, ...] = ()  # as the config lists them, each timed from a learner's start
+    reader: bool = True  # the second reader may advise here (when one is set up); off: never (an exam)
 
 
 @dataclass(frozen=True)
@@ -148,6 +202,7 @@ class Settings:
     cohorts: Mapping[Cohort, CohortSettings] = field(default_factory=dict)
     self_graded: SelfGraded = SelfGraded.MARK  # how self-graded points enter leaderboards
     config: Mapping[str, Any] = field(default_factory=dict)  # the config file, for the platforms' sections
+    reader: ReaderSettings | None = None  # the optional second reader (STUDYBOT_READER_*); None: off
     config_source: str = "STUDYBOT_CONFIG"  # how messages name the config file
 
     @property
@@ -203,6 +258,7 @@ class Settings:
             log_format=log_format,
             metrics_port=port_number("STUDYBOT_METRICS_PORT", metrics) if metrics else None,
             metrics_host=get("STUDYBOT_METRICS_HOST") or cls.metrics_host,
+            reader=reader_settings(get),
         )
         config_path = get("STUDYBOT_CONFIG")
         if config_path:
@@ -358,7 +414,8 @@ def _cohort(c: Checker, cohort_id: str, data: object,
         timezone=zone, leaderboard=_leaderboard(c, (*path, "leaderboard"), data.get("leaderboard")),
         daily=_daily(c, (*path, "daily"), data.get("daily")), instructors=c.ids(data, "instructors", path),
         gradebook=_gradebook(c, (*path, "gradebook"), data.get("gradebook")),
-        track=_track(c, (*path, "track"), data.get("track")))
+        track=_track(c, (*path, "track"), data.get("track")),
+        reader=c.flag(data, "reader", path, True))
 
 
 def _track(c: Checker, path: FieldPath, data: object) -> tuple[TrackStep, ...]:

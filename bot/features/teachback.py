@@ -3,6 +3,8 @@ missed. An attempt earns a point the first time it covers enough of them (`bot.g
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.answering.pipeline import offers
 from bot.content.model import TeachbackPrompt
 from bot.core.errors import StudyError, TextRefused
@@ -15,6 +17,7 @@ from bot.kit.commands import Option, command
 from bot.kit.context import Answered, Context
 from bot.kit.feature import Feature
 from bot.questions.base import OPEN_FORM
+from bot.questions.base import Verdict as GradedText
 from bot.store.model import Disputed, Prompt
 
 
@@ -120,8 +123,9 @@ async def on_text(ctx: Context, event: TextSubmitted, prompt: Prompt) -> list[Re
     if not passes:
         again = await ctx.store.prompts.new(TEACHBACK, event.place, event.actor, lesson_id=item.lesson_id,
                                             item_id=item.id)
-        offered = await offers(ctx, Answered(event, Disputed.TEACHBACK, attempt.id, item.lesson_id, item.id,
-                                             correct=False, disputable=True))
+        graded = GradedText(False, (), matched=tuple(found.matched), missed=tuple(found.missed), outcome=found.verdict)
+        offered = await offers(ctx, Answered(replace(event, text=text), Disputed.TEACHBACK, attempt.id, item.lesson_id,
+                                             item.id, correct=False, disputable=True, verdict=graded))
         lines += offered.lines
         choices = (*await _add_to(ctx, event, item, text if partly and not before else None),
                    Choice("Try this one again", f"{again.id}.{OPEN_FORM}"), *offered.choices)

@@ -49,6 +49,7 @@ from bot.features import (
     lessons,
     progress,
     quiz,
+    reader,
     results,
     review,
     rounds,
@@ -83,6 +84,7 @@ FEATURES: tuple[Feature, ...] = (  # in the order /help lists their commands (an
     leaderboard.FEATURE,
     forget.FEATURE,
     audit.FEATURE,
+    reader.FEATURE,  # its opinion under a verdict comes before "Ask my instructor"
     disputes.FEATURE,
     insights.FEATURE,
     daily.FEATURE,

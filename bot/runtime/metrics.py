@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from bot.core.messages import ChoiceMade, Command, Event, TextSubmitted, TimerFired
+from bot.features.reader import metrics as reader
 from bot.store.engine import iso
 
 if TYPE_CHECKING:
@@ -33,6 +34,8 @@ ANSWERS = Gauge("studybot_answers_recorded", "Answers recorded in the database",
 TIMERS_DUE = Gauge("studybot_timers_due", "Stored timers (reveals, reminders, posts) that are due", registry=REGISTRY)
 TIMERS_OVERDUE = Gauge("studybot_timers_overdue", "Due timers that are over a minute late", registry=REGISTRY)
 DATABASE_BYTES = Gauge("studybot_database_bytes", "Size of the database file and its WAL", registry=REGISTRY)
+for _collector in reader.COLLECTORS:  # the second reader's calls, failures, tokens and time
+    REGISTRY.register(_collector)
 
 
 def handled(event: Event, outcome: str, seconds: float, commands: Collection[str]) -> None:

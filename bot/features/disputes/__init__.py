@@ -23,6 +23,8 @@ from bot.core.messages import (
     counted,
 )
 from bot.features.disputes.storage import AREA, Dispute, DisputeState
+from bot.features.reader.storage import AREA as READER
+from bot.features.reader.storage import Reading, read_as
 from bot.kit.context import Answered, Context, Offer, Offered
 from bot.kit.feature import Feature, TimerSpec
 from bot.store.model import Disputed, Prompt
@@ -83,7 +85,7 @@ def _point_names(ctx: Context, dispute: Dispute) -> Mapping[str, str]:
     return {k.id: k.point for k in item.key_points} if item else {}
 
 
-def _line(ctx: Context, dispute: Dispute) -> str:
+def _line(ctx: Context, dispute: Dispute, reading: Reading | None = None) -> str:
     names = _point_names(ctx, dispute)
     said = " ".join(dispute.text.split())
     said = said if len(said) <= QUOTED else said[:QUOTED].rstrip() + "…"
@@ -91,7 +93,8 @@ def _line(ctx: Context, dispute: Dispute) -> str:
     missed = ", ".join(names.get(k, k) for k in dispute.missed) or "none"
     verdict = "right" if dispute.rubric_correct else "partly right" if dispute.verdict == "partly" else "wrong"
     return (f"#{dispute.id} · {dispute.display_name or dispute.user_id} · {dispute.item_id} ({_KINDS[dispute.of]}) · "
-            f"rubric: {verdict} (matched: {matched}; missed: {missed})\n  “{said}”")
+            f"rubric: {verdict} (matched: {matched}; missed: {missed})\n  “{said}”"
+            + (f"\n  {read_as(reading, names)}" if reading is not None else ""))
 
 
 async def listing(ctx: Context, cmd: Command) -> list[Reply]:
@@ -109,7 +112,10 @@ async def listing(ctx: Context, cmd: Command) -> list[Reply]:
     more = f" (the {len(disputes)} oldest shown)" if total > len(disputes) else ""
     head = (f"Open disputes: {total}{more}. Accept gives the learner the points a correct answer would have "
             "earned, marked instructor-graded; either way they hear by direct message.")
-    return [Reply("\n".join([head, *(_line(ctx, d) for d in disputes)]), choices=tuple(choices))]
+    readings = ([await ctx.store.area(READER).of(d.of, d.source_id) for d in disputes]
+                if ctx.settings.reader is not None else [None] * len(disputes))
+    lines = [_line(ctx, d, r) for d, r in zip(disputes, readings, strict=True)]
+    return [Reply("\n".join([head, *lines]), choices=tuple(choices))]
 
 
 async def on_settle(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:

@@ -78,6 +78,7 @@ class Dispute:
     points: int = 0
     note: str | None = None  # the instructor's word for the learner
     verdict: str | None = None  # the rubric's three-way verdict (partly: right in part), when it was kept
+    source_id: int = 0  # the disputed answer's or attempt's id
 
     @property
     def learner(self) -> Actor:
@@ -100,7 +101,7 @@ def _dispute(r: Row) -> Dispute:
     return Dispute(int(r["id"]), r["platform"], r["cohort"], r["user_id"], r["display_name"], Disputed(r["source"]),
                    r["lesson_id"], r["item_id"], r["text"], bool(r["rubric_correct"]), tuple(json.loads(r["matched"])),
                    tuple(json.loads(r["missed"])), DisputeState(r["state"]), datetime.fromisoformat(r["opened_at"]),
-                   r["settled_by"], int(r["points"]), r["note"], r["verdict"])
+                   r["settled_by"], int(r["points"]), r["note"], r["verdict"], int(r["source_id"]))
 
 
 def _source(c: Conn, of: Disputed, source_id: int, learner: int) -> dict[str, Any] | None:
