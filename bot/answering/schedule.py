@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from fsrs import Card, Rating, Scheduler
+from fsrs import Card, Scheduler
 
 DAY = timedelta(days=1)
 LAST_CALL = timedelta(hours=12)  # a card that would fall short on the exam day is due this long before it at the latest
@@ -42,36 +42,24 @@ def _recall_falls(scheduler: Scheduler, card: Card, exam: datetime) -> datetime:
     return card.last_review + low * DAY
 
 
-def if_answered_right(scheduler: Scheduler, card: Card, exam: datetime, now: datetime) -> float:
-    """Predicted recall on the exam day if the card is answered right (Good) each time it is due before then."""
-    when = max(due(scheduler, card, exam), now)
-    while when < exam:
-        card, _ = scheduler.review_card(card, Rating.Good, review_datetime=when)
-        when = max(due(scheduler, card, exam), when)
-    return scheduler.get_card_retrievability(card, exam)
-
-
 @dataclass(frozen=True)
 class ExamOutlook:
-    """A learner's cards of a lesson seen from the exam: how many are due before the exam day, their mean
-    predicted recall on the day as things stand, and once each due card is answered right."""
+    """A learner's cards of a lesson seen from the exam: how many are due before the exam day, and their mean
+    predicted recall on the day as things stand (answering each card right when due brings every card's to
+    the desired retention at least: tests/core/test_exam_review.py)."""
 
     cards: int
     due_before: int
-    recall_now: float
-    recall_reviewed: float
+    recall: float
 
 
-def outlook(scheduler: Scheduler, states: Iterable[str], exam: datetime, now: datetime) -> ExamOutlook | None:
-    """The exam outlook of these cards (their stored FSRS states); None for no cards."""
+def outlook(scheduler: Scheduler, states: Iterable[str], exam: datetime) -> ExamOutlook | None:
+    """The exam outlook of these cards (their stored FSRS states); None for no cards. A card is due before
+    the exam when FSRS says so or its recall on the day is below the target (`due` pulls it in)."""
     cards = [Card.from_json(state) for state in states]
     if not cards:
         return None
-    steady = Scheduler(scheduler.parameters, scheduler.desired_retention, scheduler.learning_steps,
-                       scheduler.relearning_steps, scheduler.maximum_interval, enable_fuzzing=False)
-    return ExamOutlook(
-        cards=len(cards),
-        due_before=sum(1 for card in cards if due(scheduler, card, exam) < exam),
-        recall_now=sum(scheduler.get_card_retrievability(card, exam) for card in cards) / len(cards),
-        recall_reviewed=sum(if_answered_right(steady, card, exam, now) for card in cards) / len(cards),
-    )
+    recall = [scheduler.get_card_retrievability(card, exam) for card in cards]
+    return ExamOutlook(len(cards), sum(1 for card, chance in zip(cards, recall, strict=True)
+                                       if card.due < exam or chance < scheduler.desired_retention),
+                       sum(recall) / len(cards))

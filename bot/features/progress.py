@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
+from math import floor
 
 from bot.answering.cards import recall
 from bot.answering.schedule import outlook
@@ -100,19 +101,21 @@ async def progress(ctx: Context, cmd: Command) -> list[Reply]:
 
 def exam_line(ctx: Context, actor: Actor, lesson: Lesson, cards: Sequence[Card]) -> str | None:
     """The lesson's exam while it is ahead: how many of the learner's cards are due before it, and their
-    predicted recall on the day as things stand and once each card due before it is answered right."""
+    predicted recall on the day as things stand, beside the target that reviewing them reaches."""
     exam, now = ctx.exam(actor.in_cohort, lesson.id), ctx.clock.now()
     if exam is None or now >= exam:
         return None
     day = f"{exam.astimezone(ctx.zone(actor.in_cohort)):%a %d %b %Y}"
     questions = set(lesson.review_question_ids)
-    seen = outlook(ctx.scheduler(actor.in_cohort),
-                   [c.state for c in cards if c.lesson_id == lesson.id and c.question_id in questions], exam, now)
+    scheduler = ctx.scheduler(actor.in_cohort)
+    seen = outlook(scheduler, [c.state for c in cards if c.lesson_id == lesson.id and c.question_id in questions],
+                   exam)
     if seen is None:
         return f"  exam {day}: no cards yet (/review {lesson.id})"
+    target = floor(100 * scheduler.desired_retention)
     return (f"  exam {day}: {seen.due_before} of your {counted(seen.cards, 'card')} due before it; predicted recall "
-            f"on the day {seen.recall_now:.0%} as things stand, {seen.recall_reviewed:.0%} with each due card "
-            f"answered right (/review {lesson.id})")
+            f"on the day {seen.recall:.0%} as things stand, {target}% or more once each is answered right when due "
+            f"(/review {lesson.id})")
 
 
 def _recall_text(ctx: Context, not_due: list[str], cards: int) -> str:

@@ -8,7 +8,6 @@ from bot.core.messages import Actor
 from bot.store import learners
 from bot.store.areas import Area
 from bot.store.engine import Conn, Engine
-from bot.store.learners import LEARNER_ID, key
 
 STEPS = {
     1: """
@@ -47,12 +46,6 @@ class NewCards:
 
         async with self._engine.locked(LOCK, f"{actor.platform}:{actor.cohort}:{actor.user_id}"):
             return await self._engine.write(take)
-
-    async def shown(self, actor: Actor, day: str) -> int:
-        """How many new cards the learner was shown in /review on their local `day`."""
-        rows = await self._engine.read("SELECT COUNT(*) AS n FROM review_new_cards WHERE learner_id = " + LEARNER_ID
-                                       + " AND day = ?", (*key(actor), day))
-        return int(rows[0]["n"])
 
 
 AREA = Area("review", STEPS, NewCards)
