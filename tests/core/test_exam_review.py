@@ -159,31 +159,34 @@ def shown_id(bot, reply: Reply) -> str:
 
 
 @pytest.mark.both_engines
-async def test_new_cards_per_day_is_never_exceeded_in_the_cohorts_day(settings, clock) -> None:
-    """Two new cards a day in New York: a random learner's new cards per local day never exceed it, a new card
-    shown and left unanswered is shown again without counting twice, and the next local day (before UTC's
-    midnight) brings two more."""
-    zone = ZoneInfo("America/New_York")
-    bot = await StudyBot.start(with_cohort(settings, timezone="America/New_York",
-                                           review={"new_cards_per_day": 2}), clock)
+@pytest.mark.parametrize(("seed", "per_day", "zone"), [(7, 2, "America/New_York"), (8, 1, "Asia/Kathmandu"),
+                                                       (9, 3, "UTC")])
+async def test_new_cards_per_day_is_never_exceeded_in_the_cohorts_day(settings, clock, seed, per_day, zone) -> None:
+    """A learner who reviews, answers right or wrong or not at all, and comes back hours later, at random: the
+    new cards they are shown per day of the cohort's time zone never exceed the limit, a new card shown and left
+    unanswered is shown again without counting twice, once the day's are used up /review says so, and the next
+    local day brings more."""
+    bot = await StudyBot.start(with_cohort(settings, timezone=zone, review={"new_cards_per_day": per_day}), clock)
     bot.ctx.fsrs = Scheduler(enable_fuzzing=False)
-    rng, who, new_per_day, used_up = random.Random(7), learner(), {}, 0
+    rng, who, new_per_day, used_up = random.Random(seed), learner(), {}, 0
     try:
         [first] = await bot.handle(Command("review", "", who, channel()))
         [again] = await bot.handle(Command("review", "", who, channel()))  # unanswered: the same card, not a second
         assert first.text.startswith("Review · new card") and shown_id(bot, first) == shown_id(bot, again)
         for _ in range(60):
             [asked] = await bot.handle(Command("review", "", who, channel()))
-            today = clock.now().astimezone(zone).date()
+            today = clock.now().astimezone(ZoneInfo(zone)).date()
             if asked.text.startswith("Review · new card"):
                 new_per_day.setdefault(today, set()).add(shown_id(bot, asked))
             if not asked.text.startswith("Nothing") and rng.random() < 0.8:
                 question = bot.library.questions[shown_id(bot, asked)]
                 await bot.handle(answer(question, asked, who, channel(), right=rng.random() < 0.7))
             elif asked.text.startswith("Nothing"):
-                used_up += "today's new cards are used up (2 a day in this cohort): more tomorrow." in asked.text
+                used_up += f"today's new cards are used up ({per_day} a day in this cohort): more tomorrow." \
+                    in asked.text
                 clock.advance(rng.uniform(1, 10) * 3600)
-        assert max(len(shown) for shown in new_per_day.values()) == 2 and len(new_per_day) >= 2 and used_up
+        assert max(len(shown) for shown in new_per_day.values()) == per_day
+        assert len(new_per_day) >= 4 // per_day and used_up
         rows = await bot.store.engine.read("SELECT day, COUNT(*) AS n FROM review_new_cards GROUP BY day")
         assert {r["day"]: r["n"] for r in rows} == {d.isoformat(): len(s) for d, s in new_per_day.items()}
     finally:
