@@ -4,23 +4,26 @@ bare baseline run in the same process. Prints figures; asserts nothing."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import sqlite3
 import statistics
 import tempfile
 import time
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
 import aiosqlite
 import yaml
+from fsrs import Card, Rating, Scheduler
 
 from benchmarks import goal
 from bot.content.loader import load_library
 from bot.content.term_index import Glossary
 from bot.core.clock import FixedClock
 from bot.core.config import Settings
-from bot.core.messages import Actor, ChoiceMade, Cohort, Place
+from bot.core.messages import Actor, ChoiceMade, Cohort, Command, Place
 from bot.questions.mc import MultipleChoice
 from bot.runtime.app import StudyBot
 from bot.store.model import QUESTION, AnswerMode
@@ -28,10 +31,10 @@ from bot.store.model import QUESTION, AnswerMode
 LESSONS, QUESTIONS_PER_LESSON, TERMS_PER_LESSON = 100, 50, 50
 
 
-def write_library(root: Path) -> list[Path]:
+def write_library(root: Path, lessons: int = LESSONS) -> list[Path]:
     """100 lessons, 5,000 questions (about 600 bytes of YAML each), 5,000 glossary terms."""
     files = []
-    for n in range(LESSONS):
+    for n in range(lessons):
         folder = root / f"lesson{n:03d}"
         folder.mkdir(parents=True)
         (folder / "lesson.yaml").write_text(
@@ -197,13 +200,54 @@ async def bench_leaderboard(answers: int = 1_000_000, learners: int = 10_000) ->
                                         " GROUP BY learner_id ORDER BY p DESC LIMIT 10", (week,))
             scan.append((time.perf_counter() - started) * 1000)
         await bot.close()
+        write_library(Path(tmp) / "content", PROGRESS_LESSONS)
+        with_exam, without = await bench_progress(replace(settings, content_dir=Path(tmp) / "content"), clock, path)
     med = statistics.median
     return [
         f"leaderboard: {answers:,} answers from {learners:,} learners in one week",
         f"  weekly top 10 {med(top):.2f} ms {goal('< 5 ms', med(top) < 5)}; one learner's rank {med(rank):.2f} ms "
         f"{goal('< 20 ms', med(rank) < 20)};"
         f" baseline GROUP BY over the answers {med(scan):.0f} ms (ratio {med(scan) / med(top):.0f}x)",
+        f"  /progress with an exam ahead, a learner with {PROGRESS_LESSONS * QUESTIONS_PER_LESSON} review cards in "
+        f"{PROGRESS_LESSONS} lessons: {med(with_exam):.1f} ms {goal('< 20 ms', med(with_exam) < 20)}; "
+        f"the same /progress without an exam {med(without):.1f} ms",
     ]
+
+
+PROGRESS_LESSONS, PROGRESS_LEARNERS = 10, 20  # each of these learners has a card for every question
+
+
+async def bench_progress(settings: Settings, clock: FixedClock, path: Path) -> tuple[list[float], list[float]]:
+    """/progress through StudyBot.handle for learners with random review histories, with the cohort's exam
+    30 days ahead (every lesson's exam figures) and without; milliseconds."""
+    rng, fsrs, now = random.Random(11), Scheduler(), clock.now()
+    rows = []
+    for who in range(1, PROGRESS_LEARNERS + 1):
+        for n in range(PROGRESS_LESSONS):
+            for q in range(QUESTIONS_PER_LESSON):
+                card, at = Card(card_id=q, due=now), now - timedelta(days=60)
+                for _ in range(rng.randrange(1, 6)):
+                    at += timedelta(hours=rng.uniform(1, 240))
+                    card, _ = fsrs.review_card(card, rng.choice(list(Rating)), review_datetime=min(at, now))
+                rows.append((who, f"l{n}-q{q}", f"lesson-{n}", card.to_json(), card.due.isoformat()))
+    with sqlite3.connect(path) as c:
+        c.executemany("INSERT INTO cards (learner_id, question_id, lesson_id, state, due) VALUES (?,?,?,?,?)", rows)
+    exam = {"cohorts": {"T1": {"platform": "slack", "review": {"exam": (now + timedelta(days=30)).date()}}}}
+    timings: list[list[float]] = []
+    for chosen in (settings.with_config(exam), settings):
+        logging.disable(logging.WARNING)  # the generated lessons have no quiz.md
+        bot = await StudyBot.start(chosen, clock)
+        logging.disable(logging.NOTSET)
+        times = []
+        for who in range(PROGRESS_LEARNERS * 2):
+            started = time.perf_counter()
+            [reply] = await bot.handle(Command("progress", "", Actor("slack", "T1", f"U{who % PROGRESS_LEARNERS}"),
+                                               Place("slack", "T1", "C1")))
+            times.append((time.perf_counter() - started) * 1000)
+        assert ("predicted recall on the day" in reply.text) is (chosen is not settings)
+        await bot.close()
+        timings.append(times)
+    return timings[0], timings[1]
 
 
 async def bench_due_queue(cards: int = 5_000) -> list[str]:

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 
 from fsrs import Card, Rating
 
+from bot.answering import schedule
 from bot.core.messages import Actor
 from bot.kit.context import Context
 from bot.questions.base import Question
@@ -35,16 +36,18 @@ def _card_id(actor: Actor, question_id: str) -> int:
 
 def card_review(ctx: Context, actor: Actor, question: Question, rating: Rating,
                 due_now: bool = False) -> CardReview:
-    """The review of one card, as the store applies it inside its transaction; `due_now` brings the
-    card back at once (after "I don't know": sooner than after a wrong answer)."""
+    """The review of one card, as the store applies it inside its transaction, by the cohort's FSRS and
+    the lesson's exam (`bot.answering.schedule`); `due_now` brings the card back at once (after "I don't
+    know": sooner than after a wrong answer)."""
     now = ctx.clock.now()
+    scheduler, exam = ctx.scheduler(actor.in_cohort), ctx.exam(actor.in_cohort, question.lesson_id)
 
     def review(state: str | None) -> tuple[str, datetime]:
         card = Card.from_json(state) if state else Card(card_id=_card_id(actor, question.id), due=now)
-        card, _log = ctx.fsrs.review_card(card, rating, review_datetime=now)
+        card, _log = scheduler.review_card(card, rating, review_datetime=now)
         if due_now:
             card.due = now
-        return card.to_json(), card.due
+        return card.to_json(), schedule.due(scheduler, card, exam)
 
     return review
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import time
+from datetime import date, time
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -39,12 +39,15 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")
 INSTRUCTOR_KEYS = ("everywhere", "console")  # with each platform's own keys between them (its instructor rule)
 PLATFORM_NAMES = ("slack", "discord", "console")  # the old instructors.<platform> lists
-COHORT_KEYS = ("platform", "timezone", "leaderboard", "daily", "instructors", "gradebook", "track", "reader")
+COHORT_KEYS = ("platform", "timezone", "leaderboard", "daily", "instructors", "gradebook", "track", "reader",
+               "review")
 LEADERBOARD_KEYS = ("channel", "weekday", "time")
 DAILY_KEYS = ("channel", "time", "lesson", "reveal")
 ROUNDS_KEYS = ("seconds", "shortest", "longest", "instructors_only")
 TRACK_KINDS = ("quiz", "teachback", "review", "message")  # what a track step delivers: one of these per step
 TRACK_DAYS = 366  # a step's day offset is below this
+REVIEW_KEYS = ("desired_retention", "new_cards_per_day", "exam")
+RETENTION_RANGE = (0.70, 0.97)  # what desired_retention may be
 
 
 class Secret(str):
@@ -156,6 +159,20 @@ def _calls_a_day(variable: str, text: str) -> int:
 
 
 @dataclass(frozen=True)
+class ReviewSettings:
+    """A cohort's spaced repetition: the recall FSRS aims for, how many new cards a learner is shown a
+    day (None: no limit), and the exam day, for every lesson (`exam`) or per lesson (`lesson_exams`)."""
+
+    desired_retention: float = 0.9
+    new_cards_per_day: int | None = None
+    exam: date | None = None
+    lesson_exams: Mapping[str, date] = field(default_factory=dict)
+
+    def exam_of(self, lesson_id: str) -> date | None:
+        return self.lesson_exams.get(lesson_id, self.exam)
+
+
+@dataclass(frozen=True)
 class CohortSettings:
     timezone: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
     leaderboard: LeaderboardSchedule | None = None
@@ -164,6 +181,7 @@ class CohortSettings:
     gradebook: Mapping[str, str] = field(default_factory=dict)  # user id -> the LMS's id (gradebook CSVs)
     track: tuple[TrackStep, ...] = ()  # as the config lists them, each timed from a learner's start
     reader: bool = True  # the second reader may advise here (when one is set up); off: never (an exam)
+    review: ReviewSettings = ReviewSettings()
 
 
 @dataclass(frozen=True)
@@ -415,7 +433,8 @@ def _cohort(c: Checker, cohort_id: str, data: object,
         daily=_daily(c, (*path, "daily"), data.get("daily")), instructors=c.ids(data, "instructors", path),
         gradebook=_gradebook(c, (*path, "gradebook"), data.get("gradebook")),
         track=_track(c, (*path, "track"), data.get("track")),
-        reader=c.flag(data, "reader", path, True))
+        reader=c.flag(data, "reader", path, True),
+        review=_review(c, (*path, "review"), data.get("review")))
 
 
 def _track(c: Checker, path: FieldPath, data: object) -> tuple[TrackStep, ...]:
@@ -444,6 +463,39 @@ def _track(c: Checker, path: FieldPath, data: object) -> tuple[TrackStep, ...]:
                    if kinds[0] == "message" else "an id; write one such as meta-llm-scale"))
         steps.append(TrackStep(day, _time(c, (*here, "time"), step.get("time", "09:00")), kinds[0], what.strip()))
     return tuple(steps)
+
+
+def _review(c: Checker, path: FieldPath, data: object) -> ReviewSettings:
+    if data is None:
+        return ReviewSettings()
+    if not isinstance(data, Mapping):
+        c.stop(path, 'needs its settings, like {desired_retention: 0.9, new_cards_per_day: 10, exam: "2027-01-15"}')
+    c.known_keys(data, path, REVIEW_KEYS)
+    retention = data.get("desired_retention", ReviewSettings.desired_retention)
+    low, high = RETENTION_RANGE
+    if not isinstance(retention, int | float) or isinstance(retention, bool) or not low <= retention <= high:
+        c.stop((*path, "desired_retention"), f"must be a share of cards recalled from {low:.2f} to {high:.2f}, "
+               f"like 0.9, not {shown(retention)}")
+    new = data.get("new_cards_per_day")
+    if new is not None and (not isinstance(new, int) or isinstance(new, bool) or new < 0):
+        c.stop((*path, "new_cards_per_day"), f"must be a whole number of cards, 0 or more, like 10, not {shown(new)}")
+    exam = data.get("exam")
+    exams = exam if isinstance(exam, Mapping) else {}
+    return ReviewSettings(
+        desired_retention=float(retention), new_cards_per_day=new,
+        exam=None if exam is None or exams else _date(c, (*path, "exam"), exam),
+        lesson_exams={str(k): _date(c, (*path, "exam", str(k)[:40]), v) for k, v in exams.items()})
+
+
+def _date(c: Checker, path: FieldPath, value: object) -> date:
+    """A day written as an ISO date, "2027-01-15" (unquoted, YAML reads it as a date already)."""
+    if type(value) is date:
+        return value
+    try:
+        return date.fromisoformat(value) if isinstance(value, str) else date.fromisoformat("")
+    except ValueError:
+        c.stop(path, f'{shown(value)} is not a date; write it as year-month-day, like exam: "2027-01-15", '
+               "or per lesson, like exam: {meta-llm-scale: \"2027-01-15\"}")
 
 
 def _gradebook(c: Checker, path: FieldPath, data: object) -> Mapping[str, str]:

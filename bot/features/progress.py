@@ -3,10 +3,12 @@ and the key points the learner missed most (what to re-read)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
+from math import floor
 
 from bot.answering.cards import recall
+from bot.answering.schedule import outlook
 from bot.content.model import Lesson
 from bot.core.clock import iso_week
 from bot.core.messages import Actor, Command, Reply, counted
@@ -16,7 +18,7 @@ from bot.kit.commands import command
 from bot.kit.context import Context
 from bot.kit.feature import Feature
 from bot.reports.marks import graded_marks, marks_text
-from bot.store.model import ScoredAnswer, TeachbackCount
+from bot.store.model import Card, ScoredAnswer, TeachbackCount
 
 MISSED = 3  # key points named
 
@@ -74,13 +76,15 @@ async def progress(ctx: Context, cmd: Command) -> list[Reply]:
     zone = ctx.zone(cmd.actor.in_cohort)
     this_week, last_week = ctx.week(cmd.actor.in_cohort), iso_week(ctx.clock.now() - timedelta(weeks=1), zone)
     trend = await ctx.store.insights.trend(cmd.actor, (this_week, last_week))
+    cards = await ctx.store.cards.of(cmd.actor)
     lines = ["Your progress"]
     for lesson in ctx.library.lessons.values():
         lines.append(lesson_line(lesson, answers, teachbacks.get(lesson.id, TeachbackCount())))
         lines.append(trend_line(trend.get((lesson.id, this_week)), trend.get((lesson.id, last_week))))
+        if (exam := exam_line(ctx, cmd.actor, lesson, cards)) is not None:
+            lines.append(exam)
     if (reread := await missed_most(ctx, cmd.actor)) is not None:
         lines.append(reread)
-    cards = await ctx.store.cards.of(cmd.actor)
     now, day_ends = ctx.clock.now(), ctx.end_of_local_day(cmd.actor.in_cohort)
     not_due = [c.state for c in cards if c.due > now]  # the cards are loaded anyway
     later = sum(1 for c in cards if now < c.due < day_ends)
@@ -96,6 +100,25 @@ async def progress(ctx: Context, cmd: Command) -> list[Reply]:
     if (track := await next_step_line(ctx, cmd.actor)) is not None:
         lines.append(track)
     return [Reply("\n".join(lines))]
+
+
+def exam_line(ctx: Context, actor: Actor, lesson: Lesson, cards: Sequence[Card]) -> str | None:
+    """The lesson's exam while it is ahead: how many of the learner's cards are due before it, and their
+    predicted recall on the day as things stand, beside the target that reviewing them reaches."""
+    exam, now = ctx.exam(actor.in_cohort, lesson.id), ctx.clock.now()
+    if exam is None or now >= exam:
+        return None
+    day = f"{exam.astimezone(ctx.zone(actor.in_cohort)):%a %d %b %Y}"
+    questions = set(lesson.review_question_ids)
+    scheduler = ctx.scheduler(actor.in_cohort)
+    seen = outlook(scheduler, [c.state for c in cards if c.lesson_id == lesson.id and c.question_id in questions],
+                   exam)
+    if seen is None:
+        return f"  exam {day}: no cards yet (/review {lesson.id})"
+    target = floor(100 * scheduler.desired_retention)
+    return (f"  exam {day}: {seen.due_before} of your {counted(seen.cards, 'card')} due before it; predicted recall "
+            f"on the day {seen.recall:.0%} as things stand, {target}% or more once each is answered right when due "
+            f"(/review {lesson.id})")
 
 
 def _recall_text(ctx: Context, not_due: list[str], cards: int) -> str:

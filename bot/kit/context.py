@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from fsrs import Rating, Scheduler
@@ -163,6 +163,19 @@ class Context:
     def week(self, cohort: Cohort) -> str:
         """This week's ISO name (2026-W48) in the cohort's time zone."""
         return iso_week(self.clock.now(), self.zone(cohort))
+
+    def scheduler(self, cohort: Cohort) -> Scheduler:
+        """FSRS as the cohort sets it: `fsrs`'s parameters at the cohort's desired retention."""
+        retention = self.settings.cohort(cohort).review.desired_retention
+        if retention == self.fsrs.desired_retention:
+            return self.fsrs
+        return Scheduler(self.fsrs.parameters, retention, self.fsrs.learning_steps, self.fsrs.relearning_steps,
+                         self.fsrs.maximum_interval, self.fsrs.enable_fuzzing)
+
+    def exam(self, cohort: Cohort, lesson_id: str) -> datetime | None:
+        """The first moment (local midnight, in UTC) of the lesson's exam day in the cohort, if it has one."""
+        day = self.settings.cohort(cohort).review.exam_of(lesson_id)
+        return None if day is None else datetime.combine(day, time(0), self.zone(cohort)).astimezone(UTC)
 
     def end_of_local_day(self, cohort: Cohort) -> datetime:
         local = self.clock.now().astimezone(self.zone(cohort))

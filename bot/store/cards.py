@@ -80,6 +80,12 @@ class Cards:
                                        (*key(actor), lesson_id, json.dumps(list(questions))))
         return datetime.fromisoformat(rows[0]["due"]) if rows and rows[0]["due"] else None
 
+    async def of_lesson(self, actor: Actor, lesson_id: str, questions: Collection[str]) -> list[Card]:
+        """The learner's cards of a lesson (its questions as they are now)."""
+        rows = await self._engine.read("SELECT question_id, lesson_id, state, due FROM cards WHERE " + _OWN_CARDS
+                                       + _OF_LESSON, (*key(actor), lesson_id, json.dumps(list(questions))))
+        return [Card(r["question_id"], r["lesson_id"], r["state"], datetime.fromisoformat(r["due"])) for r in rows]
+
     async def of(self, actor: Actor) -> list[Card]:
         rows = await self._engine.read("SELECT question_id, lesson_id, state, due FROM cards WHERE " + _OWN_CARDS,
                                        key(actor))
