@@ -37,7 +37,9 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")
 INSTRUCTOR_KEYS = ("everywhere", "console")  # with each platform's own keys between them (its instructor rule)
 PLATFORM_NAMES = ("slack", "discord", "console")  # the old instructors.<platform> lists
-COHORT_KEYS = ("platform", "timezone", "leaderboard", "daily", "instructors", "gradebook")
+COHORT_KEYS = ("platform", "timezone", "leaderboard", "daily", "instructors", "gradebook", "streaks", "teams",
+               "team_join")
+TEAM_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,23}$")  # a team's name, as /team join NAME takes it
 LEADERBOARD_KEYS = ("channel", "weekday", "time")
 DAILY_KEYS = ("channel", "time", "lesson", "reveal")
 ROUNDS_KEYS = ("seconds", "shortest", "longest", "instructors_only")
@@ -96,6 +98,9 @@ class CohortSettings:
     daily: DailyQuestion | None = None
     instructors: frozenset[str] = frozenset()  # user ids
     gradebook: Mapping[str, str] = field(default_factory=dict)  # user id -> the LMS's id (gradebook CSVs)
+    streaks: bool = True  # False: no learner of the cohort is shown a streak
+    teams: Mapping[str, frozenset[str]] = field(default_factory=dict)  # team name -> user ids, as configured
+    team_join: bool = False  # learners may /team join a team themselves
 
 
 @dataclass(frozen=True)
@@ -343,7 +348,38 @@ def _cohort(c: Checker, cohort_id: str, data: object,
     return Cohort(platform, cohort_id), CohortSettings(
         timezone=zone, leaderboard=_leaderboard(c, (*path, "leaderboard"), data.get("leaderboard")),
         daily=_daily(c, (*path, "daily"), data.get("daily")), instructors=c.ids(data, "instructors", path),
-        gradebook=_gradebook(c, (*path, "gradebook"), data.get("gradebook")))
+        gradebook=_gradebook(c, (*path, "gradebook"), data.get("gradebook")),
+        streaks=_flag(c, (*path, "streaks"), data.get("streaks", True)),
+        teams=_teams(c, (*path, "teams"), data.get("teams")),
+        team_join=_flag(c, (*path, "team_join"), data.get("team_join", False)))
+
+
+def _flag(c: Checker, path: FieldPath, value: object) -> bool:
+    if not isinstance(value, bool):
+        c.stop(path, f"must be true or false, not {shown(value)}")
+    return value
+
+
+def _teams(c: Checker, path: FieldPath, data: object) -> Mapping[str, frozenset[str]]:
+    """Each team's members by user id; a learner is in one team only."""
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        c.stop(path, f"must map team names to user ids, like {{red: [U1, U2], blue: [U3]}}, not {shown(data)}")
+    teams: dict[str, frozenset[str]] = {}
+    for name, listed in data.items():
+        if not isinstance(name, str) or not TEAM_NAME.match(name):
+            c.stop((*path, str(name)[:40]), "is not a team name; use up to 24 lower-case letters, digits, - or _, "
+                   "like red or study-group-1")
+        if not isinstance(listed, list) or not listed or any(isinstance(v, bool | list | dict) or v is None
+                                                             for v in listed):
+            c.stop((*path, name), f"must list the team's members by user id, like [U1, U2], not {shown(listed)}")
+        member_ids = frozenset(str(v) for v in listed)
+        for other, others in teams.items():
+            if twice := sorted(member_ids & others):
+                c.stop((*path, name), f"{twice[0][:40]} is already in team {other}; a learner is in one team only")
+        teams[name] = member_ids
+    return teams
 
 
 def _gradebook(c: Checker, path: FieldPath, data: object) -> Mapping[str, str]:

@@ -14,6 +14,7 @@ from bot.grading.scoring import SelfGraded
 from bot.kit.commands import command
 from bot.kit.context import Context
 from bot.kit.feature import Feature
+from bot.kit.streaks import streak_line
 from bot.reports.marks import graded_marks, marks_text
 from bot.store.model import ScoredAnswer, TeachbackCount
 
@@ -92,6 +93,8 @@ async def progress(ctx: Context, cmd: Command) -> list[Reply]:
     lines.append(f"This week ({this_week}, all lessons): "
                  + (f"rank {mine_now.rank}, {counted(mine_now.points, 'point')}{marks_text(mine_now, policy)}{left_out}"
                     if mine_now else "no points yet"))
+    if (streak := await streak_line(ctx, cmd.actor)) is not None:
+        lines.append(streak + " (/streak off hides it)")
     return [Reply("\n".join(lines))]
 
 

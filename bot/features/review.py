@@ -14,6 +14,7 @@ from bot.core.messages import Actor, Audience, Cohort, Command, Place, Reply, Ti
 from bot.kit.commands import Option, command
 from bot.kit.context import Context, Mode
 from bot.kit.feature import Feature, TimerSpec
+from bot.kit.streaks import streak_line
 from bot.questions.base import Question
 from bot.store.model import QUESTION, AnswerMode
 
@@ -21,6 +22,7 @@ REMINDER_HOUR = time(9, 0)  # reminders go out from 09:00 in the cohort's time z
 REMINDER_KEY = "reminders"  # one timer: the hourly check for reminders to send
 REMINDER_EVERY = timedelta(hours=1)
 
+REMINDER = "You have review cards due. Type /review to go through them (or /review remind off to stop these)."
 DUE_WITHIN = timedelta(minutes=1)  # a card due sooner is said to come back, not "nothing is due"
 
 
@@ -88,11 +90,9 @@ async def on_reminders(ctx: Context, key: TimerKey) -> list[Reply]:
         local = now.astimezone(ctx.zone(cohort))
         return local.date().isoformat() if local.time() >= REMINDER_HOUR else None
 
-    return [
-        Reply("You have review cards due. Type /review to go through them (or /review remind off to stop these).",
-              Audience.DM, to=actor, tag=reminder_tag(actor, day))
-        for actor, day in await ctx.store.learners.to_remind(now, local_day)
-    ]
+    return [Reply("\n".join(line for line in (REMINDER, await streak_line(ctx, actor)) if line),
+                  Audience.DM, to=actor, tag=reminder_tag(actor, day))
+            for actor, day in await ctx.store.learners.to_remind(now, local_day)]
 
 
 def reminder_tag(actor: Actor, day: str) -> str:

@@ -26,6 +26,7 @@ from bot.core.errors import ContentErrors, ContentProblem, StudyError, TextRefus
 from bot.core.gate import Gate
 from bot.core.messages import (
     MAX_FORM_TEXT,
+    MAX_TEXT,
     ChoiceMade,
     Command,
     Event,
@@ -51,7 +52,10 @@ from bot.features import (
     results,
     review,
     rounds,
+    streaks,
     teachback,
+    teams,
+    timezone,
 )
 from bot.kit.commands import CommandForm, CommandSpec, command, run_command
 from bot.kit.context import Context, Declared
@@ -77,8 +81,11 @@ FEATURES: tuple[Feature, ...] = (  # in the order /help lists their commands (an
     review.FEATURE,
     lessons.FEATURE,
     progress.FEATURE,
+    streaks.FEATURE,
+    timezone.FEATURE,
     results.FEATURE,
     leaderboard.FEATURE,
+    teams.FEATURE,
     forget.FEATURE,
     audit.FEATURE,
     disputes.FEATURE,
@@ -94,10 +101,21 @@ def declared_commands(features: Sequence[Feature] = FEATURES) -> tuple[CommandSp
     @command(summary="The studybot commands", name="help")
     async def help_command(ctx: Context, cmd: Command) -> list[Reply]:
         """/help: the commands and what they do."""
-        return [Reply("\n".join(["Commands:", *("• " + line for spec in specs for line in spec.usage)]))]
+        return [Reply(text) for text in pages(["Commands:", *("• " + line for spec in specs for line in spec.usage)])]
 
     specs.append(help_command)
     return tuple(specs)
+
+
+def pages(lines: Sequence[str], limit: int = MAX_TEXT) -> list[str]:
+    """Lines gathered into as few messages as fit a platform's limit, never splitting a line."""
+    found: list[str] = []
+    for line in lines:
+        if found and len(found[-1]) + 1 + len(line) <= limit:
+            found[-1] += "\n" + line
+        else:
+            found.append(line)
+    return found
 
 
 def feature_areas(features: Sequence[Feature] = FEATURES) -> tuple[Area[Any], ...]:

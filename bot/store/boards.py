@@ -4,6 +4,7 @@ date with each scoring event, so a board never scans the answers; ranks are comp
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from bot.core.messages import Actor, Cohort
@@ -98,6 +99,26 @@ class Boards:
         return [Standing(rank, r["user_id"], r["display_name"], r["ranked"], r["self_graded"],
                          r["instructor_graded"])
                 for rank, r in zip(ranks, rows, strict=True)]
+
+    async def points_of(self, cohort: Cohort, user_ids: Collection[str], week: str | None,
+                        policy: SelfGraded = SelfGraded.COUNT) -> dict[str, tuple[str, int]]:
+        """The ranked points of some learners of a cohort (a team board's members), by user id with their
+        display name; those without points in the period are left out. Indexed lookups, one per learner."""
+        ranked = "points - self_graded" if policy is SelfGraded.EXCLUDE else "points"
+        if not user_ids:
+            return {}
+        among = ",".join("?" * len(user_ids))
+        if week:
+            sql = (f"SELECT l.user_id, l.display_name, w.{ranked} AS ranked FROM learners l JOIN weekly_scores w"
+                   f" ON w.learner_id = l.id AND w.week = ? WHERE l.platform = ? AND l.cohort = ?"
+                   f" AND l.user_id IN ({among})")
+            params: tuple = (week, cohort.platform, cohort.id, *user_ids)
+        else:
+            sql = (f"SELECT user_id, display_name, {ranked} AS ranked FROM learners WHERE platform = ? AND cohort = ?"
+                   f" AND user_id IN ({among})")
+            params = (cohort.platform, cohort.id, *user_ids)
+        rows = await self._engine.read(sql, params)
+        return {r["user_id"]: (r["display_name"], int(r["ranked"])) for r in rows if r["ranked"] > 0}
 
     async def standing(self, actor: Actor, week: str | None,
                        policy: SelfGraded = SelfGraded.COUNT) -> Standing | None:
