@@ -1,7 +1,6 @@
 """Teams inside a cohort: configured or joined, a team board beside the individual one (a team scores its
 three best members' points), in the weekly post, and a round's tally by team."""
 
-from datetime import time
 
 import pytest
 from support import RecordingOutbox, channel, learner, record, with_cohort
