@@ -60,7 +60,7 @@ async def team_board(ctx: Context, cohort: Cohort, week: str | None,
                      policy: SelfGraded = SelfGraded.COUNT) -> list[TeamStanding]:
     """The cohort's teams for a week (None: all time), as the individual board counts points."""
     team_of_user = await members(ctx, cohort)
-    scores = await ctx.store.boards.points_of(cohort, list(team_of_user), week, policy)
+    scores = await ctx.store.boards.best_of(cohort, team_of_user, week, policy, TOP)
     return team_scores(team_of_user, scores, set(ctx.settings.cohort(cohort).teams) | set(team_of_user.values()))
 
 
