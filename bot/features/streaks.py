@@ -11,7 +11,7 @@ from bot.kit.streaks import streak, streak_text
 
 
 @command(summary="Your study streak: days in a row with an answer or review", name="streak",
-         options=(Option("show", "hide or show your streak", choices={"off": "off", "on": "on"}),))
+         options=(Option("show", "show or hide your streak", choices={"on": "on", "off": "off"}),))
 async def streak_command(ctx: Context, cmd: Command) -> list[Reply]:
     """/streak: your days in a row with at least one answer or review, in your time zone (/timezone).
     /streak off|on: hide your streak everywhere (/progress, the review reminder), or show it again."""
