@@ -10,7 +10,7 @@ from datetime import datetime, time, timedelta
 from bot.answering.asking import arrangement
 from bot.content.model import Lesson
 from bot.core.errors import StudyError
-from bot.core.messages import Actor, Audience, Cohort, Command, Place, Reply, TimerKey, counted
+from bot.core.messages import Actor, Audience, Command, Place, Reply, TimerKey, counted
 from bot.kit.commands import Option, command
 from bot.kit.context import Context, Mode
 from bot.kit.feature import Feature, TimerSpec
@@ -18,7 +18,7 @@ from bot.kit.streaks import streak_line
 from bot.questions.base import Question
 from bot.store.model import QUESTION, AnswerMode
 
-REMINDER_HOUR = time(9, 0)  # reminders go out from 09:00 in the cohort's time zone
+REMINDER_HOUR = time(9, 0)  # reminders go out from 09:00 in the learner's time zone (/timezone, else the cohort's)
 REMINDER_KEY = "reminders"  # one timer: the hourly check for reminders to send
 REMINDER_EVERY = timedelta(hours=1)
 
@@ -85,9 +85,10 @@ async def on_reminders(ctx: Context, key: TimerKey) -> list[Reply]:
     """The hourly check (a repeating timer): each opted-in learner with cards due gets one direct message a day."""
     now = ctx.clock.now()
 
-    def local_day(cohort: Cohort) -> str | None:
-        """The learner's local date once it is past the reminder hour there, else None."""
-        local = now.astimezone(ctx.zone(cohort))
+    def local_day(actor: Actor, chosen: str | None) -> str | None:
+        """The learner's local date (in their own time zone, else their cohort's) once it is past the
+        reminder hour there, else None."""
+        local = now.astimezone(ctx.zone_for(actor, chosen))
         return local.date().isoformat() if local.time() >= REMINDER_HOUR else None
 
     return [Reply("\n".join(line for line in (REMINDER, await streak_line(ctx, actor)) if line),

@@ -134,15 +134,17 @@ class Learners:
                                        " AND team IS NOT NULL", (cohort.platform, cohort.id))
         return {r["user_id"]: r["team"] for r in rows}
 
-    async def to_remind(self, until: datetime, local_day: Callable[[Cohort], str | None]) -> list[tuple[Actor, str]]:
-        """Opted-in learners with cards due by `until` and no reminder yet on their local day, with
-        that day. Nothing is marked: a reminder counts as sent once it was delivered (`reminded`)."""
+    async def to_remind(self, until: datetime,
+                        local_day: Callable[[Actor, str | None], str | None]) -> list[tuple[Actor, str]]:
+        """Opted-in learners with cards due by `until` and no reminder yet on their local day (`local_day`
+        of the learner and the time zone they chose, if any), with that day. Nothing is marked: a reminder
+        counts as sent once it was delivered (`reminded`)."""
         rows = await self._engine.read(
             "SELECT l.* FROM learners l WHERE l.remind = 1"
             " AND EXISTS (SELECT 1 FROM cards WHERE learner_id = l.id AND due <= ?)", (iso(until),))
         found = []
         for r in rows:
-            today = local_day(Cohort(r["platform"], r["cohort"]))
+            today = local_day(_actor(r), r["timezone"])
             if today is not None and r["reminded_on"] != today:
                 found.append((_actor(r), today))
         return found

@@ -118,3 +118,30 @@ async def test_the_streak_needs_one_probe_per_day_however_many_answers(bot, cloc
             await answer_at(bot, clock, f"2026-11-{day:02d}T{hour:02d}:00:00+00:00")
     assert "Streak: 5 days in a row, today included." in await say(bot, "streak")
     assert "Streak: none yet." in await say(bot, "streak", who=learner("U2"))
+
+
+async def test_the_reminder_follows_the_learners_own_time_zone(bot, clock) -> None:
+    """09:00 in Tokyo is 00:00 UTC: a learner there is reminded then, not at the cohort's (UTC) 09:00."""
+    who = learner()
+    clock.set("2026-11-30T12:00:00+00:00")
+    [card] = await bot.handle(Command("review", "", who, channel()))
+    q = next(q for q in next(iter(bot.library.lessons.values())).questions if q.prompt in card.text)
+    await bot.handle(answer_event(q, card, who, channel(), right=False))
+    await bot.handle(Command("review", "remind on", who, channel()))
+    await say(bot, "timezone", "Asia/Tokyo")
+
+    class Outbox:
+        sent: list = []
+
+        async def send(self, reply):
+            self.sent.append(reply)
+            return MessageRef("slack", "D1", str(len(self.sent)))
+
+    outbox = Outbox()
+    clock.set("2026-11-30T23:30:00+00:00")  # Tuesday 08:30 in Tokyo: not yet
+    await fire_due(bot, {"slack": outbox})
+    assert outbox.sent == []
+    clock.set("2026-12-01T00:40:00+00:00")  # Tuesday 09:40 in Tokyo (00:40 UTC, long before 09:00 UTC)
+    await fire_due(bot, {"slack": outbox})
+    [reminder] = outbox.sent
+    assert reminder.text.splitlines()[1] == "Streak: 1 day in a row; answer or review a question today to keep it."
