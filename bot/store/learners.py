@@ -40,6 +40,11 @@ SCHEMA = {
     """,
 }
 
+CHOOSE = {  # a learner's own choices, each set by its own statement
+    "timezone": "UPDATE learners SET timezone = ? WHERE id = ?",
+    "streak_hidden": "UPDATE learners SET streak_hidden = ? WHERE id = ?",
+    "team": "UPDATE learners SET team = ? WHERE id = ?",
+}
 LEARNER_KEY = "platform = ? AND cohort = ? AND user_id = ?"  # with key(actor) as its parameters
 LEARNER_ID = "(SELECT id FROM learners WHERE " + LEARNER_KEY + ")"
 
@@ -119,11 +124,10 @@ class Learners:
 
     async def choose(self, actor: Actor, column: str, value: str | int | None) -> None:
         """Set one of the learner's own choices (timezone, streak_hidden or team), creating the learner."""
-        if column not in ("timezone", "streak_hidden", "team"):
-            raise ValueError(column)
+        sql = CHOOSE[column]
 
         def run(c: Conn) -> None:
-            c.execute(f"UPDATE learners SET {column} = ? WHERE id = ?", (value, upsert(c, actor, now)))
+            c.execute(sql, (value, upsert(c, actor, now)))
 
         now = self._engine.now()
         await self._engine.write(run)
