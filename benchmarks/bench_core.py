@@ -24,8 +24,11 @@ from bot.content.term_index import Glossary
 from bot.core.clock import FixedClock
 from bot.core.config import Settings
 from bot.core.messages import Actor, ChoiceMade, Cohort, Command, Place
+from bot.kit.streaks import streak
+from bot.kit.teams import team_board
 from bot.questions.mc import MultipleChoice
 from bot.runtime.app import StudyBot
+from bot.store.engine import iso
 from bot.store.model import QUESTION, AnswerMode
 
 LESSONS, QUESTIONS_PER_LESSON, TERMS_PER_LESSON = 100, 50, 50
@@ -250,6 +253,70 @@ async def bench_progress(settings: Settings, clock: FixedClock, path: Path) -> t
     return timings[0], timings[1]
 
 
+async def bench_teams_and_streaks(answers: int = 1_000_000, learners: int = 10_000, teams: int = 20,
+                                  members: int = 50, days: int = 60) -> list[str]:
+    """The team board (20 configured teams of 50) and /progress with its streak, at 1M answers spread over
+    60 days; one learner answered every day for a year (a 365-day streak: one indexed probe per day)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "teams.db"
+        clock = FixedClock()
+        cohort = Cohort("slack", "T1")
+        roster = {f"team{t}": [f"U{t * members + m}" for m in range(members)] for t in range(teams)}
+        settings = Settings(db_path=path, content_dir=Path(__file__).resolve().parents[1] / "content").with_config(
+            {"cohorts": {"T1": {"platform": "slack", "teams": roster}}})
+        bot = await StudyBot.start(settings, clock)
+        week = bot.ctx.week(cohort)
+        await bot.close()
+        rng = random.Random(7)
+        now = clock.now()
+        points = [0] * learners
+        with sqlite3.connect(path) as c:
+            c.execute("PRAGMA synchronous = OFF")
+            c.executemany("INSERT INTO learners (id, platform, cohort, user_id, display_name, last_seen)"
+                          " VALUES (?, 'slack', 'T1', ?, ?, 'x')",
+                          ((i + 1, f"U{i}", f"learner {i}") for i in range(learners)))
+            rows = []
+            for n in range(answers):
+                who = rng.randrange(learners)
+                correct = rng.random() < 0.6
+                points[who] += correct
+                at = iso(now - timedelta(seconds=rng.uniform(0, days * 86400)))
+                rows.append((who + 1, f"p{n}", "l", f"q{n % 500}", "round", int(correct), 1, int(correct), week, at))
+            rows += [(1, f"daily{d}", "l", "q0", "review", 1, 0, 0, week, iso(now - timedelta(days=d)))
+                     for d in range(365)]
+            c.executemany("INSERT INTO answers (learner_id, prompt_id, lesson_id, question_id, mode, correct, scored,"
+                          " points, week, answered_at) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+            c.executemany("INSERT INTO weekly_scores (learner_id, week, platform, cohort, points)"
+                          " VALUES (?, ?, 'slack', 'T1', ?)", ((i + 1, week, p) for i, p in enumerate(points)))
+            c.executemany("UPDATE learners SET points = ? WHERE id = ?", ((p, i + 1) for i, p in enumerate(points)))
+        bot = await StudyBot.start(settings, clock)
+        board, all_time, streak_ms, progress = [], [], [], []
+        for i in range(30):
+            started = time.perf_counter()
+            standings = await team_board(bot.ctx, cohort, week)
+            board.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            await team_board(bot.ctx, cohort, None)
+            all_time.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            found = await streak(bot.ctx, Actor("slack", "T1", "U0"))
+            streak_ms.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            await bot.handle(Command("progress", "", Actor("slack", "T1", f"U{i * 37}"), Place("slack", "T1", "C1")))
+            progress.append((time.perf_counter() - started) * 1000)
+        await bot.close()
+    assert len(standings) == teams and found is not None and found.days == 365
+    med = statistics.median
+    return [
+        f"teams and streaks: {answers:,} answers from {learners:,} learners over {days} days,"
+        f" {teams} teams of {members}",
+        f"  team board this week {med(board):.2f} ms {goal('< 5 ms', med(board) < 5)}; all time {med(all_time):.2f} ms"
+        f" {goal('< 5 ms', med(all_time) < 5)}",
+        f"  a 365-day streak {med(streak_ms):.2f} ms {goal('< 20 ms', med(streak_ms) < 20)};"
+        f" /progress with its streak {med(progress):.2f} ms {goal('< 20 ms', med(progress) < 20)}",
+    ]
+
+
 async def bench_due_queue(cards: int = 5_000) -> list[str]:
     """The next due card for a learner with 5,000 cards: one indexed range query."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -288,7 +355,8 @@ async def bench_due_queue(cards: int = 5_000) -> list[str]:
 
 
 async def main() -> list[str]:
-    return bench_startup() + await bench_answers() + await bench_leaderboard() + await bench_due_queue()
+    return (bench_startup() + await bench_answers() + await bench_leaderboard() + await bench_teams_and_streaks()
+            + await bench_due_queue())
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ def test_walk_finds_the_core_modules() -> None:
 # ---------------------------------------------------------------- the import graph
 
 FEATURES = ("quiz", "rounds", "glossary", "teachback", "review", "progress", "leaderboard", "results", "forget",
-            "audit", "insights", "lessons")
+            "audit", "insights", "lessons", "streaks", "timezone", "teams")
 
 
 def import_graph() -> dict[str, set[str]]:

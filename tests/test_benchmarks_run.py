@@ -20,6 +20,8 @@ async def test_the_core_benchmarks_run_and_record_what_they_time() -> None:
     assert answers[0] == "answers: 5 concurrent learners x 2 questions, 10 recorded"
     board = await bench_core.bench_leaderboard(answers=200, learners=20)
     assert board[0] == "leaderboard: 200 answers from 20 learners in one week"
+    teams = await bench_core.bench_teams_and_streaks(answers=300, learners=40, teams=4, members=5, days=3)
+    assert teams[0] == "teams and streaks: 300 answers from 40 learners over 3 days, 4 teams of 5"
     [due] = await bench_core.bench_due_queue(cards=50)
     assert due.startswith("review due queue, one learner with 50 cards in 10 lessons")
 

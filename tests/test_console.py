@@ -666,3 +666,23 @@ async def test_a_mistyped_command_is_told_the_closest_one(tmp_path: Path) -> Non
         await console.type("/xyzzy")  # nothing close: no guess
         assert "There is no command /xyzzy. Type /help to see the commands." in await console.reply()
         assert await console.quit() == 0
+
+
+def test_streaks_time_zones_and_teams_at_the_console(tmp_path: Path) -> None:
+    """The console learner sets a time zone, answers, sees a streak, joins a team and sees the team board."""
+    config = tmp_path / "studybot.yaml"
+    config.write_text("cohorts:\n  local: {platform: console, teams: {red: [someone]}, team_join: true}\n")
+    env = {**os.environ, "STUDYBOT_DB": str(tmp_path / "db" / "studybot.db"),
+           "STUDYBOT_RESULTS_DIR": str(tmp_path / "results"), "STUDYBOT_CONTENT": str(CORE_PACK),
+           "STUDYBOT_CONFIG": str(config)}
+    lines = ["/timezone America/New_York", "/streak", "/quiz", "A", "/streak", "/team join blue",
+             "/leaderboard teams all", "/streak off", "/progress", "/quit"]
+    done = subprocess.run([sys.executable, "-m", "adapters.cli", "console"], input="\n".join(lines) + "\n",
+                          capture_output=True, text=True, cwd=REPO, env=env, timeout=60)
+    out = done.stdout
+    assert done.returncode == 0, done.stderr
+    assert "Your time zone is now America/New_York" in out
+    assert "Streak: none yet." in out and "Streak: 1 day in a row, today included." in out
+    assert "in America/New_York" in out
+    assert "You joined team blue" in out and "Team board · all time" in out and "Your team: blue." in out
+    assert "Your streak is hidden." in out and out.count("Streak: 1 day") == 1  # not in /progress after off

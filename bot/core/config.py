@@ -40,7 +40,8 @@ LOG_FORMATS = ("text", "json")
 INSTRUCTOR_KEYS = ("everywhere", "console")  # with each platform's own keys between them (its instructor rule)
 PLATFORM_NAMES = ("slack", "discord", "console")  # the old instructors.<platform> lists
 COHORT_KEYS = ("platform", "timezone", "leaderboard", "daily", "instructors", "gradebook", "track", "reader",
-               "review")
+               "review", "streaks", "teams", "team_join")
+TEAM_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,23}$")  # a team's name, as /team join NAME takes it
 LEADERBOARD_KEYS = ("channel", "weekday", "time")
 DAILY_KEYS = ("channel", "time", "lesson", "reveal")
 ROUNDS_KEYS = ("seconds", "shortest", "longest", "instructors_only")
@@ -182,6 +183,9 @@ class CohortSettings:
     track: tuple[TrackStep, ...] = ()  # as the config lists them, each timed from a learner's start
     reader: bool = True  # the second reader may advise here (when one is set up); off: never (an exam)
     review: ReviewSettings = ReviewSettings()
+    streaks: bool = True  # False: no learner of the cohort is shown a streak
+    teams: Mapping[str, frozenset[str]] = field(default_factory=dict)  # team name -> user ids, as configured
+    team_join: bool = False  # learners may /team join a team themselves
 
 
 @dataclass(frozen=True)
@@ -434,7 +438,9 @@ def _cohort(c: Checker, cohort_id: str, data: object,
         gradebook=_gradebook(c, (*path, "gradebook"), data.get("gradebook")),
         track=_track(c, (*path, "track"), data.get("track")),
         reader=c.flag(data, "reader", path, True),
-        review=_review(c, (*path, "review"), data.get("review")))
+        review=_review(c, (*path, "review"), data.get("review")),
+        streaks=c.flag(data, "streaks", path, True), teams=_teams(c, (*path, "teams"), data.get("teams")),
+        team_join=c.flag(data, "team_join", path, False))
 
 
 def _track(c: Checker, path: FieldPath, data: object) -> tuple[TrackStep, ...]:
@@ -496,6 +502,28 @@ def _date(c: Checker, path: FieldPath, value: object) -> date:
     except ValueError:
         c.stop(path, f'{shown(value)} is not a date; write it as year-month-day, like exam: "2027-01-15", '
                "or per lesson, like exam: {meta-llm-scale: \"2027-01-15\"}")
+
+
+def _teams(c: Checker, path: FieldPath, data: object) -> Mapping[str, frozenset[str]]:
+    """Each team's members by user id; a learner is in one team only."""
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        c.stop(path, f"must map team names to user ids, like {{red: [U1, U2], blue: [U3]}}, not {shown(data)}")
+    teams: dict[str, frozenset[str]] = {}
+    for name, listed in data.items():
+        if not isinstance(name, str) or not TEAM_NAME.match(name):
+            c.stop((*path, str(name)[:40]), "is not a team name; use up to 24 lower-case letters, digits, - or _, "
+                   "like red or study-group-1")
+        if not isinstance(listed, list) or not listed or any(isinstance(v, bool | list | dict) or v is None
+                                                             for v in listed):
+            c.stop((*path, name), f"must list the team's members by user id, like [U1, U2], not {shown(listed)}")
+        member_ids = frozenset(str(v) for v in listed)
+        for other, others in teams.items():
+            if twice := sorted(member_ids & others):
+                c.stop((*path, name), f"{twice[0][:40]} is already in team {other}; a learner is in one team only")
+        teams[name] = member_ids
+    return teams
 
 
 def _gradebook(c: Checker, path: FieldPath, data: object) -> Mapping[str, str]:

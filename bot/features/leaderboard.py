@@ -14,11 +14,12 @@ from bot.grading.scoring import SelfGraded
 from bot.kit.commands import Option, command
 from bot.kit.context import Context
 from bot.kit.feature import Feature, Scheduled, TimerSpec
+from bot.kit.teams import has_teams, team_board, team_board_text, team_of
 from bot.reports.marks import marks_text
 from bot.store.model import Standing
 
 WEEK = re.compile(r"^\d{4}-W(0[1-9]|[1-4]\d|5[0-3])$")
-USAGE = "Use /leaderboard, /leaderboard all or /leaderboard week 2026-W48."
+USAGE = "Use /leaderboard, /leaderboard all, /leaderboard week 2026-W48 or /leaderboard teams."
 SCHEDULE = "leaderboard"  # the weekly post's timer, one per cohort
 
 
@@ -40,10 +41,23 @@ def points_text(standing: Standing, policy: SelfGraded) -> str:
     return f"{standing.points}{marks_text(standing, policy)}"
 
 
+def title_of(ctx: Context, cohort: Cohort, week: str | None, board: str = "Leaderboard") -> str:
+    return f"{board} · week {week} ({ctx.zone(cohort).key})" if week else f"{board} · all time"
+
+
+async def teams_text(ctx: Context, cohort: Cohort, week: str | None) -> str:
+    """The team board (`bot.kit.teams`), for the cohort's teams."""
+    if not has_teams(ctx, cohort):
+        raise StudyError("This cohort has no teams. An instructor can list them under cohorts.<id>.teams in the "
+                         "config, or let learners /team join (team_join: true).")
+    standings = await team_board(ctx, cohort, week, ctx.settings.self_graded)
+    return team_board_text(title_of(ctx, cohort, week, "Team board"), standings)
+
+
 async def board_text(ctx: Context, cohort: Cohort, week: str | None) -> str:
     policy = ctx.settings.self_graded
     standings = await ctx.store.boards.top(cohort, week, policy)
-    title = f"Leaderboard · week {week} ({ctx.zone(cohort).key})" if week else "Leaderboard · all time"
+    title = title_of(ctx, cohort, week)
     if not standings:
         return f"{title}\nNo points yet. Answer with /quiz to get on the board."
     rows = [f"{s.rank}. {s.display_name or s.user_id} · {points_text(s, policy)}" for s in standings]
@@ -54,11 +68,13 @@ async def board_text(ctx: Context, cohort: Cohort, week: str | None) -> str:
 @command(summary="The cohort leaderboard; instructors can post it in the channel",
          options=(Option("action", "view (privately, default) or post (instructors)",
                          choices={"view": "", "post": "post"}),
+                  Option("board", "learners (default) or teams", choices={"learners": "", "teams": "teams"}),
                   Option("period", "week or all", choices={"week": "week", "all": "all"}),
                   Option("week", "an archived week, such as 2026-W48", prefix="week")))
 async def leaderboard(ctx: Context, cmd: Command) -> list[Reply]:
     """/leaderboard [week|all|week 2026-W48]: the cohort's leaderboard, privately.
-    /leaderboard post [week|all]: post it in the channel (instructors)."""
+    /leaderboard teams [week|all|week 2026-W48]: the team board, each team's three best members' points.
+    /leaderboard post [teams] [week|all]: post it in the channel (instructors)."""
     words = cmd.args.lower().split()
     post = bool(words) and words[0] == "post"
     if post:
@@ -67,10 +83,14 @@ async def leaderboard(ctx: Context, cmd: Command) -> list[Reply]:
             raise StudyError("Post the leaderboard from a channel.")
         words = words[1:]
     cohort = cmd.actor.in_cohort
-    week = parse_period(ctx, cohort, words)
-    text = await board_text(ctx, cohort, week)
+    teams = words[:1] == ["teams"]
+    week = parse_period(ctx, cohort, words[1:] if teams else words)
+    text = await (teams_text if teams else board_text)(ctx, cohort, week)
     if post:
         return [Reply(text, Audience.PUBLIC), Reply("Posted.")]
+    if teams:
+        team = await team_of(ctx, cmd.actor)
+        return [Reply(text + (f"\nYour team: {team}." if team else "\nYou are in no team."))]
     policy = ctx.settings.self_graded
     mine = await ctx.store.boards.standing(cmd.actor, week, policy)
     text += (f"\nYou: rank {mine.rank} with {counted(mine.points, 'point')}{marks_text(mine, policy)}."
@@ -115,6 +135,8 @@ async def on_schedule(ctx: Context, key: TimerKey) -> list[Reply]:
     moment = last_post(ctx, cohort, ctx.clock.now())
     week = iso_week(moment - timedelta(days=1), ctx.zone(cohort))
     text = await board_text(ctx, cohort, week)
+    if has_teams(ctx, cohort):
+        text += "\n\n" + await teams_text(ctx, cohort, week)
     return [Reply(text, Audience.PUBLIC, place=Place(cohort.platform, cohort.id, plan.channel))]
 
 

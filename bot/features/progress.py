@@ -17,6 +17,7 @@ from bot.grading.scoring import SelfGraded
 from bot.kit.commands import command
 from bot.kit.context import Context
 from bot.kit.feature import Feature
+from bot.kit.streaks import streak_line
 from bot.reports.marks import graded_marks, marks_text
 from bot.store.model import Card, ScoredAnswer, TeachbackCount
 
@@ -97,6 +98,8 @@ async def progress(ctx: Context, cmd: Command) -> list[Reply]:
     lines.append(f"This week ({this_week}, all lessons): "
                  + (f"rank {mine_now.rank}, {counted(mine_now.points, 'point')}{marks_text(mine_now, policy)}{left_out}"
                     if mine_now else "no points yet"))
+    if (streak := await streak_line(ctx, cmd.actor)) is not None:
+        lines.append(streak + " (/streak off hides it)")
     if (track := await next_step_line(ctx, cmd.actor)) is not None:
         lines.append(track)
     return [Reply("\n".join(lines))]

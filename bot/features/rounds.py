@@ -15,12 +15,13 @@ from datetime import datetime, timedelta
 
 from bot.answering.asking import arrangement, revealed
 from bot.core.errors import StudyError
-from bot.core.messages import Actor, Audience, Choice, ChoiceMade, Command, Reply, TimerKey, counted
+from bot.core.messages import Actor, Audience, Choice, ChoiceMade, Cohort, Command, Reply, TimerKey, counted
 from bot.kit.commands import CommandForm
 from bot.kit.context import Context, Mode
 from bot.kit.feature import Feature, TimerSpec
+from bot.kit.teams import has_teams, members, team_scores
 from bot.questions.base import Tally
-from bot.store.model import AnswerMode, Prompt, Round, RoundState
+from bot.store.model import AnswerMode, Prompt, Round, RoundScore, RoundState
 
 log = logging.getLogger("studybot")
 
@@ -284,8 +285,18 @@ async def _summary(ctx: Context, round_: Round, note: str = "") -> Reply:
     asked, total = min(round_.position + 1, len(round_.question_ids)), len(round_.question_ids)
     board = "\n".join(f"{s.display_name}: {s.correct}/{asked}" for s in scores[:10]) or "Nobody answered this time."
     over = "Round over." if asked == total else f"Round over after {asked} of {counted(total, 'question')}."
+    if has_teams(ctx, Cohort(round_.platform, round_.cohort)) and scores:
+        board += "\n" + await _team_tally(ctx, round_, scores)
     return Reply(f"{over}{note}\n{board}\nPractise privately with /quiz; see the week with /leaderboard.",
                  Audience.PUBLIC, tag=_summary_tag(round_.id), place=round_.place)
+
+
+async def _team_tally(ctx: Context, round_: Round, scores: list[RoundScore]) -> str:
+    """The round's right answers by team, each team's three best members' counted (`bot.kit.teams`)."""
+    team_of_user = await members(ctx, Cohort(round_.platform, round_.cohort))
+    tally = team_scores(team_of_user, {s.user_id: (s.display_name, s.correct) for s in scores},
+                        set(team_of_user.values()))
+    return "By team: " + " · ".join(f"{t.team} {t.points}" for t in tally) if tally else "By team: no team answered."
 
 
 async def on_given_up(ctx: Context, key: TimerKey, reason: str) -> list[Reply]:

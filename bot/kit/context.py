@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fsrs import Rating, Scheduler
 
@@ -159,6 +159,19 @@ class Context:
 
     def zone(self, cohort: Cohort) -> ZoneInfo:
         return self.settings.cohort(cohort).timezone
+
+    async def learner_zone(self, actor: Actor) -> ZoneInfo:
+        """Where a learner's days begin: their own time zone (/timezone), else their cohort's."""
+        return self.zone_for(actor, (await self.store.learners.choices(actor)).timezone)
+
+    def zone_for(self, actor: Actor, chosen: str | None) -> ZoneInfo:
+        """The zone a learner chose (a stored name), or their cohort's when none (or one no longer known)."""
+        if chosen:
+            try:
+                return ZoneInfo(chosen)
+            except (ZoneInfoNotFoundError, ValueError):
+                pass
+        return self.zone(actor.in_cohort)
 
     def week(self, cohort: Cohort) -> str:
         """This week's ISO name (2026-W48) in the cohort's time zone."""

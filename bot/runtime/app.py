@@ -53,7 +53,10 @@ from bot.features import (
     results,
     review,
     rounds,
+    streaks,
     teachback,
+    teams,
+    timezone,
     tracks,
 )
 from bot.kit.commands import CommandForm, CommandSpec, command, run_command
@@ -80,8 +83,11 @@ FEATURES: tuple[Feature, ...] = (  # in the order /help lists their commands (an
     review.FEATURE,
     lessons.FEATURE,
     progress.FEATURE,
+    streaks.FEATURE,
+    timezone.FEATURE,
     results.FEATURE,
     leaderboard.FEATURE,
+    teams.FEATURE,
     forget.FEATURE,
     audit.FEATURE,
     reader.FEATURE,  # its opinion under a verdict comes before "Ask my instructor"
@@ -99,19 +105,20 @@ def declared_commands(features: Sequence[Feature] = FEATURES) -> tuple[CommandSp
     @command(summary="The studybot commands", name="help")
     async def help_command(ctx: Context, cmd: Command) -> list[Reply]:
         """/help: the commands and what they do."""
-        return [Reply(page) for page in pages(["Commands:", *("• " + line for spec in specs for line in spec.usage)])]
+        return [Reply(text) for text in pages(["Commands:", *("• " + line for spec in specs for line in spec.usage)])]
 
     specs.append(help_command)
     return tuple(specs)
 
 
 def pages(lines: Sequence[str], limit: int = MAX_TEXT) -> list[str]:
-    """Lines gathered into as few messages as fit, each at most `limit` characters."""
-    found = [""]
+    """Lines gathered into as few messages as fit a platform's limit, never splitting a line."""
+    found: list[str] = []
     for line in lines:
-        if found[-1] and len(found[-1]) + 1 + len(line) > limit:
-            found.append("")
-        found[-1] += ("\n" if found[-1] else "") + line
+        if found and len(found[-1]) + 1 + len(line) <= limit:
+            found[-1] += "\n" + line
+        else:
+            found.append(line)
     return found
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from datetime import datetime
 
 from bot.core.messages import Actor, Cohort
 from bot.grading.scoring import answer_points
 from bot.store import boards, cards, learners, prompts
-from bot.store.engine import Conn, Engine, Row
-from bot.store.learners import LEARNER_ID, key
+from bot.store.engine import Conn, Engine, Row, iso
+from bot.store.learners import LEARNER_ID, LEARNER_KEY, key
 from bot.store.model import (
     CardReview,
     ChoiceCount,
@@ -58,6 +59,7 @@ SCHEMA = {
     # an instructor's verdict replaced the rubric's (an accepted dispute)
     10: "ALTER TABLE answers ADD COLUMN instructor_graded INTEGER NOT NULL DEFAULT 0",
     11: "ALTER TABLE answers ADD COLUMN verdict TEXT",  # a typed answer's rubric verdict: correct, partly, not_yet
+    12: "CREATE INDEX answers_by_time ON answers (learner_id, answered_at)",  # a learner's days of study (streaks)
 }
 
 
@@ -199,6 +201,30 @@ class Answers:
                                  bool(r["correct"]), bool(r["rubric_correct"]),
                                  tuple(json.loads(r["matched"] or "[]")), tuple(json.loads(r["missed"] or "[]")),
                                  datetime.fromisoformat(r["answered_at"])) for r in rows]
+
+    async def streak(self, actor: Actor, days: Iterable[tuple[datetime, datetime]]) -> tuple[int, bool]:
+        """Days in a row with an answer (a review is one too), `days` being the learner's local days from
+        today backwards as UTC spans: counted from today, or from yesterday while today has none yet; and
+        whether today has one. One indexed probe per day of the streak, however many answers there are."""
+
+        def active(c: Conn, learner: int, span: tuple[datetime, datetime]) -> bool:
+            return c.execute("SELECT 1 FROM answers WHERE learner_id = ? AND answered_at >= ? AND answered_at < ?"
+                             " LIMIT 1", (learner, iso(span[0]), iso(span[1]))).fetchone() is not None
+
+        def run(c: Conn) -> tuple[int, bool]:
+            row = c.execute("SELECT id FROM learners WHERE " + LEARNER_KEY, key(actor)).fetchone()
+            if row is None:
+                return 0, False
+            spans = iter(days)
+            today = active(c, row[0], next(spans))
+            count = int(today)
+            for span in spans:
+                if not active(c, row[0], span):
+                    break
+                count += 1
+            return count, today
+
+        return await self._engine.run(run)
 
     async def counts(self, prompt_id: str) -> list[ChoiceCount]:
         """How one posted question was answered: the answers counted per choice and grade."""

@@ -4,6 +4,8 @@ date with each scoring event, so a board never scans the answers; ranks are comp
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bot.core.messages import Actor, Cohort
@@ -33,22 +35,30 @@ SCHEMA = {
 class _Queries:
     """A board's queries, ranking by one column expression (fixed text, never user input)."""
 
-    top_week: str
-    top_all: str
+    board_week: str  # the whole board by points, best first, in the index's order (ties in no set order)
+    board_all: str
     mine_week: str
     better_week: str
     mine_all: str
     better_all: str
 
+    @property
+    def top_week(self) -> str:
+        return self.board_week + ", l.display_name LIMIT ?"
+
+    @property
+    def top_all(self) -> str:
+        return self.board_all + ", display_name LIMIT ?"
+
     @classmethod
     def ranking_by(cls, ranked: str) -> _Queries:
         return cls(
-            top_week="SELECT l.user_id, l.display_name, w.self_graded, w.instructor_graded,"
-                     f" w.{ranked} AS ranked FROM weekly_scores w"
-                     " JOIN learners l ON l.id = w.learner_id WHERE w.platform = ? AND w.cohort = ? AND w.week = ?"
-                     f" AND w.{ranked} > 0 ORDER BY w.{ranked} DESC, l.display_name LIMIT ?",
-            top_all=f"SELECT user_id, display_name, self_graded, instructor_graded, {ranked} AS ranked FROM learners"
-                    f" WHERE platform = ? AND cohort = ? AND {ranked} > 0 ORDER BY {ranked} DESC, display_name LIMIT ?",
+            board_week="SELECT l.user_id, l.display_name, w.self_graded, w.instructor_graded,"
+                       f" w.{ranked} AS ranked FROM weekly_scores w"
+                       " JOIN learners l ON l.id = w.learner_id WHERE w.platform = ? AND w.cohort = ? AND w.week = ?"
+                       f" AND w.{ranked} > 0 ORDER BY w.{ranked} DESC",
+            board_all=f"SELECT user_id, display_name, self_graded, instructor_graded, {ranked} AS ranked FROM learners"
+                      f" WHERE platform = ? AND cohort = ? AND {ranked} > 0 ORDER BY {ranked} DESC",
             mine_week=f"SELECT w.{ranked} AS ranked, w.self_graded, w.instructor_graded FROM weekly_scores w"
                       " JOIN learners l ON l.id = w.learner_id"
                       " WHERE l.platform = ? AND l.cohort = ? AND l.user_id = ? AND w.week = ?",
@@ -98,6 +108,31 @@ class Boards:
         return [Standing(rank, r["user_id"], r["display_name"], r["ranked"], r["self_graded"],
                          r["instructor_graded"])
                 for rank, r in zip(ranks, rows, strict=True)]
+
+    async def best_of(self, cohort: Cohort, groups: Mapping[str, str], week: str | None,
+                      policy: SelfGraded = SelfGraded.COUNT, most: int = 3) -> dict[str, tuple[str, int]]:
+        """The `most` best-scoring learners of each group (a team; `groups` maps user ids to them), by user id
+        with display name and points: the board read from the top, stopping once every group has its `most`
+        (only a group with fewer learners with points reads it to the end)."""
+        queries = QUERIES[policy]
+        wanted = len(set(groups.values()))
+
+        def run(c: Conn) -> dict[str, tuple[str, int]]:
+            rows = (c.execute(queries.board_week, (cohort.platform, cohort.id, week)) if week
+                    else c.execute(queries.board_all, (cohort.platform, cohort.id)))
+            found: dict[str, tuple[str, int]] = {}
+            counts: Counter[str] = Counter()
+            for r in rows:
+                group = groups.get(r["user_id"])
+                if group is None or counts[group] == most:
+                    continue
+                found[r["user_id"]] = (r["display_name"], int(r["ranked"]))
+                counts[group] += 1
+                if counts[group] == most and sum(n == most for n in counts.values()) == wanted:
+                    break
+            return found
+
+        return await self._engine.run(run) if wanted else {}
 
     async def standing(self, actor: Actor, week: str | None,
                        policy: SelfGraded = SelfGraded.COUNT) -> Standing | None:

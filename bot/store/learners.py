@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 
 from bot.core.messages import Actor, Cohort
@@ -30,8 +31,20 @@ SCHEMA = {
     """,
     4: "ALTER TABLE learners ADD COLUMN self_graded INTEGER NOT NULL DEFAULT 0",
     10: "ALTER TABLE learners ADD COLUMN instructor_graded INTEGER NOT NULL DEFAULT 0",  # points an instructor gave
+    # a learner's own choices: their time zone (/timezone), streak hidden (/streak off), the team they joined
+    12: """
+    ALTER TABLE learners ADD COLUMN timezone TEXT;
+    ALTER TABLE learners ADD COLUMN streak_hidden INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE learners ADD COLUMN team TEXT;
+    CREATE INDEX learners_team ON learners (platform, cohort, team) WHERE team IS NOT NULL
+    """,
 }
 
+CHOOSE = {  # a learner's own choices, each set by its own statement
+    "timezone": "UPDATE learners SET timezone = ? WHERE id = ?",
+    "streak_hidden": "UPDATE learners SET streak_hidden = ? WHERE id = ?",
+    "team": "UPDATE learners SET team = ? WHERE id = ?",
+}
 LEARNER_KEY = "platform = ? AND cohort = ? AND user_id = ?"  # with key(actor) as its parameters
 LEARNER_ID = "(SELECT id FROM learners WHERE " + LEARNER_KEY + ")"
 
@@ -52,6 +65,15 @@ def upsert(c: Conn, actor: Actor, now: str) -> int:
         (*key(actor), actor.display_name[:80], now),
     ).fetchone()
     return int(row[0])
+
+
+@dataclass(frozen=True)
+class Choices:
+    """What a learner chose for themselves (all unset for a learner never seen)."""
+
+    timezone: str | None = None  # an IANA name; None: the cohort's
+    streak_hidden: bool = False
+    team: str | None = None  # the team they joined (/team join); a configured team is the config's
 
 
 def _actor(row: Row) -> Actor:
@@ -95,15 +117,38 @@ class Learners:
         now = self._engine.now()
         await self._engine.write(run)
 
-    async def to_remind(self, until: datetime, local_day: Callable[[Cohort], str | None]) -> list[tuple[Actor, str]]:
-        """Opted-in learners with cards due by `until` and no reminder yet on their local day, with
-        that day. Nothing is marked: a reminder counts as sent once it was delivered (`reminded`)."""
+    async def choices(self, actor: Actor) -> Choices:
+        rows = await self._engine.read("SELECT timezone, streak_hidden, team FROM learners WHERE " + LEARNER_KEY,
+                                       key(actor))
+        return Choices(rows[0]["timezone"], bool(rows[0]["streak_hidden"]), rows[0]["team"]) if rows else Choices()
+
+    async def choose(self, actor: Actor, column: str, value: str | int | None) -> None:
+        """Set one of the learner's own choices (timezone, streak_hidden or team), creating the learner."""
+        sql = CHOOSE[column]
+
+        def run(c: Conn) -> None:
+            c.execute(sql, (value, upsert(c, actor, now)))
+
+        now = self._engine.now()
+        await self._engine.write(run)
+
+    async def joined_teams(self, cohort: Cohort) -> dict[str, str]:
+        """The team each learner of a cohort joined themselves, by user id."""
+        rows = await self._engine.read("SELECT user_id, team FROM learners WHERE platform = ? AND cohort = ?"
+                                       " AND team IS NOT NULL", (cohort.platform, cohort.id))
+        return {r["user_id"]: r["team"] for r in rows}
+
+    async def to_remind(self, until: datetime,
+                        local_day: Callable[[Actor, str | None], str | None]) -> list[tuple[Actor, str]]:
+        """Opted-in learners with cards due by `until` and no reminder yet on their local day (`local_day`
+        of the learner and the time zone they chose, if any), with that day. Nothing is marked: a reminder
+        counts as sent once it was delivered (`reminded`)."""
         rows = await self._engine.read(
             "SELECT l.* FROM learners l WHERE l.remind = 1"
             " AND EXISTS (SELECT 1 FROM cards WHERE learner_id = l.id AND due <= ?)", (iso(until),))
         found = []
         for r in rows:
-            today = local_day(Cohort(r["platform"], r["cohort"]))
+            today = local_day(_actor(r), r["timezone"])
             if today is not None and r["reminded_on"] != today:
                 found.append((_actor(r), today))
         return found

@@ -112,6 +112,7 @@ class RoundScore:
     display_name: str
     correct: int
     answered: int
+    user_id: str = ""
 
 
 @dataclass(frozen=True)

@@ -222,7 +222,7 @@ class Rounds:
             "SELECT l.display_name, l.user_id, SUM(a.correct) AS n_right, COUNT(*) AS n"
             " FROM answers a JOIN prompts p ON p.id = a.prompt_id JOIN learners l ON l.id = a.learner_id"
             " WHERE p.round_id = ? GROUP BY l.id ORDER BY n_right DESC, l.display_name", (round_id,))
-        return [RoundScore(r["display_name"] or r["user_id"], r["n_right"], r["n"]) for r in rows]
+        return [RoundScore(r["display_name"] or r["user_id"], r["n_right"], r["n"], r["user_id"]) for r in rows]
 
 
 def _round(r: Row) -> Round:

@@ -12,19 +12,21 @@ from bot.answering.asking import arrangement
 from bot.content.model import Lesson, Library
 from bot.core.config import Settings
 from bot.core.errors import StudyError
-from bot.core.messages import Actor, Audience, Cohort, Command, Place, Reply, TimerKey, counted
+from bot.core.messages import Actor, Audience, Command, Place, Reply, TimerKey, counted
 from bot.features.review.new_cards import AREA as NEW_CARDS
 from bot.features.review.queue import Queue
 from bot.kit.commands import Option, command
 from bot.kit.context import Context, Mode
 from bot.kit.feature import Feature, TimerSpec
+from bot.kit.streaks import streak_line
 from bot.questions.base import Question
 from bot.store.model import QUESTION, AnswerMode
 
-REMINDER_HOUR = time(9, 0)  # reminders go out from 09:00 in the cohort's time zone
+REMINDER_HOUR = time(9, 0)  # reminders go out from 09:00 in the learner's time zone (/timezone, else the cohort's)
 REMINDER_KEY = "reminders"  # one timer: the hourly check for reminders to send
 REMINDER_EVERY = timedelta(hours=1)
 
+REMINDER = "You have review cards due. Type /review to go through them (or /review remind off to stop these)."
 DUE_WITHIN = timedelta(minutes=1)  # a card due sooner is said to come back, not "nothing is due"
 
 
@@ -108,16 +110,15 @@ async def on_reminders(ctx: Context, key: TimerKey) -> list[Reply]:
     """The hourly check (a repeating timer): each opted-in learner with cards due gets one direct message a day."""
     now = ctx.clock.now()
 
-    def local_day(cohort: Cohort) -> str | None:
-        """The learner's local date once it is past the reminder hour there, else None."""
-        local = now.astimezone(ctx.zone(cohort))
+    def local_day(actor: Actor, chosen: str | None) -> str | None:
+        """The learner's local date (in their own time zone, else their cohort's) once it is past the
+        reminder hour there, else None."""
+        local = now.astimezone(ctx.zone_for(actor, chosen))
         return local.date().isoformat() if local.time() >= REMINDER_HOUR else None
 
-    return [
-        Reply("You have review cards due. Type /review to go through them (or /review remind off to stop these).",
-              Audience.DM, to=actor, tag=reminder_tag(actor, day))
-        for actor, day in await ctx.store.learners.to_remind(now, local_day)
-    ]
+    return [Reply("\n".join(line for line in (REMINDER, await streak_line(ctx, actor)) if line),
+                  Audience.DM, to=actor, tag=reminder_tag(actor, day))
+            for actor, day in await ctx.store.learners.to_remind(now, local_day)]
 
 
 def reminder_tag(actor: Actor, day: str) -> str:

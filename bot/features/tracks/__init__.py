@@ -32,10 +32,10 @@ _USER = re.compile(r"^<@!?([A-Za-z0-9]+)(?:\|[^>]*)?>$|^([A-Za-z0-9]+)$")  # <@U
 WHAT = {"quiz": "the quiz of", "review": "a review of"}  # a lesson's step, in a few words
 
 
-def learner_zone(ctx: Context, actor: Actor) -> ZoneInfo:
-    """The time zone a learner's track runs in: their cohort's (a learner's own zone, once they can set
-    one, is read here)."""
-    return ctx.zone(actor.in_cohort)
+async def learner_zone(ctx: Context, actor: Actor) -> ZoneInfo:
+    """The time zone a learner's track is planned in when it starts: their own (/timezone), else their
+    cohort's. Steps already planned keep their times when the learner moves."""
+    return await ctx.learner_zone(actor)
 
 
 def step_id(step: TrackStep) -> str:
@@ -53,14 +53,13 @@ def steps(ctx: Context, cohort: Cohort) -> tuple[TrackStep, ...]:
     return tuple(sorted(ctx.settings.cohort(cohort).track, key=lambda s: (s.day, s.at)))
 
 
-def planned(ctx: Context, actor: Actor, starts_on: date) -> Planned:
-    zone = learner_zone(ctx, actor)
+def planned(ctx: Context, actor: Actor, starts_on: date, zone: ZoneInfo) -> Planned:
     return [(step_id(step), due(step, starts_on, zone)) for step in steps(ctx, actor.in_cohort)]
 
 
-def today(ctx: Context, actor: Actor) -> date:
-    """The learner's local date now."""
-    return ctx.clock.now().astimezone(learner_zone(ctx, actor)).date()
+def today(ctx: Context, zone: ZoneInfo) -> date:
+    """The local date now in a learner's zone."""
+    return ctx.clock.now().astimezone(zone).date()
 
 
 def area(ctx: Context) -> Tracks:
@@ -72,8 +71,9 @@ async def started(ctx: Context, actor: Actor) -> Track | None:
     if not steps(ctx, actor.in_cohort):
         return None
     if (track := await area(ctx).of(actor)) is None:
-        day = today(ctx, actor)
-        await area(ctx).begin_now(actor, day, planned(ctx, actor, day))
+        zone = await learner_zone(ctx, actor)
+        day = today(ctx, zone)
+        await area(ctx).begin_now(actor, day, planned(ctx, actor, day, zone))
         track = await area(ctx).of(actor)
     return track
 
@@ -105,16 +105,15 @@ def step_text(ctx: Context, step: TrackStep) -> str:
     return head + f"review {title}. Type /review {step.what} to go through its cards."
 
 
-def next_step(ctx: Context, track: Track) -> tuple[TrackStep, datetime] | None:
+def next_step(ctx: Context, track: Track, zone: ZoneInfo) -> tuple[TrackStep, datetime] | None:
     """The learner's first step not yet delivered, and when it is due."""
-    zone = learner_zone(ctx, track.actor)
     waiting = [(s, due(s, track.starts_on, zone)) for s in steps(ctx, track.actor.in_cohort)
                if step_id(s) not in track.delivered]
     return min(waiting, key=lambda pair: pair[1]) if waiting else None
 
 
-def when(ctx: Context, track: Track, moment: datetime) -> str:
-    local = moment.astimezone(learner_zone(ctx, track.actor))
+def when(ctx: Context, moment: datetime, zone: ZoneInfo) -> str:
+    local = moment.astimezone(zone)
     return "now" if moment <= ctx.clock.now() else f"{local:%a %d %b, %H:%M} {local.tzname()}"
 
 
@@ -123,11 +122,12 @@ async def next_step_line(ctx: Context, actor: Actor) -> str | None:
     track = await started(ctx, actor)
     if track is None:
         return None
-    found = next_step(ctx, track)
+    zone = await learner_zone(ctx, actor)
+    found = next_step(ctx, track, zone)
     if found is None:
         return "Track: every step reached you (/track)."
     step, at = found
-    return f"Track, next: day {step.day}, {when(ctx, track, at)}: {describe(ctx, step)} (/track)"
+    return f"Track, next: day {step.day}, {when(ctx, at, zone)}: {describe(ctx, step)} (/track)"
 
 
 @command(summary="Your track's steps, or set when a learner's track starts (instructors)",
@@ -145,12 +145,12 @@ async def track(ctx: Context, cmd: Command) -> list[Reply]:
     mine = await started(ctx, cmd.actor)
     if mine is None:
         return [Reply("This cohort has no track.")]
-    zone = learner_zone(ctx, mine.actor)
+    zone = await learner_zone(ctx, mine.actor)
     lines = [f"Your track (day 0: {mine.starts_on:%a %d %b %Y}" + (", set by your instructor)" if mine.set_by else ")")]
     for step in steps(ctx, mine.actor.in_cohort):
         done = step_id(step) in mine.delivered
         lines.append(f"{'✓' if done else '•'} day {step.day}, "
-                     f"{'sent' if done else when(ctx, mine, due(step, mine.starts_on, zone))}: {describe(ctx, step)}")
+                     f"{'sent' if done else when(ctx, due(step, mine.starts_on, zone), zone)}: {describe(ctx, step)}")
     return [Reply("\n".join(lines))]
 
 
@@ -163,11 +163,12 @@ async def _start(ctx: Context, cmd: Command, words: list[str]) -> list[Reply]:
         raise StudyError("Use /track start <learner> YYYY-MM-DD, naming the learner by mention or user id.")
     user_id = named.group(1) or named.group(2)
     learner = Actor(cmd.actor.platform, cmd.actor.cohort, user_id, "")
+    zone = await learner_zone(ctx, learner)
     try:
-        starts_on = date.fromisoformat(words[1]) if len(words) == 2 else today(ctx, learner)
+        starts_on = date.fromisoformat(words[1]) if len(words) == 2 else today(ctx, zone)
     except ValueError:
         raise StudyError(f"'{words[1][:20]}' is not a date; write it as YYYY-MM-DD, like 2027-01-15.") from None
-    done = await area(ctx).set_start(learner, starts_on, cmd.actor.user_id, planned(ctx, learner, starts_on))
+    done = await area(ctx).set_start(learner, starts_on, cmd.actor.user_id, planned(ctx, learner, starts_on, zone))
     after = f" ({len(done)} step(s) already sent stay sent)" if done else ""
     return [Reply(f"{user_id}'s track now starts on {starts_on:%a %d %b %Y}{after}.")]
 
@@ -176,9 +177,12 @@ async def on_sweep(ctx: Context, key: TimerKey) -> list[Reply]:
     """A cohort's learners whose track has not started begin it today, their local day."""
     cohort = key.cohort
     if steps(ctx, cohort):
-        newcomers = await area(ctx).newcomers(cohort)
-        await area(ctx).begin([(n.learner_id, today(ctx, n.actor), planned(ctx, n.actor, today(ctx, n.actor)))
-                               for n in newcomers])
+        starts = []
+        for newcomer in await area(ctx).newcomers(cohort):
+            zone = await learner_zone(ctx, newcomer.actor)
+            day = today(ctx, zone)
+            starts.append((newcomer.learner_id, day, planned(ctx, newcomer.actor, day, zone)))
+        await area(ctx).begin(starts)
     return []
 
 
