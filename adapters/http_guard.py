@@ -56,6 +56,7 @@ RESERVE = 256  # open files kept for the rest of the process (database, logs, po
 MOST_WAITING = 10_000  # the waiting room's size at most, whatever the open-file limit
 BACKLOG = 4096  # connections the kernel holds until they are accepted (capped by net.core.somaxconn)
 _LENGTH = re.compile(rb"\r\ncontent-length:[ \t]*(\d+)", re.IGNORECASE)
+_CHUNKED = re.compile(rb"\r\ntransfer-encoding:", re.IGNORECASE)
 
 
 def open_file_limit() -> int:
@@ -79,9 +80,10 @@ def waiting_room(limits: Limits) -> int:
 
 
 def arrived(early: bytes | bytearray) -> bool:
-    """Whether a whole request (headers, and a body of its Content-Length) is in `early`."""
+    """Whether a whole request (headers, and a body of its Content-Length) is in `early`. A chunked
+    body (which Slack does not send) never counts as arrived: its end is not read ahead."""
     end = early.find(b"\r\n\r\n")
-    if end < 0:
+    if end < 0 or _CHUNKED.search(early, 0, end + 2):
         return False
     length = _LENGTH.search(early, 0, end + 2)
     return len(early) >= end + 4 + (int(length.group(1)) if length else 0)
