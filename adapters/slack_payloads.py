@@ -213,21 +213,18 @@ def _unquote(text: str) -> str:
 
 
 def _json(text: str, limit: int) -> Any:
-    """JSON text decoded, then its nesting measured (TooDeep past `limit`)."""
+    """JSON text decoded, then its nesting measured level by level (TooDeep past `limit`)."""
     try:
         value = json.loads(text)
     except RecursionError:  # the decoder's own bound, far past `limit`
         raise TooDeep from None
-    deepest, todo = 0, [(value, 1)]
-    while todo:
-        item, depth = todo.pop()
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
-        if children is None:
-            continue
-        deepest = max(deepest, depth)
-        if deepest > limit:
+    level, depth = [value] if isinstance(value, dict | list) else [], 0  # the containers one level down
+    while level:
+        depth += 1
+        if depth > limit:
             raise TooDeep
-        todo.extend((child, depth + 1) for child in children)
+        level = [child for item in level for child in (item.values() if isinstance(item, dict) else item)
+                 if isinstance(child, dict | list)]
     return value
 
 
