@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import errno
 import fcntl
+import gc
 import logging
 import os
 import signal
@@ -277,6 +278,7 @@ async def run_platforms(bot: StudyBot, configured: Mapping[Platform, Any], stop:
             bot.store.processes.platforms = ", ".join(a.platform for a in adapters)  # `health` lists it
             ticker = asyncio.create_task(run_scheduler(bot, {a.platform: a for a in adapters}))
             checks = asyncio.create_task(check_channels(bot, adapters))
+            gc.freeze()  # what start-up built (packs, libraries) stays out of the collector's passes under load
             log.info("studybot is running on %s", ", ".join(a.platform for a in adapters))
             await _first(stop.wait(), bot.store.engine.failed.wait())
             checks.cancel()

@@ -27,7 +27,6 @@ from typing import Any, TypeVar
 from aiohttp import ClientError
 from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 from slack_bolt.adapter.socket_mode.async_internals import run_async_bolt_app, send_async_response
-from slack_bolt.async_app import AsyncApp
 from slack_bolt.authorization import AuthorizeResult
 from slack_bolt.authorization.async_authorize import AsyncAuthorize
 from slack_bolt.error import BoltUnhandledRequestError
@@ -46,6 +45,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.http_guard import Limits
 from adapters.log_guard import NoBodies, RefusalLog, Unsaid, clean
 from adapters.replies import ChatAdapter, Inbound
+from adapters.slack_bolt_app import LeanApp
 from adapters.slack_http import EVENTS_PATH, SlackHttp
 from adapters.slack_install_flow import InstallFlow
 from adapters.slack_installs import Workspaces
@@ -220,9 +220,9 @@ class SlackAdapter(ChatAdapter):
         self.workspaces: Workspaces | None = self.installs.workspaces if self.installs else None
         authorize: AsyncAuthorize = self.installs.authorize if self.installs else self._authorized
         oauth = self.installs.oauth if self.installs else None
-        self.app = AsyncApp(
+        self.app = LeanApp(  # Bolt without its per-request client and arguments: see adapters.slack_bolt_app
             client=AsyncWebClient(base_url=base_url),  # Bolt's own: its token comes from `authorize`
-            authorize=authorize,  # type: ignore[arg-type]  # Bolt takes an AsyncAuthorize as it is
+            authorize=authorize,  # Bolt takes an AsyncAuthorize as it is
             oauth_settings=oauth,
             installation_store_bot_only=True if oauth else None,
             logger=bolt_log,

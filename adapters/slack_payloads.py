@@ -4,6 +4,7 @@ checks a raw HTTP body passes before Bolt parses it."""
 
 from __future__ import annotations
 
+import codecs
 import json
 from typing import Any
 from urllib.parse import parse_qsl
@@ -181,29 +182,49 @@ def read_body(text: str, content_type: str, limit: int) -> Json:
     if content_type == "application/json" or text.startswith("{"):
         body = _json(text, limit)
     else:
-        fields = dict(parse_qsl(text, keep_blank_values=True))
+        fields = form_fields(text)
         body = _json(fields["payload"], limit) if "payload" in fields else fields
     if not isinstance(body, dict):
         raise ValueError("not an object")
     return body
 
 
+def form_fields(text: str) -> dict[str, str]:
+    """A form's fields, as `dict(parse_qsl(text, keep_blank_values=True))` reads them, several times
+    faster: Python's `unquote` decodes each %-escape in a loop of Python, and an interaction's payload
+    is JSON with hundreds of them. Here they are decoded in C (`codecs.escape_decode`), and a form that
+    is not plain percent-encoded ASCII is left to `parse_qsl`."""
+    try:
+        fields = {}
+        for field in text.split("&"):
+            if field:
+                name, _, value = field.partition("=")
+                fields[_unquote(name)] = _unquote(value)
+        return fields
+    except (ValueError, UnicodeError):  # a stray "%", or characters that were not encoded
+        return dict(parse_qsl(text, keep_blank_values=True))
+
+
+def _unquote(text: str) -> str:
+    if "%" not in text and "+" not in text:
+        return text
+    escaped = text.replace("+", " ").replace("\\", "\\\\").replace("%", "\\x").encode("ascii")
+    return codecs.escape_decode(escaped)[0].decode("utf-8", "replace")
+
+
 def _json(text: str, limit: int) -> Any:
-    """JSON text decoded, then its nesting measured (TooDeep past `limit`)."""
+    """JSON text decoded, then its nesting measured level by level (TooDeep past `limit`)."""
     try:
         value = json.loads(text)
     except RecursionError:  # the decoder's own bound, far past `limit`
         raise TooDeep from None
-    deepest, todo = 0, [(value, 1)]
-    while todo:
-        item, depth = todo.pop()
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
-        if children is None:
-            continue
-        deepest = max(deepest, depth)
-        if deepest > limit:
+    level, depth = [value] if isinstance(value, dict | list) else [], 0  # the containers one level down
+    while level:
+        depth += 1
+        if depth > limit:
             raise TooDeep
-        todo.extend((child, depth + 1) for child in children)
+        level = [child for item in level for child in (item.values() if isinstance(item, dict) else item)
+                 if isinstance(child, dict | list)]
     return value
 
 
