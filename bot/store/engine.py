@@ -108,6 +108,13 @@ class Engine(ABC):
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run fn(conn, *args) on the connection's thread: one hop, no transaction."""
 
+    async def aside(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run fn(conn, *args) on a read-only connection and a thread of their own, for reads whose work
+        grows with the cohort (exports, reports): neither the event loop nor the writes wait for them.
+        They see what was committed when they started (one snapshot). Here (a database with no second
+        connection, SQLite in memory) the engine's own connection runs it."""
+        return await self.run(fn, *args)
+
     @abstractmethod
     async def _commit(self, writes: list[tuple[Callable[..., Any], tuple]]) -> list[tuple[bool, Any]]:
         """Run each write in a savepoint of one transaction and commit them together; each write's

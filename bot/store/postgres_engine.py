@@ -213,6 +213,10 @@ class PostgresEngine(Engine):
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._thread, lambda: fn(self._connection(), *args))
 
+    async def aside(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run fn on a connection of its own, in a worker thread, in one read-only snapshot."""
+        return await asyncio.to_thread(_aside, self.url, fn, *args)
+
     async def _commit(self, writes: list[tuple[Callable[..., Any], tuple]]) -> list[tuple[bool, Any]]:
         try:
             return await self.run(self._commit_together, writes)
@@ -244,6 +248,18 @@ class PostgresEngine(Engine):
     async def backup(self, target: Path | str) -> None:
         """pg_dump's custom format into a new file, mode 0600 (pg_dumps.dump)."""
         await asyncio.to_thread(pg_dumps.dump, self.url, Path(target))
+
+
+def _aside(url: str, fn: Callable[..., T], *args: Any) -> T:
+    """fn(connection, *args) in a read-only REPEATABLE READ transaction (one snapshot), on a new connection."""
+    with connect(url) as raw:
+        c = PgConn(raw)
+        c.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        try:
+            return fn(c, *args)
+        finally:
+            if not raw.broken:
+                c.execute("ROLLBACK")
 
 
 def notify(url: str, channel: str, payload: str = "") -> None:
