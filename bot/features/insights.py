@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 from bot.content.model import Library
@@ -139,20 +140,29 @@ class Made:
     note: str
 
 
-def _made(figures: Figures, learners: list[Actor], summaries: list[AnswerSummary], library: Library,
+def _made(figures: Figures, learners: list[Actor], summaries: Iterator[AnswerSummary], *, library: Library,
           mapping: Mapping[str, str], now: datetime) -> list[Made]:
-    """The export's files, built on a worker thread: their work grows with the cohort."""
-    table = cohort_csv.rows(learners, summaries, library)
-    correct = Counter({r.learner.user_id: 0 for r in table if r.answer})
-    correct.update(r.learner.user_id for r in table if r.answer and r.answer.correct)
+    """The export's files, built beside the reads of the cohort's answers (`Insights.built`): off the event
+    loop, the answers streamed into the CSV (kept only for the gradebooks, with a map of LMS ids)."""
+    correct: Counter[str] = Counter()  # per learner who answered: their correct first answers
+    kept: list[AnswerSummary] = []
+
+    def counted(table: Iterator[cohort_csv.Row]) -> Iterator[cohort_csv.Row]:
+        for row in table:
+            if row.answer:
+                correct[row.learner.user_id] += row.answer.correct
+                if mapping:
+                    kept.append(row.answer)
+            yield row
+
+    answers = cohort_csv.encode(counted(cohort_csv.rows(learners, summaries, library)))
     scores = histogram(score_shares(correct, sum(len(les.questions) for les in library.lessons.values())))
-    made = [Made(cohort_csv.FILENAME, cohort_csv.encode(table), "one row per learner and question."),
+    made = [Made(cohort_csv.FILENAME, answers, "one row per learner and question."),
             Made(cohort_report.FILENAME, cohort_report.render(figures, scores, now),
                  "the cohort at a glance, with charts; it opens with no network.")]
     if mapping:  # the gradebooks for Canvas and Moodle, with the config's map of learners to LMS ids
-        answered = list(dict.fromkeys(r.learner for r in table))
         for lms in gradebook.LMS:
-            book = gradebook.build(lms, answered, summaries, library, mapping)
+            book = gradebook.build(lms, learners, kept, library, mapping)
             left_out = f"; {len(book.unmapped)} learner(s) without an LMS id left out" if book.unmapped else ""
             made.append(Made(gradebook.FILENAMES[lms], book.data,
                              f"one column per lesson, {book.learners} learner(s){left_out}."))
@@ -165,13 +175,12 @@ def _saved(folder: Path, made: list[Made]) -> list[Path]:
 
 async def export(ctx: Context, cmd: Command) -> list[Reply]:
     """The cohort's files by direct message. Everything that grows with the cohort runs off the event loop:
-    the reads on a connection of their own (`aside`), the files built and written on worker threads."""
+    the files built beside the reads of a connection of their own, then written on a worker thread."""
     cohort = cmd.actor.in_cohort
     figures = await gather(ctx, cohort, weekly=True)
-    learners = await ctx.store.learners.of_cohort(cohort)
-    summaries = await ctx.store.insights.summaries(cohort)
-    mapping = ctx.settings.cohort(cohort).gradebook
-    made = await asyncio.to_thread(_made, figures, learners, summaries, ctx.library, mapping, ctx.clock.now())
+    mapping, now = ctx.settings.cohort(cohort).gradebook, ctx.clock.now()
+    made = await ctx.store.insights.built(cohort, partial(_made, figures, library=ctx.library, mapping=mapping,
+                                                          now=now))
     async with ctx.files_lock(cohort):  # beside the cohort's results file, so /forget me deletes them too
         saved = await asyncio.to_thread(_saved, files.cohort_dir(ctx.settings.results_dir, cohort), made)
     replies = [Reply(f"{m.name}: {m.note}", Audience.DM, file=Attachment(m.name, m.data, saved_to=at))

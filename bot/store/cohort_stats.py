@@ -11,16 +11,18 @@ import asyncio
 import json
 import logging
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.core.errors import StoreBusy
 from bot.core.messages import Actor, Cohort
 from bot.store.engine import Conn, Engine
-from bot.store.learners import LEARNER_ID, key
+from bot.store.learners import LEARNER_ID, key, of_cohort
 
 log = logging.getLogger("studybot.store")
+T = TypeVar("T")
 
 # glossary lookups counted per cohort, week and normalised query (never who looked up what)
 SCHEMA = {
@@ -171,7 +173,8 @@ def _activity(c: Conn, cohort: Cohort, lesson: str | None, week: str) -> list[Le
                             latest.get(r["id"], ("", False))[1]) for r in learners]
 
 
-def _summaries(c: Conn, cohort: Cohort) -> list[AnswerSummary]:
+def _summaries(c: Conn, cohort: Cohort) -> Iterator[AnswerSummary]:
+    """The cohort's `summaries`, one at a time as the rows are read."""
     rows = c.execute(
         "SELECT l.platform, l.cohort, l.user_id, l.display_name, x.question_id, COUNT(*) AS attempts,"
         " MAX(x.scored * x.correct) AS correct, MAX(x.scored * x.points) AS points,"
@@ -187,9 +190,9 @@ def _summaries(c: Conn, cohort: Cohort) -> list[AnswerSummary]:
             found = learners[r["user_id"]] = Actor(r["platform"], r["cohort"], r["user_id"], r["display_name"])
         return found
 
-    return [AnswerSummary(learner(r), r["question_id"], r["attempts"], bool(r["correct"]), r["points"],
+    return (AnswerSummary(learner(r), r["question_id"], r["attempts"], bool(r["correct"]), r["points"],
                           bool(r["self_graded"]), datetime.fromisoformat(r["first_at"]), r["verdict"])
-            for r in rows]
+            for r in rows)
 
 
 class Insights:
@@ -226,7 +229,13 @@ class Insights:
 
     async def summaries(self, cohort: Cohort) -> list[AnswerSummary]:
         """Per learner and question answered: the first answer and the number of answers."""
-        return await self._engine.aside(_summaries, cohort)
+        return await self._engine.aside(lambda c: list(_summaries(c, cohort)))
+
+    async def built(self, cohort: Cohort, build: Callable[[list[Actor], Iterator[AnswerSummary]], T]) -> T:
+        """build(the cohort's learners, their `summaries` as they are read, in the learners' order) run beside
+        the reads, on their connection and thread (an export): its work grows with the cohort, and the rows
+        never reach the event loop."""
+        return await self._engine.aside(lambda c: build(of_cohort(c, cohort), _summaries(c, cohort)))
 
     def looked_up(self, cohort: Cohort, week: str, query: str, found: bool) -> None:
         """Count one glossary lookup: the term found (its name) or the normalised query the glossary
