@@ -14,6 +14,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -75,15 +76,52 @@ def translate(sql: str) -> str:
     return sql.replace("%", "%%").replace("?", "%s")
 
 
+class Queued:
+    """A statement sent in pipeline mode: its results are waited for when read (its rowcount too, which
+    psycopg leaves unset until then)."""
+
+    __slots__ = ("_cursor", "_pipeline")
+
+    def __init__(self, cursor: psycopg.Cursor[Any], pipeline: psycopg.Pipeline) -> None:
+        self._cursor = cursor
+        self._pipeline = pipeline
+
+    @property
+    def rowcount(self) -> int:
+        self._pipeline.sync()
+        return self._cursor.rowcount
+
+    def fetchone(self) -> Any:
+        return self._cursor.fetchone()
+
+    def fetchall(self) -> list[Any]:
+        return self._cursor.fetchall()
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._cursor)
+
+
 class PgConn:
     """A psycopg connection that takes the store's SQL as it is written for SQLite."""
 
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self.conn = conn
+        self.pipeline: psycopg.Pipeline | None = None  # while in pipeline mode
 
     def execute(self, sql: str, parameters: Sequence[Any] = ()) -> Any:
         cursor = self.conn.cursor(row_factory=_rows)
-        return cursor.execute(translate(sql), tuple(parameters))
+        cursor.execute(translate(sql), tuple(parameters))
+        return cursor if self.pipeline is None else Queued(cursor, self.pipeline)
+
+    @contextmanager
+    def pipelined(self) -> Iterator[None]:
+        """Statements sent without waiting for each one's result (psycopg's pipeline mode)."""
+        with self.conn.pipeline() as pipeline:
+            self.pipeline = pipeline
+            try:
+                yield
+            finally:
+                self.pipeline = None
 
     def executemany(self, sql: str, parameters: Iterable[Sequence[Any]]) -> Any:
         cursor = self.conn.cursor(row_factory=_rows)
@@ -223,6 +261,9 @@ class PostgresEngine(Engine):
         except RETRYABLE:
             log.info("a batch of %d write(s) met a deadlock or serialization failure; retrying it once", len(writes))
             return await self.run(self._commit_together, writes)
+
+    def _pipelined(self, c: PgConn) -> AbstractContextManager[None]:
+        return c.pipelined()
 
     def _undoes_all(self, c: PgConn, exc: Exception) -> bool:
         return isinstance(exc, RETRYABLE) or c.conn.broken  # a deadlock's transaction must go (and retry) whole
