@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
@@ -35,6 +35,10 @@ TIMERS_OVERDUE = Gauge("studybot_timers_overdue", "Due timers that are over a mi
 DATABASE_BYTES = Gauge("studybot_database_bytes", "Size of the database file and its WAL", registry=REGISTRY)
 
 
+_counted: dict[tuple[str, str, str], Any] = {}  # the metrics' children, each resolved by `labels` once
+_timed: dict[str, Any] = {}
+
+
 def handled(event: Event, outcome: str, seconds: float, commands: Collection[str]) -> None:
     """Count one handled event; `commands` are the known names (anything else is "other")."""
     if isinstance(event, TimerFired):
@@ -46,8 +50,12 @@ def handled(event: Event, outcome: str, seconds: float, commands: Collection[str
             command = name if name in commands else "other"
         else:
             command = "button" if isinstance(event, ChoiceMade) else "form" if isinstance(event, TextSubmitted) else ""
-    EVENTS.labels(platform, command, outcome).inc()
-    LATENCY.labels(platform).observe(seconds)
+    if (counter := _counted.get((platform, command, outcome))) is None:
+        counter = _counted[platform, command, outcome] = EVENTS.labels(platform, command, outcome)
+    counter.inc()
+    if (latency := _timed.get(platform)) is None:
+        latency = _timed[platform] = LATENCY.labels(platform)
+    latency.observe(seconds)
 
 
 def delivery_failed(platform: str | None) -> None:
