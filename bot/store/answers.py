@@ -71,6 +71,7 @@ def _record(c: Conn, prompt_id: str, actor: Actor, lesson_id: str, question_id: 
     # The learner's upsert comes first: it locks their row until commit, so two answers of one learner
     # (in two processes) take turns, and the answer's `first` test sees the other's committed answer.
     learner = learners.upsert(c, actor, now)
+    card = cards.stored(c, learner, question_id) if rate else None  # read with the spending's answer
     if not prompts.spend_open(c, prompt_id, learner, now):
         return Recorded(prompts.not_spent(c, prompt_id))
     first_of = (int(scores), learner, question_id)
@@ -87,7 +88,7 @@ def _record(c: Conn, prompt_id: str, actor: Actor, lesson_id: str, question_id: 
     first = bool(row["scored"])
     if first:
         boards.add_points(c, learner, actor.in_cohort, week, answer_points(correct, first))
-    before = cards.review(c, learner, question_id, lesson_id, rate) if rate else None
+    before = cards.review(c, learner, question_id, lesson_id, rate, asked=card) if rate else None
     return Recorded(Outcome.RECORDED, row["id"], first, before)
 
 
