@@ -78,8 +78,8 @@ def _record(c: Conn, prompt_id: str, actor: Actor, lesson_id: str, question_id: 
     row = c.execute(
         "INSERT INTO answers (learner_id, prompt_id, lesson_id, question_id, mode, choice, correct, scored,"
         " points, week, answered_at, text, rubric_correct, matched, missed, verdict)"
-        f" VALUES (?,?,?,?,?,?,?, CASE WHEN {_FIRST} THEN 1 ELSE 0 END, CASE WHEN {_FIRST} THEN ? ELSE ? END,"
-        " ?,?,?,?,?,?,?) RETURNING id, scored",
+        " VALUES (?,?,?,?,?,?,?, CASE WHEN " + _FIRST + " THEN 1 ELSE 0 END, CASE WHEN " + _FIRST +
+        " THEN ? ELSE ? END, ?,?,?,?,?,?,?) RETURNING id, scored",
         (learner, prompt_id, lesson_id, question_id, mode, choice, int(correct), *first_of, *first_of,
          answer_points(correct, True), answer_points(correct, False), week, now,
          typed.text if typed else None, int(correct), json.dumps(typed.matched) if typed else None,
