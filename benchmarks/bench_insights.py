@@ -25,6 +25,7 @@ from bot.store.engine import iso
 
 LESSONS, MC, SHORT, PROMPTS = 2, 40, 10, 5  # per lesson: 100 questions, 10 teach-back prompts in all
 LEARNERS, ANSWERS, ATTEMPTS, WEEKS = 1_000, 100_000, 5_000, 8
+STALL_LEARNERS = 10_000  # 1,000,000 answers for the export's stall of the event loop
 POINTS = ("first", "second", "third")
 BASELINE = (
     "SELECT a.question_id, a.choice, a.correct, a.self_graded, COUNT(*) FROM answers a"
@@ -65,9 +66,10 @@ def write_library(root: Path) -> None:
         (lesson.path / "quiz.md").write_text(render_quiz(lesson), encoding="utf-8")
 
 
-def fill(path: Path, clock: FixedClock, questions: list[tuple[str, str, str]], prompts: list[tuple[str, str]]) -> None:
-    """1,000 learners, 100,000 answers (a first answer to 90 questions each, 10 practice answers), 5,000
-    teach-back attempts and some glossary lookups, over eight weeks."""
+def fill(path: Path, clock: FixedClock, questions: list[tuple[str, str, str]], prompts: list[tuple[str, str]],
+         learners: int = LEARNERS) -> None:
+    """1,000 learners (or `learners`), 100 answers each (a first answer to 90 questions, 10 practice answers),
+    5,000 teach-back attempts and some glossary lookups, over eight weeks."""
     rng = random.Random(11)
     now = clock.now()
     zone = UTC
@@ -75,10 +77,10 @@ def fill(path: Path, clock: FixedClock, questions: list[tuple[str, str, str]], p
         c.execute("PRAGMA synchronous = OFF")
         c.executemany("INSERT INTO learners (id, platform, cohort, user_id, display_name, last_seen)"
                       " VALUES (?, 'slack', 'T1', ?, ?, ?)",
-                      ((i + 1, f"U{i:04d}", f"Learner, number {i}", iso(now)) for i in range(LEARNERS)))
+                      ((i + 1, f"U{i:05d}", f"Learner, number {i}", iso(now)) for i in range(learners)))
         rows = []
         per_learner = ANSWERS // LEARNERS
-        for i in range(LEARNERS):
+        for i in range(learners):
             firsts = rng.sample(questions, per_learner - 10)
             for k, (lesson, question, kind) in enumerate(firsts + rng.sample(firsts, 10)):
                 at = now - timedelta(days=rng.uniform(0, WEEKS * 7))
@@ -99,7 +101,7 @@ def fill(path: Path, clock: FixedClock, questions: list[tuple[str, str, str]], p
             lesson, prompt = rng.choice(prompts)
             at = now - timedelta(days=rng.uniform(0, WEEKS * 7))
             missed = rng.sample(POINTS, rng.randint(0, 3))
-            attempts.append((rng.randrange(LEARNERS) + 1, lesson, prompt, "an explanation",
+            attempts.append((rng.randrange(learners) + 1, lesson, prompt, "an explanation",
                              json.dumps([p for p in POINTS if p not in missed]), json.dumps(missed),
                              int(not missed), iso_week(at, zone), iso(at),
                              "correct" if not missed else "partly" if len(missed) == 1 else "not_yet"))
@@ -156,8 +158,50 @@ async def bench_insights() -> list[str]:
     ]
 
 
+async def stalls(ticks: list[float], every: float = 0.005) -> None:
+    """A probe beside the work: how late the loop wakes it each time (its stalls), until cancelled."""
+    loop = asyncio.get_running_loop()
+    while True:
+        before = loop.time()
+        await asyncio.sleep(every)
+        ticks.append(loop.time() - before - every)
+
+
+async def bench_export_stall(learners: int = STALL_LEARNERS) -> list[str]:
+    """/insights export of a cohort of `learners` x 100 answers, with a loop-lag probe beside it: the
+    longest the event loop stalled (a press arriving then waits that long to be read)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        write_library(root / "content")
+        clock = FixedClock()
+        settings = Settings(db_path=root / "insights.db", content_dir=root / "content", results_dir=root / "r")
+        bot = await StudyBot.start(settings, clock)
+        questions = [(q.lesson_id, q.id, q.kind) for q in bot.library.questions.values()]
+        prompts = [(p.lesson_id, p.id) for p in bot.library.prompts.values()]
+        await bot.close()
+        fill(settings.db_path, clock, questions, prompts, learners)
+        bot = await StudyBot.start(settings, clock)
+        try:
+            teacher, place = Actor("slack", "T1", "UTEACH", "Teacher", True), Place("slack", "T1", "C1")
+            answers = await bot.store.count("answers")
+            lags: list[float] = []
+            probe = asyncio.create_task(stalls(lags))
+            started = time.perf_counter()
+            replies = await bot.handle(Command("insights", "export", teacher, place))
+            took = time.perf_counter() - started
+            await asyncio.sleep(0.05)  # the probe wakes once more: a stall at the export's very end counts too
+            probe.cancel()
+            size = next(len(r.file.content) for r in replies if r.file)
+        finally:
+            await bot.close()
+    worst = max(lags) * 1000
+    return [f"  /insights export of {answers:,} answers ({learners:,} learners) {took:.1f} s, CSV {size / 1e6:.0f} MB:"
+            f" the event loop's longest stall {worst:.0f} ms {goal('< 100 ms', worst < 100)},"
+            f" p99 {statistics.quantiles(lags, n=100)[98] * 1000:.0f} ms over {len(lags):,} probes"]
+
+
 async def main() -> list[str]:
-    return await bench_insights()
+    return [*await bench_insights(), *await bench_export_stall()]
 
 
 if __name__ == "__main__":

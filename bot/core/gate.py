@@ -16,19 +16,22 @@ class Gate:
         self._idle.set()
         self._in_flight = 0
         self._changing = asyncio.Lock()
+        self._passing = _Passing(self)
 
-    @asynccontextmanager
-    async def event(self) -> AsyncIterator[None]:
-        """Held while one event is handled."""
-        await self._open.wait()
+    def event(self) -> _Passing:
+        """Held while one event is handled (a plain object, not a generator: one per event)."""
+        return self._passing
+
+    async def _enter(self) -> None:
+        if not self._open.is_set():
+            await self._open.wait()
         self._in_flight += 1
         self._idle.clear()
-        try:
-            yield
-        finally:
-            self._in_flight -= 1
-            if not self._in_flight:
-                self._idle.set()
+
+    def _leave(self) -> None:
+        self._in_flight -= 1
+        if not self._in_flight:
+            self._idle.set()
 
     @asynccontextmanager
     async def change(self) -> AsyncIterator[None]:
@@ -40,3 +43,18 @@ class Gate:
                 yield
             finally:
                 self._open.set()
+
+
+class _Passing:
+    """`Gate.event`'s context: one event passing the gate."""
+
+    __slots__ = ("_gate",)
+
+    def __init__(self, gate: Gate) -> None:
+        self._gate = gate
+
+    async def __aenter__(self) -> None:
+        await self._gate._enter()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._gate._leave()

@@ -8,10 +8,17 @@ Only counts, names of learners, and the pack's own words: answer texts stay in /
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from pathlib import Path
 
+from bot.content.model import Library
 from bot.core.errors import StudyError
-from bot.core.messages import MAX_TEXT, Attachment, Audience, Cohort, Command, Reply, counted, fit
+from bot.core.messages import MAX_TEXT, Actor, Attachment, Audience, Command, Reply, counted, fit
 from bot.kit.commands import Option, command
 from bot.kit.context import Context
 from bot.kit.feature import Feature
@@ -26,6 +33,7 @@ from bot.reports.cohort_figures import (
     score_shares,
     titled,
 )
+from bot.store.cohort_stats import AnswerSummary
 
 NAMED = 10  # learners named per list before "and N more"
 QUOTED = 50  # characters of a choice's text
@@ -123,51 +131,63 @@ def _scope(words: list[str]) -> tuple[str | None, bool]:
     return " ".join(words) or None, all_time
 
 
+@dataclass(frozen=True)
+class Made:
+    """One file of an export: its name, content and the line that goes with it."""
+
+    name: str
+    data: bytes
+    note: str
+
+
+def _made(figures: Figures, learners: list[Actor], summaries: Iterator[AnswerSummary], *, library: Library,
+          mapping: Mapping[str, str], now: datetime) -> list[Made]:
+    """The export's files, built beside the reads of the cohort's answers (`Insights.built`): off the event
+    loop, the answers streamed into the CSV (kept only for the gradebooks, with a map of LMS ids)."""
+    correct: Counter[str] = Counter()  # per learner who answered: their correct first answers
+    kept: list[AnswerSummary] = []
+
+    def counted(table: Iterator[cohort_csv.Row]) -> Iterator[cohort_csv.Row]:
+        for row in table:
+            if row.answer:
+                correct[row.learner.user_id] += row.answer.correct
+                if mapping:
+                    kept.append(row.answer)
+            yield row
+
+    answers = cohort_csv.encode(counted(cohort_csv.rows(learners, summaries, library)))
+    scores = histogram(score_shares(correct, sum(len(les.questions) for les in library.lessons.values())))
+    made = [Made(cohort_csv.FILENAME, answers, "one row per learner and question."),
+            Made(cohort_report.FILENAME, cohort_report.render(figures, scores, now),
+                 "the cohort at a glance, with charts; it opens with no network.")]
+    if mapping:  # the gradebooks for Canvas and Moodle, with the config's map of learners to LMS ids
+        for lms in gradebook.LMS:
+            book = gradebook.build(lms, learners, kept, library, mapping)
+            left_out = f"; {len(book.unmapped)} learner(s) without an LMS id left out" if book.unmapped else ""
+            made.append(Made(gradebook.FILENAMES[lms], book.data,
+                             f"one column per lesson, {book.learners} learner(s){left_out}."))
+    return made
+
+
+def _saved(folder: Path, made: list[Made]) -> list[Path]:
+    return [files.write_file(folder, m.data, m.name) for m in made]
+
+
 async def export(ctx: Context, cmd: Command) -> list[Reply]:
+    """The cohort's files by direct message. Everything that grows with the cohort runs off the event loop:
+    the files built beside the reads of a connection of their own, then written on a worker thread."""
     cohort = cmd.actor.in_cohort
     figures = await gather(ctx, cohort, weekly=True)
-    table = cohort_csv.rows(await ctx.store.learners.of_cohort(cohort), await ctx.store.insights.summaries(cohort),
-                            ctx.library)
-    correct = Counter({r.learner.user_id: 0 for r in table if r.answer})
-    correct.update(r.learner.user_id for r in table if r.answer and r.answer.correct)
-    scores = histogram(score_shares(correct, sum(len(les.questions) for les in ctx.library.lessons.values())))
-    report = cohort_report.render(figures, scores, ctx.clock.now())
-    answers = cohort_csv.encode(table)
+    mapping, now = ctx.settings.cohort(cohort).gradebook, ctx.clock.now()
+    made = await ctx.store.insights.built(cohort, partial(_made, figures, library=ctx.library, mapping=mapping,
+                                                          now=now))
     async with ctx.files_lock(cohort):  # beside the cohort's results file, so /forget me deletes them too
-        folder = files.cohort_dir(ctx.settings.results_dir, cohort)
-        answers_at = files.write_file(folder, answers, cohort_csv.FILENAME)
-        report_at = files.write_file(folder, report, cohort_report.FILENAME)
-    replies = [
-        Reply(f"{cohort_csv.FILENAME}: one row per learner and question.", Audience.DM,
-              file=Attachment(cohort_csv.FILENAME, answers, saved_to=answers_at)),
-        Reply(f"{cohort_report.FILENAME}: the cohort at a glance, with charts; it opens with no network.", Audience.DM,
-              file=Attachment(cohort_report.FILENAME, report, saved_to=report_at)),
-    ]
-    gradebooks = await _gradebooks(ctx, cohort, table)
-    names = [cohort_csv.FILENAME, cohort_report.FILENAME, *(r.file.filename for r in gradebooks if r.file)]
-    hint = "" if gradebooks else (f" For gradebook files (Canvas, Moodle), map learners to their LMS ids under "
-                                  f"cohorts.{cohort.id}.gradebook in the config.")
-    return [*replies, *gradebooks, Reply(f"Sent: check your direct messages for {', '.join(names)}.{hint}")]
-
-
-async def _gradebooks(ctx: Context, cohort: Cohort, table: list[cohort_csv.Row]) -> list[Reply]:
-    """The gradebook CSVs for Canvas and Moodle, by direct message: none without the config's map of
-    learners to LMS ids."""
-    mapping = ctx.settings.cohort(cohort).gradebook
-    if not mapping:
-        return []
-    learners = list(dict.fromkeys(r.learner for r in table))
-    summaries = [r.answer for r in table if r.answer is not None]
-    out = []
-    for lms in gradebook.LMS:
-        book = gradebook.build(lms, learners, summaries, ctx.library, mapping)
-        name = gradebook.FILENAMES[lms]
-        async with ctx.files_lock(cohort):
-            saved = files.write_file(files.cohort_dir(ctx.settings.results_dir, cohort), book.data, name)
-        left_out = f"; {len(book.unmapped)} learner(s) without an LMS id left out" if book.unmapped else ""
-        out.append(Reply(f"{name}: one column per lesson, {book.learners} learner(s){left_out}.", Audience.DM,
-                         file=Attachment(name, book.data, saved_to=saved)))
-    return out
+        saved = await asyncio.to_thread(_saved, files.cohort_dir(ctx.settings.results_dir, cohort), made)
+    replies = [Reply(f"{m.name}: {m.note}", Audience.DM, file=Attachment(m.name, m.data, saved_to=at))
+               for m, at in zip(made, saved, strict=True)]
+    hint = "" if mapping else (f" For gradebook files (Canvas, Moodle), map learners to their LMS ids under "
+                               f"cohorts.{cohort.id}.gradebook in the config.")
+    return [*replies, Reply(f"Sent: check your direct messages for {', '.join(m.name for m in made)}.{hint}")]
 
 
 @command(summary="The cohort at a glance: who is behind, what it misses (instructors)",

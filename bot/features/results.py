@@ -11,6 +11,7 @@ wrong one its rubric found right in part (no point yet).
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 from bot.content.model import Lesson
@@ -89,7 +90,7 @@ async def results(ctx: Context, cmd: Command) -> list[Reply]:
             folder = learner_dir(root, cmd.actor)
             note = "Your results are attached."
         content = ("\n".join(lines) + "\n").encode()
-        target = write_file(folder, content)
+        target = await asyncio.to_thread(write_file, folder, content)  # its fsync never on the event loop
     audience = Audience.PUBLIC if word == "here" else Audience.DM
     attachment = Attachment(FILENAME, content, saved_to=target)
     replies = [Reply(note, audience, file=attachment)]

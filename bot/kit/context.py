@@ -22,7 +22,7 @@ from fsrs import Rating, Scheduler
 
 from bot.content.model import Lesson, Library
 from bot.content.term_index import Glossary
-from bot.core.clock import Clock, iso_week
+from bot.core.clock import Clock, Weeks
 from bot.core.config import Settings
 from bot.core.errors import StudyError
 from bot.core.messages import Actor, Choice, ChoiceMade, Cohort, Place, Reply, TextSubmitted
@@ -116,6 +116,7 @@ class Context:
     glossary: Glossary = field(init=False)
     declared: Declared = field(default_factory=Declared)  # the features' modes and offers (the router sets them)
     _file_locks: dict[Cohort, asyncio.Lock] = field(default_factory=dict, init=False, repr=False)
+    _weeks: Weeks = field(default_factory=Weeks, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.glossary = Glossary(self.library.terms)
@@ -175,7 +176,7 @@ class Context:
 
     def week(self, cohort: Cohort) -> str:
         """This week's ISO name (2026-W48) in the cohort's time zone."""
-        return iso_week(self.clock.now(), self.zone(cohort))
+        return self._weeks.name(self.clock.now(), self.zone(cohort))
 
     def scheduler(self, cohort: Cohort) -> Scheduler:
         """FSRS as the cohort sets it: `fsrs`'s parameters at the cohort's desired retention."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Iterator
+from itertools import groupby
 from typing import NamedTuple
 
 from bot.content.model import Library
@@ -39,13 +40,21 @@ class Row(NamedTuple):  # a tuple: a cohort's export makes one per learner and q
     answer: AnswerSummary | None  # None: not answered
 
 
-def rows(learners: Iterable[Actor], answers: Iterable[AnswerSummary], library: Library) -> list[Row]:
-    """Every learner crossed with every question of the library, with the learner's answers if any."""
-    found = {(a.learner.user_id, a.question_id): a for a in answers}
+def rows(learners: Iterable[Actor], answers: Iterable[AnswerSummary], library: Library) -> Iterator[Row]:
+    """Every learner crossed with every question of the library, with the learner's answers if any. The
+    answers come in the learners' order (by user id, as the store reads both), so that the rows stream:
+    one learner's answers held at a time, whatever the size of the cohort."""
     questions = [(lesson.id, q, short_prompt(q.prompt))
                  for lesson in library.lessons.values() for q in lesson.questions]
-    return [Row(who, lesson_id, q.id, q.kind, prompt, found.get((who.user_id, q.id)))
-            for who in learners for lesson_id, q, prompt in questions]
+    groups = groupby(answers, key=lambda a: a.learner.user_id)
+    user, group = next(groups, (None, iter(())))
+    for who in learners:
+        found: dict[str, AnswerSummary] = {}
+        if user == who.user_id:
+            found = {a.question_id: a for a in group}
+            user, group = next(groups, (None, iter(())))
+        for lesson_id, q, prompt in questions:
+            yield Row(who, lesson_id, q.id, q.kind, prompt, found.get(q.id))
 
 
 def neutral(cell: str) -> str:
@@ -75,8 +84,12 @@ def cells(table: Iterable[Row]) -> Iterator[list[str]]:
 
 
 def encode(table: Iterable[Row]) -> bytes:
-    out = io.StringIO(newline="")
-    writer = csv.writer(out)
-    writer.writerow(COLUMNS)
-    writer.writerows(cells(table))
-    return out.getvalue().encode("utf-8-sig")
+    """The CSV's bytes, encoded as the rows are written (never one long step: a cohort's export runs
+    beside the event loop, which waits for any step that holds the interpreter)."""
+    out = io.BytesIO()
+    with io.TextIOWrapper(out, encoding="utf-8-sig", newline="", write_through=False) as text:
+        writer = csv.writer(text)
+        writer.writerow(COLUMNS)
+        writer.writerows(cells(table))
+        text.flush()
+        return out.getvalue()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
@@ -38,6 +38,10 @@ for _collector in reader.COLLECTORS:  # the second reader's calls, failures, tok
     REGISTRY.register(_collector)
 
 
+_counted: dict[tuple[str, str, str], Any] = {}  # the metrics' children, each resolved by `labels` once
+_timed: dict[str, Any] = {}
+
+
 def handled(event: Event, outcome: str, seconds: float, commands: Collection[str]) -> None:
     """Count one handled event; `commands` are the known names (anything else is "other")."""
     if isinstance(event, TimerFired):
@@ -49,8 +53,12 @@ def handled(event: Event, outcome: str, seconds: float, commands: Collection[str
             command = name if name in commands else "other"
         else:
             command = "button" if isinstance(event, ChoiceMade) else "form" if isinstance(event, TextSubmitted) else ""
-    EVENTS.labels(platform, command, outcome).inc()
-    LATENCY.labels(platform).observe(seconds)
+    if (counter := _counted.get((platform, command, outcome))) is None:
+        counter = _counted[platform, command, outcome] = EVENTS.labels(platform, command, outcome)
+    counter.inc()
+    if (latency := _timed.get(platform)) is None:
+        latency = _timed[platform] = LATENCY.labels(platform)
+    latency.observe(seconds)
 
 
 def delivery_failed(platform: str | None) -> None:

@@ -63,32 +63,35 @@ SCHEMA = {
 }
 
 
+# whether an answer is the learner's first scoring one to its question (its parameters: scores, learner, question)
+_FIRST = ("(? = 1 AND NOT EXISTS (SELECT 1 FROM answers WHERE learner_id = ? AND question_id = ? AND scored = 1))")
+
+
 def _record(c: Conn, prompt_id: str, actor: Actor, lesson_id: str, question_id: str,
             mode: str, correct: bool, week: str, choice: int | None, now: str,
             rate: CardReview | None, typed: Typed | None, scores: bool) -> Recorded:
-    prompt = c.execute("SELECT closed_at FROM prompts WHERE id = ?", (prompt_id,)).fetchone()
-    if prompt is None or prompt["closed_at"] is not None:
-        return Recorded(Outcome.CLOSED)
     # The learner's upsert comes first: it locks their row until commit, so two answers of one learner
-    # (in two processes) take turns, and the `first` check below sees the other's committed answer.
+    # (in two processes) take turns, and the answer's `first` test sees the other's committed answer.
     learner = learners.upsert(c, actor, now)
-    if not prompts.spend(c, prompt_id, learner, now):
-        return Recorded(Outcome.ALREADY)
-    first = scores and c.execute("SELECT 1 FROM answers WHERE learner_id = ? AND question_id = ? AND scored = 1"
-                                 " LIMIT 1", (learner, question_id)).fetchone() is None
-    points = answer_points(correct, first)
-    answer_id = c.execute(
+    card = cards.stored(c, learner, question_id) if rate else None  # read with the spending's answer
+    if not prompts.spend_open(c, prompt_id, learner, now):
+        return Recorded(prompts.not_spent(c, prompt_id))
+    first_of = (int(scores), learner, question_id)
+    row = c.execute(
         "INSERT INTO answers (learner_id, prompt_id, lesson_id, question_id, mode, choice, correct, scored,"
         " points, week, answered_at, text, rubric_correct, matched, missed, verdict)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
-        (learner, prompt_id, lesson_id, question_id, mode, choice, int(correct), int(first), points, week, now,
+        " VALUES (?,?,?,?,?,?,?, CASE WHEN " + _FIRST + " THEN 1 ELSE 0 END, CASE WHEN " + _FIRST +
+        " THEN ? ELSE ? END, ?,?,?,?,?,?,?) RETURNING id, scored",
+        (learner, prompt_id, lesson_id, question_id, mode, choice, int(correct), *first_of, *first_of,
+         answer_points(correct, True), answer_points(correct, False), week, now,
          typed.text if typed else None, int(correct), json.dumps(typed.matched) if typed else None,
          json.dumps(typed.missed) if typed else None, typed.verdict if typed else None),
-    ).fetchone()[0]
+    ).fetchone()
+    first = bool(row["scored"])
     if first:
-        boards.add_points(c, learner, actor.in_cohort, week, points)
-    before = cards.review(c, learner, question_id, lesson_id, rate) if rate else None
-    return Recorded(Outcome.RECORDED, answer_id, first, before)
+        boards.add_points(c, learner, actor.in_cohort, week, answer_points(correct, first))
+    before = cards.review(c, learner, question_id, lesson_id, rate, asked=card) if rate else None
+    return Recorded(Outcome.RECORDED, row["id"], first, before)
 
 
 def _followed_up(c: Conn, answer_id: int, prompt_id: str, learner: int, now: str) -> Row | Outcome:

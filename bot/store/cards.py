@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection
 from datetime import datetime
+from typing import Any
 
 from bot.core.messages import Actor
 from bot.store import learners
@@ -30,12 +31,17 @@ _OWN_CARDS = "learner_id = " + LEARNER_ID
 _OF_LESSON = " AND lesson_id = ? AND question_id IN (SELECT value FROM json_each(?))"  # its questions as they are
 
 
+def stored(c: Conn, learner: int, question_id: str) -> Any:
+    """The query of a learner's card, its row read later by `review` (sent early: on PostgreSQL it shares a
+    round trip with the statements before that read)."""
+    return c.execute("SELECT state FROM cards WHERE learner_id = ? AND question_id = ?", (learner, question_id))
+
+
 def review(c: Conn, learner: int, question_id: str, lesson_id: str, rate: CardReview,
-           base: str | None = None) -> str | None:
+           base: str | None = None, asked: Any = None) -> str | None:
     """Apply `rate` to a learner's card; returns the state before it. With `base`, rate that
-    state instead of the stored one ('' for a new card)."""
-    row = c.execute("SELECT state FROM cards WHERE learner_id = ? AND question_id = ?",
-                    (learner, question_id)).fetchone()
+    state instead of the stored one ('' for a new card); `asked`: the card's `stored` query, sent already."""
+    row = (asked or stored(c, learner, question_id)).fetchone()
     previous = row["state"] if row else None
     state, due = rate((base or None) if base is not None else previous)
     c.execute("INSERT INTO cards (learner_id, question_id, lesson_id, state, due) VALUES (?,?,?,?,?)"

@@ -11,16 +11,18 @@ import asyncio
 import json
 import logging
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.core.errors import StoreBusy
 from bot.core.messages import Actor, Cohort
 from bot.store.engine import Conn, Engine
-from bot.store.learners import LEARNER_ID, key
+from bot.store.learners import LEARNER_ID, key, of_cohort
 
 log = logging.getLogger("studybot.store")
+T = TypeVar("T")
 
 # glossary lookups counted per cohort, week and normalised query (never who looked up what)
 SCHEMA = {
@@ -171,6 +173,28 @@ def _activity(c: Conn, cohort: Cohort, lesson: str | None, week: str) -> list[Le
                             latest.get(r["id"], ("", False))[1]) for r in learners]
 
 
+def _summaries(c: Conn, cohort: Cohort) -> Iterator[AnswerSummary]:
+    """The cohort's `summaries`, one at a time as the rows are read."""
+    rows = c.execute(
+        "SELECT l.platform, l.cohort, l.user_id, l.display_name, x.question_id, COUNT(*) AS attempts,"
+        " MAX(x.scored * x.correct) AS correct, MAX(x.scored * x.points) AS points,"
+        " MAX(x.scored * x.self_graded) AS self_graded, MIN(x.answered_at) AS first_at,"
+        " MAX(CASE WHEN x.scored = 1 THEN x.verdict END) AS verdict"
+        " FROM answers x JOIN learners l ON l.id = x.learner_id WHERE " + _COHORT +
+        " GROUP BY l.id, x.question_id ORDER BY l.user_id, x.question_id", (cohort.platform, cohort.id))
+    learners: dict[str, Actor] = {}  # one Actor per learner, not per answer: a cohort has 100,000 of these
+
+    def learner(r: Any) -> Actor:
+        found = learners.get(r["user_id"])
+        if found is None:
+            found = learners[r["user_id"]] = Actor(r["platform"], r["cohort"], r["user_id"], r["display_name"])
+        return found
+
+    return (AnswerSummary(learner(r), r["question_id"], r["attempts"], bool(r["correct"]), r["points"],
+                          bool(r["self_graded"]), datetime.fromisoformat(r["first_at"]), r["verdict"])
+            for r in rows)
+
+
 class Insights:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -181,48 +205,37 @@ class Insights:
     async def questions(self, cohort: Cohort, lesson: str | None = None,
                         week: str | None = None) -> list[QuestionCounts]:
         """Per question answered in the cohort: its first answers counted (one per learner)."""
-        return await self._engine.run(_questions, _scope(cohort, lesson, week))
+        return await self._engine.aside(_questions, _scope(cohort, lesson, week))
 
     async def teachbacks(self, cohort: Cohort, lesson: str | None = None,
                          week: str | None = None) -> list[TeachbackCounts]:
         """Per teach-back prompt: every attempt, and the key points they covered and missed."""
-        return await self._engine.run(_teachbacks, _scope(cohort, lesson, week))
+        return await self._engine.aside(_teachbacks, _scope(cohort, lesson, week))
 
     async def activity(self, cohort: Cohort, week: str, lesson: str | None = None) -> list[LearnerActivity]:
         """Every learner of the cohort with their last answer or attempt (in the lesson) and whether it
         fell in `week`; by display name."""
-        return await self._engine.run(_activity, cohort, lesson, week)
+        return await self._engine.aside(_activity, cohort, lesson, week)
 
     async def weeks(self, cohort: Cohort, lesson: str | None = None) -> list[WeekCounts]:
         """Per week with any activity: learners who answered or explained, and the points earned."""
-        rows = await self._engine.read(
+        rows = await self._engine.aside(lambda c: c.execute(
             "SELECT x.week, COUNT(DISTINCT x.learner_id) AS active, SUM(x.points) AS points FROM"
             " (SELECT learner_id, lesson_id, week, points FROM answers"
             "  UNION ALL SELECT learner_id, lesson_id, week, points FROM teachbacks) x"
             " JOIN learners l ON l.id = x.learner_id WHERE " + _COHORT + _IN_LESSON +
-            " GROUP BY x.week ORDER BY x.week", (cohort.platform, cohort.id, lesson, lesson))
+            " GROUP BY x.week ORDER BY x.week", (cohort.platform, cohort.id, lesson, lesson)).fetchall())
         return [WeekCounts(r["week"], r["active"], r["points"] or 0) for r in rows]
 
     async def summaries(self, cohort: Cohort) -> list[AnswerSummary]:
         """Per learner and question answered: the first answer and the number of answers."""
-        rows = await self._engine.read(
-            "SELECT l.platform, l.cohort, l.user_id, l.display_name, x.question_id, COUNT(*) AS attempts,"
-            " MAX(x.scored * x.correct) AS correct, MAX(x.scored * x.points) AS points,"
-            " MAX(x.scored * x.self_graded) AS self_graded, MIN(x.answered_at) AS first_at,"
-            " MAX(CASE WHEN x.scored = 1 THEN x.verdict END) AS verdict"
-            " FROM answers x JOIN learners l ON l.id = x.learner_id WHERE " + _COHORT +
-            " GROUP BY l.id, x.question_id ORDER BY l.user_id, x.question_id", (cohort.platform, cohort.id))
-        learners: dict[str, Actor] = {}  # one Actor per learner, not per answer: a cohort has 100,000 of these
+        return await self._engine.aside(lambda c: list(_summaries(c, cohort)))
 
-        def learner(r: Any) -> Actor:
-            found = learners.get(r["user_id"])
-            if found is None:
-                found = learners[r["user_id"]] = Actor(r["platform"], r["cohort"], r["user_id"], r["display_name"])
-            return found
-
-        return [AnswerSummary(learner(r), r["question_id"], r["attempts"], bool(r["correct"]), r["points"],
-                              bool(r["self_graded"]), datetime.fromisoformat(r["first_at"]), r["verdict"])
-                for r in rows]
+    async def built(self, cohort: Cohort, build: Callable[[list[Actor], Iterator[AnswerSummary]], T]) -> T:
+        """build(the cohort's learners, their `summaries` as they are read, in the learners' order) run beside
+        the reads, on their connection and thread (an export): its work grows with the cohort, and the rows
+        never reach the event loop."""
+        return await self._engine.aside(lambda c: build(of_cohort(c, cohort), _summaries(c, cohort)))
 
     def looked_up(self, cohort: Cohort, week: str, query: str, found: bool) -> None:
         """Count one glossary lookup: the term found (its name) or the normalised query the glossary

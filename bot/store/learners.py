@@ -80,6 +80,13 @@ def _actor(row: Row) -> Actor:
     return Actor(row["platform"], row["cohort"], row["user_id"], row["display_name"])
 
 
+def of_cohort(c: Conn, cohort: Cohort) -> list[Actor]:
+    """A cohort's learners, by user id."""
+    return [_actor(r) for r in c.execute(
+        "SELECT platform, cohort, user_id, display_name FROM learners WHERE platform = ? AND cohort = ?"
+        " ORDER BY user_id", (cohort.platform, cohort.id))]
+
+
 class Learners:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -97,10 +104,7 @@ class Learners:
         return rows[0]["cohort"] if rows else None
 
     async def of_cohort(self, cohort: Cohort) -> list[Actor]:
-        rows = await self._engine.read(
-            "SELECT platform, cohort, user_id, display_name FROM learners WHERE platform = ? AND cohort = ?"
-            " ORDER BY user_id", (cohort.platform, cohort.id))
-        return [_actor(r) for r in rows]
+        return await self._engine.run(of_cohort, cohort)
 
     async def forget(self, actor: Actor) -> bool:
         """Delete the learner and, by cascade, everything of theirs; False if there was nothing."""

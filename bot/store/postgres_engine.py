@@ -14,6 +14,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -75,15 +76,52 @@ def translate(sql: str) -> str:
     return sql.replace("%", "%%").replace("?", "%s")
 
 
+class Queued:
+    """A statement sent in pipeline mode: its results are waited for when read (its rowcount too, which
+    psycopg leaves unset until then)."""
+
+    __slots__ = ("_cursor", "_pipeline")
+
+    def __init__(self, cursor: psycopg.Cursor[Any], pipeline: psycopg.Pipeline) -> None:
+        self._cursor = cursor
+        self._pipeline = pipeline
+
+    @property
+    def rowcount(self) -> int:
+        self._pipeline.sync()
+        return self._cursor.rowcount
+
+    def fetchone(self) -> Any:
+        return self._cursor.fetchone()
+
+    def fetchall(self) -> list[Any]:
+        return self._cursor.fetchall()
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._cursor)
+
+
 class PgConn:
     """A psycopg connection that takes the store's SQL as it is written for SQLite."""
 
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self.conn = conn
+        self.pipeline: psycopg.Pipeline | None = None  # while in pipeline mode
 
     def execute(self, sql: str, parameters: Sequence[Any] = ()) -> Any:
         cursor = self.conn.cursor(row_factory=_rows)
-        return cursor.execute(translate(sql), tuple(parameters))
+        cursor.execute(translate(sql), tuple(parameters))
+        return cursor if self.pipeline is None else Queued(cursor, self.pipeline)
+
+    @contextmanager
+    def pipelined(self) -> Iterator[None]:
+        """Statements sent without waiting for each one's result (psycopg's pipeline mode)."""
+        with self.conn.pipeline() as pipeline:
+            self.pipeline = pipeline
+            try:
+                yield
+            finally:
+                self.pipeline = None
 
     def executemany(self, sql: str, parameters: Iterable[Sequence[Any]]) -> Any:
         cursor = self.conn.cursor(row_factory=_rows)
@@ -213,12 +251,19 @@ class PostgresEngine(Engine):
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._thread, lambda: fn(self._connection(), *args))
 
+    async def aside(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run fn on a connection of its own, in a worker thread, in one read-only snapshot."""
+        return await asyncio.to_thread(_aside, self.url, fn, *args)
+
     async def _commit(self, writes: list[tuple[Callable[..., Any], tuple]]) -> list[tuple[bool, Any]]:
         try:
             return await self.run(self._commit_together, writes)
         except RETRYABLE:
             log.info("a batch of %d write(s) met a deadlock or serialization failure; retrying it once", len(writes))
             return await self.run(self._commit_together, writes)
+
+    def _pipelined(self, c: PgConn) -> AbstractContextManager[None]:
+        return c.pipelined()
 
     def _undoes_all(self, c: PgConn, exc: Exception) -> bool:
         return isinstance(exc, RETRYABLE) or c.conn.broken  # a deadlock's transaction must go (and retry) whole
@@ -244,6 +289,18 @@ class PostgresEngine(Engine):
     async def backup(self, target: Path | str) -> None:
         """pg_dump's custom format into a new file, mode 0600 (pg_dumps.dump)."""
         await asyncio.to_thread(pg_dumps.dump, self.url, Path(target))
+
+
+def _aside(url: str, fn: Callable[..., T], *args: Any) -> T:
+    """fn(connection, *args) in a read-only REPEATABLE READ transaction (one snapshot), on a new connection."""
+    with connect(url) as raw:
+        c = PgConn(raw)
+        c.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        try:
+            return fn(c, *args)
+        finally:
+            if not raw.broken:
+                c.execute("ROLLBACK")
 
 
 def notify(url: str, channel: str, payload: str = "") -> None:

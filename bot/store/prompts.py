@@ -17,7 +17,7 @@ from typing import Any
 from bot.core.messages import Actor, Cohort, Place
 from bot.store import learners
 from bot.store.engine import Conn, Engine, Row, iso
-from bot.store.model import AnswerMode, Prompt, PromptKind
+from bot.store.model import AnswerMode, Outcome, Prompt, PromptKind
 
 PROMPT_MEMORY = 100_000  # prompts kept in memory (about 20 MB at most)
 
@@ -56,6 +56,20 @@ def spend(c: Conn, prompt_id: str, learner: int, now: str) -> bool:
     """Mark a prompt used by a learner; False when they already had."""
     return c.execute("INSERT INTO prompt_uses (prompt_id, learner_id, used_at) VALUES (?,?,?) ON CONFLICT DO NOTHING",
                      (prompt_id, learner, now)).rowcount == 1
+
+
+def spend_open(c: Conn, prompt_id: str, learner: int, now: str) -> bool:
+    """Mark a prompt used by a learner if it is open, in one statement; False when it is closed (or gone) or
+    they already had (`not_spent` says which)."""
+    return c.execute("INSERT INTO prompt_uses (prompt_id, learner_id, used_at) SELECT id, ?, ? FROM prompts"
+                     " WHERE id = ? AND closed_at IS NULL ON CONFLICT DO NOTHING",
+                     (learner, now, prompt_id)).rowcount == 1
+
+
+def not_spent(c: Conn, prompt_id: str) -> Outcome:
+    """Why `spend_open` spent nothing: the prompt is closed or gone, or the learner had spent it."""
+    row = c.execute("SELECT closed_at FROM prompts WHERE id = ?", (prompt_id,)).fetchone()
+    return Outcome.CLOSED if row is None or row["closed_at"] is not None else Outcome.ALREADY
 
 
 def make(kind: PromptKind, place: Place, owner: Actor | None, created_at: datetime, *, lesson_id: str | None = None,

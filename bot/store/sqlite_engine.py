@@ -8,6 +8,7 @@ would otherwise take answers into an unlinked file, acknowledged and then lost.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import sqlite3
@@ -115,6 +116,13 @@ class SqliteEngine(Engine):
         """Run fn(sqlite3.Connection, *args) on the connection's thread: one hop, no transaction."""
         return await self._db._execute(fn, self._db._conn, *args)
 
+    async def aside(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run fn on a read-only connection of its own, in a worker thread (WAL lets it read while the
+        engine writes); in memory, on the engine's connection."""
+        if self.path is None:
+            return await self.run(fn, *args)
+        return await asyncio.to_thread(_aside, self.path, fn, *args)
+
     async def _commit(self, writes: list[tuple[Callable[..., Any], tuple]]) -> list[tuple[bool, Any]]:
         return await self.run(self._commit_together, writes)
 
@@ -143,6 +151,17 @@ class SqliteEngine(Engine):
                 await self._db.backup(dest)
         except (sqlite3.Error, OSError) as exc:
             raise SetupError(f"cannot write the backup {target}: {exc}; choose a path on a disk with room") from exc
+
+
+def _aside(path: Path, fn: Callable[..., T], *args: Any) -> T:
+    """fn(connection, *args) in one read transaction of a read-only connection, closed after."""
+    with closing(read_only(path)) as c:
+        c.row_factory = sqlite3.Row
+        c.execute("BEGIN")  # one snapshot for every query of fn
+        try:
+            return fn(c, *args)
+        finally:
+            c.execute("ROLLBACK")
 
 
 def damaged(path: Path, detail: str) -> str:
