@@ -31,6 +31,8 @@ SELF_GRADES = {  # choice suffix: (label, rating for the review schedule)
 async def on_choice(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:
     if own := ctx.declared.mode(prompt.mode).button(suffix):  # a round's Next, even past a removed question
         return await own(ctx, event, prompt, suffix)
+    if aid := ctx.declared.aid(suffix):  # a hint, while the question is open
+        return await aid.press(ctx, event, prompt, suffix)
     question = ctx.question(prompt.item_id)
     if suffix == OPEN_FORM:
         if prompt.closed or await ctx.store.prompts.is_closed(prompt.id):  # maybe by another process

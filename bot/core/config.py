@@ -37,7 +37,7 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")
 INSTRUCTOR_KEYS = ("everywhere", "console")  # with each platform's own keys between them (its instructor rule)
 PLATFORM_NAMES = ("slack", "discord", "console")  # the old instructors.<platform> lists
-COHORT_KEYS = ("platform", "timezone", "leaderboard", "daily", "instructors", "gradebook")
+COHORT_KEYS = ("platform", "timezone", "leaderboard", "daily", "instructors", "gradebook", "confidence")
 LEADERBOARD_KEYS = ("channel", "weekday", "time")
 DAILY_KEYS = ("channel", "time", "lesson", "reveal")
 ROUNDS_KEYS = ("seconds", "shortest", "longest", "instructors_only")
@@ -96,6 +96,7 @@ class CohortSettings:
     daily: DailyQuestion | None = None
     instructors: frozenset[str] = frozenset()  # user ids
     gradebook: Mapping[str, str] = field(default_factory=dict)  # user id -> the LMS's id (gradebook CSVs)
+    confidence: bool = False  # "How sure were you?" after each answer
 
 
 @dataclass(frozen=True)
@@ -343,7 +344,14 @@ def _cohort(c: Checker, cohort_id: str, data: object,
     return Cohort(platform, cohort_id), CohortSettings(
         timezone=zone, leaderboard=_leaderboard(c, (*path, "leaderboard"), data.get("leaderboard")),
         daily=_daily(c, (*path, "daily"), data.get("daily")), instructors=c.ids(data, "instructors", path),
-        gradebook=_gradebook(c, (*path, "gradebook"), data.get("gradebook")))
+        gradebook=_gradebook(c, (*path, "gradebook"), data.get("gradebook")),
+        confidence=_confidence(c, (*path, "confidence"), data.get("confidence", False)))
+
+
+def _confidence(c: Checker, path: FieldPath, value: object) -> bool:
+    if not isinstance(value, bool):
+        c.stop(path, f"must be true (ask \"How sure were you?\" after each answer) or false, not {shown(value)}")
+    return value
 
 
 def _gradebook(c: Checker, path: FieldPath, data: object) -> Mapping[str, str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, time, timedelta
 
-from bot.answering.asking import arrangement
+from bot.answering.asking import ask
 from bot.content.model import Lesson
 from bot.core.errors import StudyError
 from bot.core.messages import Actor, Audience, Cohort, Command, Place, Reply, TimerKey, counted
@@ -63,8 +63,7 @@ async def next_card(ctx: Context, actor: Actor, place: Place, lesson: Lesson) ->
                                                      lesson.id, lesson.review_question_ids)
     where = f"{due_now} due now" if due_now else "none due now"  # a new card only when none is
     where += f" · {later} due later today" if later else ""
-    return [question.ask(prompt.id, f"Review · {label} card · {where} · {lesson.title}", Audience.PRIVATE,
-                         arrangement(question, prompt))]
+    return [ask(ctx, question, prompt, f"Review · {label} card · {where} · {lesson.title}", Audience.PRIVATE)]
 
 
 async def comes_back(ctx: Context, actor: Actor, question: Question) -> str:

@@ -13,6 +13,7 @@ from bot.store.learners import LEARNER_ID, key
 from bot.store.model import (
     CardReview,
     ChoiceCount,
+    HintsTaken,
     Outcome,
     Recorded,
     ScoredAnswer,
@@ -58,12 +59,18 @@ SCHEMA = {
     # an instructor's verdict replaced the rubric's (an accepted dispute)
     10: "ALTER TABLE answers ADD COLUMN instructor_graded INTEGER NOT NULL DEFAULT 0",
     11: "ALTER TABLE answers ADD COLUMN verdict TEXT",  # a typed answer's rubric verdict: correct, partly, not_yet
+    # hints taken before answering (the scoring rules weigh them), indexed for /insights as missed points are
+    12: """
+    ALTER TABLE answers ADD COLUMN hints INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX answers_first_hinted ON answers (question_id, learner_id, lesson_id, week, hints)
+        WHERE scored = 1 AND hints > 0
+    """,
 }
 
 
 def _record(c: Conn, prompt_id: str, actor: Actor, lesson_id: str, question_id: str,
             mode: str, correct: bool, week: str, choice: int | None, now: str,
-            rate: CardReview | None, typed: Typed | None, scores: bool) -> Recorded:
+            rate: CardReview | None, typed: Typed | None, scores: bool, taken: HintsTaken | None) -> Recorded:
     prompt = c.execute("SELECT closed_at FROM prompts WHERE id = ?", (prompt_id,)).fetchone()
     if prompt is None or prompt["closed_at"] is not None:
         return Recorded(Outcome.CLOSED)
@@ -74,14 +81,15 @@ def _record(c: Conn, prompt_id: str, actor: Actor, lesson_id: str, question_id: 
         return Recorded(Outcome.ALREADY)
     first = scores and c.execute("SELECT 1 FROM answers WHERE learner_id = ? AND question_id = ? AND scored = 1"
                                  " LIMIT 1", (learner, question_id)).fetchone() is None
-    points = answer_points(correct, first)
+    hints = taken(c, learner) if taken else 0
+    points = answer_points(correct, first, hints)
     answer_id = c.execute(
         "INSERT INTO answers (learner_id, prompt_id, lesson_id, question_id, mode, choice, correct, scored,"
-        " points, week, answered_at, text, rubric_correct, matched, missed, verdict)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
+        " points, week, answered_at, text, rubric_correct, matched, missed, verdict, hints)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
         (learner, prompt_id, lesson_id, question_id, mode, choice, int(correct), int(first), points, week, now,
          typed.text if typed else None, int(correct), json.dumps(typed.matched) if typed else None,
-         json.dumps(typed.missed) if typed else None, typed.verdict if typed else None),
+         json.dumps(typed.missed) if typed else None, typed.verdict if typed else None, hints),
     ).fetchone()[0]
     if first:
         boards.add_points(c, learner, actor.in_cohort, week, points)
@@ -110,7 +118,7 @@ def _self_grade(c: Conn, answer_id: int, correct: bool, prompt_id: str, actor: A
     row = _followed_up(c, answer_id, prompt_id, learner, now)
     if isinstance(row, Outcome):
         return row
-    points = answer_points(correct, bool(row["scored"]))
+    points = answer_points(correct, bool(row["scored"]), row["hints"])
     c.execute("UPDATE answers SET correct = ?, points = ?, self_graded = 1 WHERE id = ?",
               (int(correct), points, answer_id))
     was_self_graded = row["points"] if row["self_graded"] else 0
@@ -130,7 +138,7 @@ def _complete(c: Conn, answer_id: int, prompt_id: str, actor: Actor, now: str, t
         return row
     if row["self_graded"]:
         return Outcome.SETTLED
-    points = answer_points(correct, bool(row["scored"]))
+    points = answer_points(correct, bool(row["scored"]), row["hints"])
     c.execute("UPDATE answers SET correct = ?, rubric_correct = ?, points = ?, text = ?, matched = ?, missed = ?,"
               " verdict = ? WHERE id = ?", (int(correct), int(correct), points, typed.text, json.dumps(typed.matched),
                                             json.dumps(typed.missed), typed.verdict, answer_id))
@@ -145,13 +153,14 @@ class Answers:
 
     async def record(self, prompt_id: str, actor: Actor, *, lesson_id: str, question_id: str, mode: str,
                      correct: bool, week: str, choice: int | None = None, rate: CardReview | None = None,
-                     typed: Typed | None = None, scores: bool = True) -> Recorded:
+                     typed: Typed | None = None, scores: bool = True, hints: HintsTaken | None = None) -> Recorded:
         """Record an answer, spend the prompt for this learner and rate their card, in one transaction.
 
-        The first answer a learner gives to a question scores (in a mode that `scores`); later ones are
+        The first answer a learner gives to a question scores (in a mode that `scores`), less what the
+        hints it took cost (`hints`, read in the transaction; `bot.grading.scoring`); later ones are
         practice. A typed answer keeps its text and the key points the rubric found (for instructors' audits)."""
         return await self._engine.write(_record, prompt_id, actor, lesson_id, question_id, mode, correct, week,
-                                        choice, self._engine.now(), rate, typed, scores)
+                                        choice, self._engine.now(), rate, typed, scores, hints)
 
     async def self_grade(self, answer_id: int, correct: bool, *, prompt_id: str, actor: Actor, question_id: str,
                          lesson_id: str, rate: CardReview, card_before: str | None) -> Outcome:

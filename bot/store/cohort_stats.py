@@ -61,6 +61,8 @@ class QuestionCounts:
     wrong_choices: Counter[int] = field(default_factory=Counter)
     missed: Counter[str] = field(default_factory=Counter)  # key point id -> first answers that missed it
     partly: int = 0
+    hinted: int = 0  # first answers given after a hint
+    hints: int = 0  # the hints they took
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,7 @@ class AnswerSummary:
     self_graded: bool
     first_at: datetime
     verdict: str | None = None  # the first answer's rubric verdict (a typed answer): correct, partly or not_yet
+    hints: int = 0  # the hints the first answer took
 
 
 def _scope(cohort: Cohort, lesson: str | None, week: str | None) -> tuple:
@@ -134,8 +137,12 @@ def _questions(c: Conn, params: tuple) -> list[QuestionCounts]:
         "SELECT x.question_id, COUNT(*) AS n FROM answers x CROSS JOIN learners l"
         " WHERE l.id = x.learner_id AND x.scored = 1 AND x.missed IS NOT NULL AND x.verdict = 'partly' AND " +
         _COHORT + _SCOPE + " GROUP BY x.question_id", params)}
+    hinted = {r["question_id"]: (r["n"], r["hints"]) for r in c.execute(
+        "SELECT x.question_id, COUNT(*) AS n, SUM(x.hints) AS hints FROM answers x CROSS JOIN learners l"
+        " WHERE l.id = x.learner_id AND x.scored = 1 AND x.hints > 0 AND " + _COHORT + _SCOPE +
+        " GROUP BY x.question_id", params)}
     return [QuestionCounts(q, answered, correct, self_graded, wrong.get(q, Counter()), missed.get(q, Counter()),
-                           partly.get(q, 0))
+                           partly.get(q, 0), *hinted.get(q, (0, 0)))
             for q, (answered, correct, self_graded) in totals.items()]
 
 
@@ -209,7 +216,7 @@ class Insights:
             "SELECT l.platform, l.cohort, l.user_id, l.display_name, x.question_id, COUNT(*) AS attempts,"
             " MAX(x.scored * x.correct) AS correct, MAX(x.scored * x.points) AS points,"
             " MAX(x.scored * x.self_graded) AS self_graded, MIN(x.answered_at) AS first_at,"
-            " MAX(CASE WHEN x.scored = 1 THEN x.verdict END) AS verdict"
+            " MAX(CASE WHEN x.scored = 1 THEN x.verdict END) AS verdict, MAX(x.scored * x.hints) AS hints"
             " FROM answers x JOIN learners l ON l.id = x.learner_id WHERE " + _COHORT +
             " GROUP BY l.id, x.question_id ORDER BY l.user_id, x.question_id", (cohort.platform, cohort.id))
         learners: dict[str, Actor] = {}  # one Actor per learner, not per answer: a cohort has 100,000 of these
@@ -221,7 +228,8 @@ class Insights:
             return found
 
         return [AnswerSummary(learner(r), r["question_id"], r["attempts"], bool(r["correct"]), r["points"],
-                              bool(r["self_graded"]), datetime.fromisoformat(r["first_at"]), r["verdict"])
+                              bool(r["self_graded"]), datetime.fromisoformat(r["first_at"]), r["verdict"],
+                              int(r["hints"] or 0))
                 for r in rows]
 
     def looked_up(self, cohort: Cohort, week: str, query: str, found: bool) -> None:

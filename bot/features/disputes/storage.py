@@ -154,11 +154,11 @@ def _accept(c: Conn, dispute: Row, cohort: Cohort) -> int:
     given a correct one (`bot.grading.scoring`), marked instructor-graded on the boards. Returns them."""
     learner = dispute["learner_id"]
     if dispute["source"] == Disputed.ANSWER:
-        answer = c.execute("SELECT scored, points, self_graded, week FROM answers WHERE id = ?",
+        answer = c.execute("SELECT scored, points, self_graded, week, hints FROM answers WHERE id = ?",
                            (dispute["source_id"],)).fetchone()
         if answer is None:
             return 0
-        points = answer_points(True, bool(answer["scored"]))
+        points = answer_points(True, bool(answer["scored"]), answer["hints"])
         c.execute("UPDATE answers SET correct = 1, points = ?, self_graded = 0, instructor_graded = 1 WHERE id = ?",
                   (points, dispute["source_id"]))
         was_self_graded = answer["points"] if answer["self_graded"] else 0
