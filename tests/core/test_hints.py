@@ -1,0 +1,149 @@
+"""Hints, through the core on both engines: a question whose pack gives `hints:` shows a Hint button while
+it is open; each press shows the next hint privately, in order, with another Hint button until the last;
+each hint taken costs what the scoring rules say (HINT_COST of the point, never below zero), kept with the
+answer so that a self-grade earns what a hinted answer earns; /insights and its CSV count the hints."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from support import HINTS, channel, choice_for, hinted_pack, learner
+
+from bot.answering.asking import ask
+from bot.content.loader import check_library
+from bot.content.render import render_quiz
+from bot.core.clock import FixedClock
+from bot.core.messages import Audience, ChoiceMade, Command, Reply, TextSubmitted
+from bot.core.config import Settings
+from bot.grading.scoring import HINT_COST, POINT, answer_points
+from bot.runtime.app import StudyBot
+from bot.store.model import QUESTION, AnswerMode
+
+pytestmark = pytest.mark.both_engines
+
+TEACHER = learner("UT", teacher=True)
+MC, SHORT = "core-q1", "core-q2"
+
+
+@pytest.fixture
+async def hinted(settings: Settings, clock: FixedClock, tmp_path: Path):
+    studybot = await StudyBot.start(replace(settings, content_dir=hinted_pack(tmp_path)), clock)
+    yield studybot
+    await studybot.close()
+
+
+def button(reply: Reply, label: str) -> str:
+    [token] = [c.token for c in reply.choices if c.label == label]
+    return token
+
+
+def labels(reply: Reply) -> list[str]:
+    return [c.label for c in reply.choices]
+
+
+async def points(bot: StudyBot, who) -> int:
+    standing = await bot.store.boards.standing(who, None)
+    return standing.points if standing else 0
+
+
+async def hint(bot: StudyBot, token: str, who) -> Reply:
+    [reply] = await bot.handle(ChoiceMade(token, who, channel()))
+    return reply
+
+
+def test_each_hint_taken_costs_its_share_of_the_point_never_below_zero() -> None:
+    assert answer_points(True, True, 0) == POINT
+    assert answer_points(True, True, 1) == max(POINT - HINT_COST, 0)
+    assert answer_points(True, True, 5) == 0
+    assert answer_points(False, True, 0) == 0 and answer_points(True, False, 0) == 0
+
+
+async def test_hints_one_at_a_time_in_order_then_the_button_goes(hinted: StudyBot) -> None:
+    who = learner()
+    [asked] = await hinted.handle(Command("quiz", "", who, channel()))
+    assert "💡 Hint" in labels(asked) and MC.endswith("q1")
+    first = await hint(hinted, button(asked, "💡 Hint"), who)
+    assert first.text.startswith(f"💡 Hint 1 of 2: {HINTS[MC][0]}")
+    assert "a right answer now earns 0 points" in first.text
+    assert labels(first) == ["💡 Another hint"]  # a choice question: its own buttons are still above
+    second = await hint(hinted, button(first, "💡 Another hint"), who)
+    assert second.text.startswith(f"💡 Hint 2 of 2: {HINTS[MC][1]}") and labels(second) == []
+    again = await hint(hinted, button(asked, "💡 Hint"), who)  # the question's own button, pressed once more
+    assert again.text.startswith(f"💡 Hint 2 of 2: {HINTS[MC][1]}") and "That was the last hint." in again.text
+
+    [feedback] = await hinted.handle(ChoiceMade(choice_for(asked, 1).token, who, channel()))
+    assert feedback.text.startswith("✅") and await points(hinted, who) == 0  # right, but hinted: no point
+    rows = await hinted.store.engine.read("SELECT correct, points, hints FROM answers WHERE question_id = ?", (MC,))
+    assert [(r["correct"], r["points"], r["hints"]) for r in rows] == [(1, 0, 2)]
+    [refused] = await hinted.handle(ChoiceMade(button(asked, "💡 Hint"), who, channel()))
+    assert refused.text.startswith("You answered this question already")
+
+
+async def test_a_right_answer_without_hints_earns_the_point_and_questions_without_hints_have_no_button(
+        hinted: StudyBot) -> None:
+    who = learner()
+    [asked] = await hinted.handle(Command("quiz", "", who, channel()))
+    [feedback] = await hinted.handle(ChoiceMade(choice_for(asked, 1).token, who, channel()))
+    assert await points(hinted, who) == 1
+    assert "💡 Hint" not in labels(feedback)
+    q4 = hinted.library.questions["core-q4"]
+    prompt = await hinted.store.prompts.new(QUESTION, channel(), who, lesson_id=q4.lesson_id, item_id=q4.id,
+                                            mode=AnswerMode.PRACTICE)
+    assert labels(ask(hinted.ctx, q4, prompt, "", Audience.PRIVATE))[2:] == ["I don't know"]  # two choices, no hint
+
+
+async def test_a_typed_question_with_hints_is_asked_with_buttons_and_its_hint_opens_the_form(hinted: StudyBot) -> None:
+    who = learner()
+    [asked] = await hinted.handle(Command("quiz", "", who, channel()))
+    [feedback] = await hinted.handle(ChoiceMade(choice_for(asked, 0).token, who, channel()))
+    [short] = await hinted.handle(ChoiceMade(button(feedback, "Next question"), who, channel()))
+    assert short.form is None and labels(short) == ["Answer", "I don't know", "💡 Hint"]
+    shown = await hint(hinted, button(short, "💡 Hint"), who)
+    assert shown.text.startswith(f"💡 Hint 1 of 2: {HINTS[SHORT][0]}")
+    assert labels(shown) == ["💡 Another hint", "Answer"]
+    [form] = await hinted.handle(ChoiceMade(button(shown, "Answer"), who, channel()))
+    assert form.form is not None
+    [graded] = await hinted.handle(TextSubmitted(form.form.token, "It copies the whole model everywhere.", who,
+                                                 channel()))
+    [self_graded] = await hinted.handle(ChoiceMade(button(graded, "I got it right"), who, channel()))
+    assert self_graded.text.startswith("Recorded: self-graded correct")
+    assert await points(hinted, who) == 0  # the hint still costs the point a self-grade would give
+
+
+async def test_insights_and_its_csv_count_the_hints_per_question(hinted: StudyBot) -> None:
+    for user, taken in (("U1", 2), ("U2", 1), ("U3", 0)):
+        who = learner(user)
+        [asked] = await hinted.handle(Command("quiz", "", who, channel()))
+        for _ in range(taken):
+            await hint(hinted, button(asked, "💡 Hint"), who)
+        await hinted.handle(ChoiceMade(choice_for(asked, 1).token, who, channel()))
+    [reply] = await hinted.handle(Command("insights", "", TEACHER, channel()))
+    [line] = [x for x in reply.text.splitlines() if x.startswith(f"• {MC}")]
+    assert "3 answered, 100% correct" in line and line.endswith("; 2 took hints (3 hints)")
+    files = {r.file.filename: r.file.content for r in await hinted.handle(Command("insights", "export", TEACHER,
+                                                                                  channel())) if r.file}
+    rows = list(csv.DictReader(io.StringIO(files["cohort_answers.csv"].decode("utf-8-sig"), newline="")))
+    assert {r["learner"]: r["hints"] for r in rows if r["question"] == MC} == {
+        "slack:U1": "2", "slack:U2": "1", "slack:U3": "0"}
+    assert {r["learner"]: r["points"] for r in rows if r["question"] == MC}["slack:U3"] == "1"
+
+
+def test_hints_in_the_pack_are_checked_and_written_in_the_answer_key(tmp_path: Path) -> None:
+    content = hinted_pack(tmp_path)
+    lesson = next(iter(check_library(content).library.lessons.values()))
+    key = render_quiz(lesson).split("## Answer key", 1)[1]
+    assert f"Hints, in order: (1) {HINTS[MC][0]} · (2) {HINTS[MC][1]}" in key
+    quiz = content / "basics" / "quiz.yaml"
+    good = quiz.read_text()
+    for bad, message in (('hints: ["a", "b", "c", "d"]', "hints: at most 3 hints per question, not 4"),
+                         ("hints: []", "hints: is an empty list; give one or more hints, or leave the key out"),
+                         ('hints: "just one"', "hints: expected a list of text"),
+                         ("hints: [3]", "hints[0]: expected text")):
+        quiz.write_text(re.sub(r"^    hints: .*$", f"    {bad}", good, count=1, flags=re.MULTILINE))
+        problems = [str(p) for p in check_library(content).problems]
+        assert len(problems) == 1 and message in problems[0] and "\n" not in problems[0], (bad, problems)
