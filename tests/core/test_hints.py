@@ -18,8 +18,8 @@ from bot.answering.asking import ask
 from bot.content.loader import check_library
 from bot.content.render import render_quiz
 from bot.core.clock import FixedClock
-from bot.core.messages import Audience, ChoiceMade, Command, Reply, TextSubmitted
 from bot.core.config import Settings
+from bot.core.messages import Audience, ChoiceMade, Command, Reply, TextSubmitted
 from bot.grading.scoring import HINT_COST, POINT, answer_points
 from bot.runtime.app import StudyBot
 from bot.store.model import QUESTION, AnswerMode
