@@ -1,19 +1,21 @@
 """Hints: a question whose pack gives `hints:` shows a Hint button while it is open; each press shows
-the next hint, privately, one at a time and in order, with another Hint button until the last. The
+the next hint, privately, one at a time and in order, above the question asked again, with another
+Hint button until the last. The
 hints a learner took are kept per question as asked (its prompt) in this feature's table, and read
 in the answer's transaction, which records them with the answer; what they cost is a scoring rule
 (`bot.grading.scoring`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from bot.answering.asking import arrangement
 from bot.core.errors import StudyError
 from bot.core.messages import Actor, Audience, Choice, ChoiceMade, Reply, counted
 from bot.grading.scoring import HINT_COST, POINT, answer_points
 from bot.kit.context import Aid, Context
 from bot.kit.feature import Feature
-from bot.questions.base import OPEN_FORM, Question, TextAnswered
+from bot.questions.base import Question
 from bot.store import learners
 from bot.store.areas import Area
 from bot.store.engine import Conn, Engine
@@ -91,7 +93,8 @@ def cost(taken: int) -> str:
 
 
 async def show(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:
-    """The next hint, privately; another Hint button while hints remain, and for a typed answer its form."""
+    """The next hint, privately, above the question asked again with its buttons (so that it can be
+    answered from here, wherever the first one scrolled to), and another Hint button while hints remain."""
     question = ctx.question(prompt.item_id)
     if not question.hints:
         raise StudyError("This question has no hints.")
@@ -101,12 +104,12 @@ async def show(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> 
     if taken is Outcome.ALREADY or not isinstance(taken, Taken):
         raise StudyError("You answered this question already: hints are for before you answer.")
     total = len(question.hints)
-    lines = [f"💡 Hint {taken.taken} of {total}: {question.hints[taken.taken - 1]}"]
-    lines.append("That was the last hint." if taken.again else cost(taken.taken))
-    choices: tuple[Choice, ...] = (Choice("💡 Another hint", f"{prompt.id}.{HINT}"),) if taken.taken < total else ()
-    if isinstance(question, TextAnswered):  # answered in a form: its button here too (the question may be far up)
-        choices += (Choice("Answer", f"{prompt.id}.{OPEN_FORM}"),)
-    return [Reply("\n".join(lines), Audience.PRIVATE, choices=choices)]
+    header = "\n".join([f"💡 Hint {taken.taken} of {total}: {question.hints[taken.taken - 1]}",
+                        "That was the last hint." if taken.again else cost(taken.taken), ""])
+    more = (Choice("💡 Another hint", f"{prompt.id}.{HINT}"),) if taken.taken < total else ()
+    # asked as in public (with buttons: an Answer button for a typed answer, never a form that would hide the hint)
+    asked = question.ask(prompt.id, header, Audience.PUBLIC, arrangement(question, prompt), extra=more)
+    return [replace(asked, audience=Audience.PRIVATE)]
 
 
 AID = Aid(HINT, label=label, press=show, taken=taken_in)

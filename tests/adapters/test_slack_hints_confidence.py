@@ -49,12 +49,12 @@ async def test_hints_one_at_a_time_then_a_hinted_answer_earns_no_point(
     assert "💡 Hint" in labels(blocks)
     first = await press(adapter, fake, labelled(blocks, "💡 Hint"), "U0001")
     assert first["text"].startswith(f"💡 Hint 1 of 2: {HINTS['core-q1'][0]}")
-    assert labels(first["blocks"]) == ["💡 Another hint"]
+    assert labels(first["blocks"])[-2:] == ["I don't know", "💡 Another hint"]  # the question again, its buttons
     second = await press(adapter, fake, labelled(first["blocks"], "💡 Another hint"), "U0001")
     assert second["text"].startswith(f"💡 Hint 2 of 2: {HINTS['core-q1'][1]}")
-    assert "💡 Another hint" not in labels(second.get("blocks", []))  # after the last, the button goes
+    assert labels(second["blocks"])[-1] == "I don't know"  # after the last, the hint button goes
 
-    feedback = await press(adapter, fake, correct_button(bot, blocks), "U0001")
+    feedback = await press(adapter, fake, correct_button(bot, second["blocks"]), "U0001")  # answered from the hint
     assert feedback["text"].startswith("✅")
     assert stored(settings, "SELECT correct, points, hints FROM answers") == [(1, 0, 2)]
     assert not fake.calls_to("chat.postMessage")  # every hint and verdict was private

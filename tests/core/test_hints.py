@@ -70,13 +70,14 @@ async def test_hints_one_at_a_time_in_order_then_the_button_goes(hinted: StudyBo
     first = await hint(hinted, button(asked, "💡 Hint"), who)
     assert first.text.startswith(f"💡 Hint 1 of 2: {HINTS[MC][0]}")
     assert "a right answer now earns 0 points" in first.text
-    assert labels(first) == ["💡 Another hint"]  # a choice question: its own buttons are still above
+    assert labels(first)[-2:] == ["I don't know", "💡 Another hint"]  # the question again, with its buttons
+    assert hinted.library.questions[MC].prompt in first.text
     second = await hint(hinted, button(first, "💡 Another hint"), who)
-    assert second.text.startswith(f"💡 Hint 2 of 2: {HINTS[MC][1]}") and labels(second) == []
+    assert second.text.startswith(f"💡 Hint 2 of 2: {HINTS[MC][1]}") and labels(second)[-1] == "I don't know"
     again = await hint(hinted, button(asked, "💡 Hint"), who)  # the question's own button, pressed once more
     assert again.text.startswith(f"💡 Hint 2 of 2: {HINTS[MC][1]}") and "That was the last hint." in again.text
 
-    [feedback] = await hinted.handle(ChoiceMade(choice_for(asked, 1).token, who, channel()))
+    [feedback] = await hinted.handle(ChoiceMade(choice_for(second, 1).token, who, channel()))  # from the hint
     assert feedback.text.startswith("✅") and await points(hinted, who) == 0  # right, but hinted: no point
     rows = await hinted.store.engine.read("SELECT correct, points, hints FROM answers WHERE question_id = ?", (MC,))
     assert [(r["correct"], r["points"], r["hints"]) for r in rows] == [(1, 0, 2)]
@@ -105,7 +106,7 @@ async def test_a_typed_question_with_hints_is_asked_with_buttons_and_its_hint_op
     assert short.form is None and labels(short) == ["Answer", "I don't know", "💡 Hint"]
     shown = await hint(hinted, button(short, "💡 Hint"), who)
     assert shown.text.startswith(f"💡 Hint 1 of 2: {HINTS[SHORT][0]}")
-    assert labels(shown) == ["💡 Another hint", "Answer"]
+    assert labels(shown) == ["Answer", "I don't know", "💡 Another hint"]
     [form] = await hinted.handle(ChoiceMade(button(shown, "Answer"), who, channel()))
     assert form.form is not None
     [graded] = await hinted.handle(TextSubmitted(form.form.token, "It copies the whole model everywhere.", who,
