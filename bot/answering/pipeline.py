@@ -54,13 +54,14 @@ async def _record(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Promp
         prompt.id, event.actor, lesson_id=question.lesson_id, question_id=question.id, mode=mode.name,
         correct=verdict.correct, week=ctx.week(event.actor.in_cohort), choice=verdict.choice,
         rate=card_review(ctx, event.actor, question, rating, due_now=verdict.dont_know),
-        typed=None if verdict.dont_know else typed, scores=mode.scores, hints=_hints_taken(ctx, prompt),
+        typed=None if verdict.dont_know else typed, scores=mode.scores, hints=_hints_taken(ctx, prompt, question),
     )
 
 
-def _hints_taken(ctx: Context, prompt: Prompt) -> HintsTaken | None:
-    """What the aids a learner took under the question (hints) count, read in the answer's transaction."""
-    aids = ctx.declared.aids
+def _hints_taken(ctx: Context, prompt: Prompt, question: Question) -> HintsTaken | None:
+    """What the aids a learner took under the question (hints) count, read in the answer's transaction;
+    None (nothing to read) when the question offers none."""
+    aids = [aid for aid in ctx.declared.aids if aid.label(question)]
     if not aids:
         return None
 
