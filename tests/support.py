@@ -105,3 +105,6 @@ def hinted_pack(tmp_path: Path) -> Path:
     for lesson in load_library(content).lessons.values():
         (lesson.path / "quiz.md").write_text(render_quiz(lesson), encoding="utf-8")
     return content
+
+
+HINTED = "SELECT a.correct, a.points, h.hints FROM answers a JOIN answer_hints h ON h.answer_id = a.id"  # hinted ones

@@ -6,7 +6,7 @@ a hinted right answer earns no point, and Sure is kept with the answer."""
 import sqlite3
 from pathlib import Path
 
-from support import HINTS, hinted_pack
+from support import HINTED, HINTS, hinted_pack
 from test_console import Console, numbered
 
 
@@ -40,5 +40,5 @@ async def test_hints_then_how_sure_on_the_console(tmp_path: Path) -> None:
         await console.type(numbered(feedback, "Sure"))
         assert "Noted: sure." in await console.expect("Noted: sure.")
         assert await console.quit() == 0
-    assert stored(tmp_path, "SELECT correct, points, hints FROM answers") == [(1, 0, 2)]
+    assert stored(tmp_path, HINTED) == [(1, 0, 2)]
     assert stored(tmp_path, "SELECT sure FROM confidence") == [(1,)]

@@ -4,8 +4,8 @@
 - A correct scoring answer is worth one point; a self-grade replaces the grade of that answer.
 - Each hint a learner took before answering (`hints:` in the pack) costs HINT_COST of that point, never
   below zero: with one point a question, a hinted answer is still right (in its marks and its review card)
-  but earns no point. The hints stay with the answer, so a self-grade, a completion or an accepted
-  dispute of it earns what a hinted answer earns.
+  but earns no point. The hints stay with the answer (`answer_hints`), so a self-grade, a completion or
+  an accepted dispute of it earns what a hinted answer earns.
 - A teach-back earns one point the first time an attempt covers enough of its key points
   (by default more than half of them: both of two, two of three, three of four). A partly right
   answer or attempt (bot.grading.verdict) earns no point: only the verdict "correct" does.

@@ -59,11 +59,13 @@ SCHEMA = {
     # an instructor's verdict replaced the rubric's (an accepted dispute)
     10: "ALTER TABLE answers ADD COLUMN instructor_graded INTEGER NOT NULL DEFAULT 0",
     11: "ALTER TABLE answers ADD COLUMN verdict TEXT",  # a typed answer's rubric verdict: correct, partly, not_yet
-    # hints taken before answering (the scoring rules weigh them), indexed for /insights as missed points are
+    # the hints an answer took (the scoring rules weigh them): a table of its own, not a column of answers, whose
+    # new column would turn SQLite's plans for the per-question figures away from their covering indexes
     12: """
-    ALTER TABLE answers ADD COLUMN hints INTEGER NOT NULL DEFAULT 0;
-    CREATE INDEX answers_first_hinted ON answers (question_id, learner_id, lesson_id, week, hints)
-        WHERE scored = 1 AND hints > 0
+    CREATE TABLE answer_hints (
+        answer_id INTEGER PRIMARY KEY REFERENCES answers (id) ON DELETE CASCADE,
+        hints INTEGER NOT NULL
+    )
     """,
 }
 
@@ -85,16 +87,24 @@ def _record(c: Conn, prompt_id: str, actor: Actor, lesson_id: str, question_id: 
     points = answer_points(correct, first, hints)
     answer_id = c.execute(
         "INSERT INTO answers (learner_id, prompt_id, lesson_id, question_id, mode, choice, correct, scored,"
-        " points, week, answered_at, text, rubric_correct, matched, missed, verdict, hints)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
+        " points, week, answered_at, text, rubric_correct, matched, missed, verdict)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
         (learner, prompt_id, lesson_id, question_id, mode, choice, int(correct), int(first), points, week, now,
          typed.text if typed else None, int(correct), json.dumps(typed.matched) if typed else None,
-         json.dumps(typed.missed) if typed else None, typed.verdict if typed else None, hints),
+         json.dumps(typed.missed) if typed else None, typed.verdict if typed else None),
     ).fetchone()[0]
+    if hints:
+        c.execute("INSERT INTO answer_hints (answer_id, hints) VALUES (?, ?)", (answer_id, hints))
     if first:
         boards.add_points(c, learner, actor.in_cohort, week, points)
     before = cards.review(c, learner, question_id, lesson_id, rate) if rate else None
     return Recorded(Outcome.RECORDED, answer_id, first, before)
+
+
+def hints_of(c: Conn, answer_id: int) -> int:
+    """The hints an answer took before it was given (none for most)."""
+    row = c.execute("SELECT hints FROM answer_hints WHERE answer_id = ?", (answer_id,)).fetchone()
+    return int(row["hints"]) if row else 0
 
 
 def _followed_up(c: Conn, answer_id: int, prompt_id: str, learner: int, now: str) -> Row | Outcome:
@@ -118,7 +128,7 @@ def _self_grade(c: Conn, answer_id: int, correct: bool, prompt_id: str, actor: A
     row = _followed_up(c, answer_id, prompt_id, learner, now)
     if isinstance(row, Outcome):
         return row
-    points = answer_points(correct, bool(row["scored"]), row["hints"])
+    points = answer_points(correct, bool(row["scored"]), hints_of(c, answer_id))
     c.execute("UPDATE answers SET correct = ?, points = ?, self_graded = 1 WHERE id = ?",
               (int(correct), points, answer_id))
     was_self_graded = row["points"] if row["self_graded"] else 0
@@ -138,7 +148,7 @@ def _complete(c: Conn, answer_id: int, prompt_id: str, actor: Actor, now: str, t
         return row
     if row["self_graded"]:
         return Outcome.SETTLED
-    points = answer_points(correct, bool(row["scored"]), row["hints"])
+    points = answer_points(correct, bool(row["scored"]), hints_of(c, answer_id))
     c.execute("UPDATE answers SET correct = ?, rubric_correct = ?, points = ?, text = ?, matched = ?, missed = ?,"
               " verdict = ? WHERE id = ?", (int(correct), int(correct), points, typed.text, json.dumps(typed.matched),
                                             json.dumps(typed.missed), typed.verdict, answer_id))

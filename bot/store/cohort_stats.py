@@ -138,9 +138,9 @@ def _questions(c: Conn, params: tuple) -> list[QuestionCounts]:
         " WHERE l.id = x.learner_id AND x.scored = 1 AND x.missed IS NOT NULL AND x.verdict = 'partly' AND " +
         _COHORT + _SCOPE + " GROUP BY x.question_id", params)}
     hinted = {r["question_id"]: (r["n"], r["hints"]) for r in c.execute(
-        "SELECT x.question_id, COUNT(*) AS n, SUM(x.hints) AS hints FROM answers x CROSS JOIN learners l"
-        " WHERE l.id = x.learner_id AND x.scored = 1 AND x.hints > 0 AND " + _COHORT + _SCOPE +
-        " GROUP BY x.question_id", params)}
+        "SELECT x.question_id, COUNT(*) AS n, SUM(h.hints) AS hints FROM answer_hints h"
+        " JOIN answers x ON x.id = h.answer_id JOIN learners l ON l.id = x.learner_id"
+        " WHERE x.scored = 1 AND " + _COHORT + _SCOPE + " GROUP BY x.question_id", params)}
     return [QuestionCounts(q, answered, correct, self_graded, wrong.get(q, Counter()), missed.get(q, Counter()),
                            partly.get(q, 0), *hinted.get(q, (0, 0)))
             for q, (answered, correct, self_graded) in totals.items()]
@@ -216,7 +216,7 @@ class Insights:
             "SELECT l.platform, l.cohort, l.user_id, l.display_name, x.question_id, COUNT(*) AS attempts,"
             " MAX(x.scored * x.correct) AS correct, MAX(x.scored * x.points) AS points,"
             " MAX(x.scored * x.self_graded) AS self_graded, MIN(x.answered_at) AS first_at,"
-            " MAX(CASE WHEN x.scored = 1 THEN x.verdict END) AS verdict, MAX(x.scored * x.hints) AS hints"
+            " MAX(CASE WHEN x.scored = 1 THEN x.verdict END) AS verdict"
             " FROM answers x JOIN learners l ON l.id = x.learner_id WHERE " + _COHORT +
             " GROUP BY l.id, x.question_id ORDER BY l.user_id, x.question_id", (cohort.platform, cohort.id))
         learners: dict[str, Actor] = {}  # one Actor per learner, not per answer: a cohort has 100,000 of these
@@ -227,9 +227,12 @@ class Insights:
                 found = learners[r["user_id"]] = Actor(r["platform"], r["cohort"], r["user_id"], r["display_name"])
             return found
 
+        hinted = {(r["user_id"], r["question_id"]): int(r["hints"]) for r in await self._engine.read(
+            "SELECT l.user_id, x.question_id, h.hints FROM answer_hints h JOIN answers x ON x.id = h.answer_id"
+            " JOIN learners l ON l.id = x.learner_id WHERE x.scored = 1 AND " + _COHORT, (cohort.platform, cohort.id))}
         return [AnswerSummary(learner(r), r["question_id"], r["attempts"], bool(r["correct"]), r["points"],
                               bool(r["self_graded"]), datetime.fromisoformat(r["first_at"]), r["verdict"],
-                              int(r["hints"] or 0))
+                              hinted.get((r["user_id"], r["question_id"]), 0))
                 for r in rows]
 
     def looked_up(self, cohort: Cohort, week: str, query: str, found: bool) -> None:

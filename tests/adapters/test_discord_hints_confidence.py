@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from support import HINTS, hinted_pack
+from support import HINTED, HINTS, hinted_pack
 from test_discord_app import (  # noqa: F401  (the fixtures)
     button,
     buttons,
@@ -61,7 +61,7 @@ async def test_hints_one_at_a_time_then_a_hinted_answer_earns_no_point(
 
     graded = await fake.interact(fake.component(right(studybot, second.message), second.message))  # from the hint
     assert graded.data["content"].startswith("✅")
-    assert stored(discord_settings, "SELECT correct, points, hints FROM answers") == [(1, 0, 2)]
+    assert stored(discord_settings, HINTED) == [(1, 0, 2)]
 
 
 async def test_how_sure_after_an_answer_is_one_tap_kept_with_it(

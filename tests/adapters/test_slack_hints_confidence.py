@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from support import HINTS, hinted_pack
+from support import HINTED, HINTS, hinted_pack
 from test_slack_app import (  # noqa: F401  (the fixtures)
     adapter,
     bot,
@@ -56,7 +56,7 @@ async def test_hints_one_at_a_time_then_a_hinted_answer_earns_no_point(
 
     feedback = await press(adapter, fake, correct_button(bot, second["blocks"]), "U0001")  # answered from the hint
     assert feedback["text"].startswith("✅")
-    assert stored(settings, "SELECT correct, points, hints FROM answers") == [(1, 0, 2)]
+    assert stored(settings, HINTED) == [(1, 0, 2)]
     assert not fake.calls_to("chat.postMessage")  # every hint and verdict was private
 
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from support import HINTS, channel, choice_for, hinted_pack, learner
+from support import HINTED, HINTS, channel, choice_for, hinted_pack, learner
 
 from bot.answering.asking import ask
 from bot.content.loader import check_library
@@ -79,7 +79,7 @@ async def test_hints_one_at_a_time_in_order_then_the_button_goes(hinted: StudyBo
 
     [feedback] = await hinted.handle(ChoiceMade(choice_for(second, 1).token, who, channel()))  # from the hint
     assert feedback.text.startswith("✅") and await points(hinted, who) == 0  # right, but hinted: no point
-    rows = await hinted.store.engine.read("SELECT correct, points, hints FROM answers WHERE question_id = ?", (MC,))
+    rows = await hinted.store.engine.read(HINTED + " WHERE a.question_id = ?", (MC,))
     assert [(r["correct"], r["points"], r["hints"]) for r in rows] == [(1, 0, 2)]
     [refused] = await hinted.handle(ChoiceMade(button(asked, "💡 Hint"), who, channel()))
     assert refused.text.startswith("You answered this question already")

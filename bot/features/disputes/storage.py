@@ -15,6 +15,7 @@ from bot.answering.questions import COMPLETE, SELF_GRADE
 from bot.core.messages import Actor, Cohort
 from bot.grading.scoring import answer_points, teachback_points
 from bot.store import boards, learners
+from bot.store.answers import hints_of
 from bot.store.areas import Area
 from bot.store.engine import Conn, Engine, Row
 from bot.store.model import Disputed
@@ -154,11 +155,11 @@ def _accept(c: Conn, dispute: Row, cohort: Cohort) -> int:
     given a correct one (`bot.grading.scoring`), marked instructor-graded on the boards. Returns them."""
     learner = dispute["learner_id"]
     if dispute["source"] == Disputed.ANSWER:
-        answer = c.execute("SELECT scored, points, self_graded, week, hints FROM answers WHERE id = ?",
+        answer = c.execute("SELECT scored, points, self_graded, week FROM answers WHERE id = ?",
                            (dispute["source_id"],)).fetchone()
         if answer is None:
             return 0
-        points = answer_points(True, bool(answer["scored"]), answer["hints"])
+        points = answer_points(True, bool(answer["scored"]), hints_of(c, dispute["source_id"]))
         c.execute("UPDATE answers SET correct = 1, points = ?, self_graded = 0, instructor_graded = 1 WHERE id = ?",
                   (points, dispute["source_id"]))
         was_self_graded = answer["points"] if answer["self_graded"] else 0
