@@ -20,8 +20,10 @@ from bot.content.render import render_quiz
 from bot.core.clock import FixedClock
 from bot.core.config import Settings
 from bot.core.messages import Audience, ChoiceMade, Command, Reply, TextSubmitted
+from bot.features import hints
 from bot.grading.scoring import HINT_COST, POINT, answer_points
-from bot.runtime.app import StudyBot
+from bot.kit.feature import Feature
+from bot.runtime.app import FEATURES, StudyBot
 from bot.store.model import QUESTION, AnswerMode
 
 pytestmark = pytest.mark.both_engines
@@ -148,3 +150,9 @@ def test_hints_in_the_pack_are_checked_and_written_in_the_answer_key(tmp_path: P
         quiz.write_text(re.sub(r"^    hints: .*$", f"    {bad}", good, count=1, flags=re.MULTILINE))
         problems = [str(p) for p in check_library(content).problems]
         assert len(problems) == 1 and message in problems[0] and "\n" not in problems[0], (bad, problems)
+
+
+async def test_two_features_declaring_one_aid_are_refused(hinted: StudyBot) -> None:
+    twin = Feature("twin", aids=(hints.AID,))
+    with pytest.raises(ValueError, match="two features declare the aid hint"):
+        StudyBot(hinted.ctx, (*FEATURES, twin))
