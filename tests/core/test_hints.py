@@ -156,3 +156,15 @@ async def test_two_features_declaring_one_aid_are_refused(hinted: StudyBot) -> N
     twin = Feature("twin", aids=(hints.AID,))
     with pytest.raises(ValueError, match="two features declare the aid hint"):
         StudyBot(hinted.ctx, (*FEATURES, twin))
+
+
+async def test_a_hint_in_a_public_round_is_private_and_closes_with_the_question(hinted: StudyBot,
+                                                                                clock: FixedClock) -> None:
+    replies = await hinted.handle(Command("quiz", "round", learner("U0"), channel()))
+    [public] = [r for r in replies if r.audience is Audience.PUBLIC]
+    assert labels(public)[-2:] == ["Next ▶", "💡 Hint"]
+    shown = await hint(hinted, button(public, "💡 Hint"), learner("U1"))
+    assert shown.audience is Audience.PRIVATE and shown.text.startswith(f"💡 Hint 1 of 2: {HINTS[MC][0]}")
+    [graded] = await hinted.handle(ChoiceMade(choice_for(shown, 1).token, learner("U1"), channel()))
+    assert graded.text.startswith("✅ Correct.")  # answered from the private copy of the round's question
+    assert await points(hinted, learner("U1")) == 0  # a hinted right answer in a round earns nothing either
