@@ -12,18 +12,19 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from support import HINTED, HINTS, channel, choice_for, hinted_pack, learner
+from support import HINTED, HINTS, RecordingOutbox, channel, choice_for, hinted_pack, learner
 
 from bot.answering.asking import ask
 from bot.content.loader import check_library
 from bot.content.render import render_quiz
 from bot.core.clock import FixedClock
 from bot.core.config import Settings
-from bot.core.messages import Audience, ChoiceMade, Command, Reply, TextSubmitted
+from bot.core.messages import Audience, ChoiceMade, Command, MessageRef, Reply, TextSubmitted
 from bot.features import hints
 from bot.grading.scoring import HINT_COST, POINT, answer_points
 from bot.kit.feature import Feature
 from bot.runtime.app import FEATURES, StudyBot
+from bot.runtime.scheduler import fire_due
 from bot.store.model import QUESTION, AnswerMode
 
 pytestmark = pytest.mark.both_engines
@@ -160,6 +161,7 @@ async def test_two_features_declaring_one_aid_are_refused(hinted: StudyBot) -> N
 
 async def test_a_hint_in_a_public_round_is_private_and_closes_with_the_question(hinted: StudyBot,
                                                                                 clock: FixedClock) -> None:
+    """A round's question is answered from the hint's private copy; once its time is up, Hint says so."""
     replies = await hinted.handle(Command("quiz", "round", learner("U0"), channel()))
     [public] = [r for r in replies if r.audience is Audience.PUBLIC]
     assert labels(public)[-2:] == ["Next ▶", "💡 Hint"]
@@ -168,3 +170,8 @@ async def test_a_hint_in_a_public_round_is_private_and_closes_with_the_question(
     [graded] = await hinted.handle(ChoiceMade(choice_for(shown, 1).token, learner("U1"), channel()))
     assert graded.text.startswith("✅ Correct.")  # answered from the private copy of the round's question
     assert await points(hinted, learner("U1")) == 0  # a hinted right answer in a round earns nothing either
+    await hinted.message_posted(public.tag, MessageRef("slack", "C1", "q1-message"))
+    clock.advance(61)
+    await fire_due(hinted, {"slack": RecordingOutbox()})  # the reveal closes the question
+    [closed] = await hinted.handle(ChoiceMade(button(public, "💡 Hint"), learner("U2"), channel()))
+    assert closed.text.startswith("That question has ended, and its hints with it.")
