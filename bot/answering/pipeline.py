@@ -1,7 +1,8 @@
 """One graded answer, in every mode alike: rate its card, record it (one transaction), then the
 feedback with the offers that apply. What differs per mode (practice, a round, review, the question
 of the day, any later one) is read from the mode the answer's prompt was asked in (`Mode`); the
-buttons under a verdict come from the offers the features declare (`Offer`)."""
+buttons under a verdict come from the offers the features declare (`Offer`), and what a learner took
+under the open question (hints, an `Aid`) is counted in the answer's transaction and scored."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The buttons and forms of a question's prompt, in every mode: a choice or "I don't know", a typed
 answer, "Next question", and two offers under a typed answer: a partly right one may be completed
 once ("Add the missing point"), and one graded wrong may be graded by its learner (the honor
-system). A mode's own buttons (a round's Next) are handed to the mode that declared them."""
+system). A mode's own buttons (a round's Next) are handed to the mode that declared them, and an
+aid's (a hint) to the feature that declared it."""
 
 from __future__ import annotations
 
