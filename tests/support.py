@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
+from bot.content.loader import load_library
+from bot.content.render import render_quiz
 from bot.core.messages import Actor, Choice, ChoiceMade, MessageRef, Place, Reply, TextSubmitted
 from bot.store.model import QUESTION, AnswerMode
 
@@ -81,3 +84,27 @@ class RecordingOutbox:
 
     async def edit(self, ref: MessageRef, reply: Reply) -> None:
         self.edits.append((ref, reply))
+
+
+HINTS = {  # the core pack's hints, as `hinted_pack` adds them (from each question's own key)
+    "core-q1": ("It is split inside each layer, not across the batch.", "Think of the layer's matrix math."),
+    "core-q2": ("What does each GPU hold only a shard of?", "What does gathering the shards cost?"),
+}
+
+
+def hinted_pack(tmp_path: Path) -> Path:
+    """A copy of the core pack whose core-q1 (multiple choice) and core-q2 (short answer) have hints."""
+    content = tmp_path / "hinted"
+    shutil.copytree(CORE_PACK, content)
+    quiz = content / "basics" / "quiz.yaml"
+    text = quiz.read_text()
+    for question_id, hints in HINTS.items():
+        listed = ", ".join(f'"{hint}"' for hint in hints)
+        text = text.replace(f"  - id: {question_id}\n", f"  - id: {question_id}\n    hints: [{listed}]\n")
+    quiz.write_text(text)
+    for lesson in load_library(content).lessons.values():
+        (lesson.path / "quiz.md").write_text(render_quiz(lesson), encoding="utf-8")
+    return content
+
+
+HINTED = "SELECT a.correct, a.points, h.hints FROM answers a JOIN answer_hints h ON h.answer_id = a.id"  # hinted ones

@@ -3,7 +3,8 @@ applies it inside the answer's transaction, and the predicted recall of a set of
 
 Ratings: wrong is Again; right is Good, or Easy for a multiple-choice answer given within 10 seconds
 of the question being served (by the store's clock); a self-graded short answer is Hard or Good as
-the learner chooses."""
+the learner chooses. Where the cohort asks "How sure were you?", the answer's rating is then changed
+by what the learner says (`rating_with_confidence`): sure and wrong is Again, unsure and right Hard."""
 
 from __future__ import annotations
 
@@ -27,6 +28,17 @@ def rating_for(correct: bool, quick_is_easy: bool, answered_in: timedelta) -> Ra
     if not correct:
         return Rating.Again
     return Rating.Easy if quick_is_easy and answered_in <= EASY_WITHIN else Rating.Good
+
+
+def rating_with_confidence(rating: Rating, correct: bool, sure: bool) -> Rating:
+    """An answer's rating once its learner said how sure they were: sure and wrong is Again (a
+    misconception, whatever the mode rated); unsure and right at most Hard (a guess is not yet known,
+    so the card comes back sooner); otherwise the answer's own rating stands."""
+    if sure and not correct:
+        return Rating.Again
+    if not sure and correct:
+        return Rating(min(rating, Rating.Hard))
+    return rating
 
 
 def _card_id(actor: Actor, question_id: str) -> int:

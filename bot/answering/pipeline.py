@@ -1,16 +1,20 @@
 """One graded answer, in every mode alike: rate its card, record it (one transaction), then the
 feedback with the offers that apply. What differs per mode (practice, a round, review, the question
 of the day, any later one) is read from the mode the answer's prompt was asked in (`Mode`); the
-buttons under a verdict come from the offers the features declare (`Offer`)."""
+buttons under a verdict come from the offers the features declare (`Offer`), and what a learner took
+under the open question (hints, an `Aid`) is counted in the answer's transaction and scored."""
 
 from __future__ import annotations
+
+from fsrs import Rating
 
 from bot.answering.cards import card_review, rating_for
 from bot.core.errors import StoreBusy
 from bot.core.messages import Audience, Choice, ChoiceMade, Reply, TextSubmitted
 from bot.kit.context import Answered, Context, Mode, Offered
 from bot.questions.base import Question, Verdict
-from bot.store.model import Disputed, Outcome, Prompt, PromptKind, Recorded, Typed
+from bot.store.engine import Conn
+from bot.store.model import Disputed, HintsTaken, Outcome, Prompt, PromptKind, Recorded, Typed
 
 NEXT = "next"  # the prompt kind of "Next question" under a verdict
 NO_POINTS_NOTE = "(No points this time: only your first answer to a question scores.)"  # every mode alike
@@ -20,7 +24,11 @@ async def answer(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Prompt
                  verdict: Verdict) -> list[Reply]:
     """Record a graded answer (and rate its card) in one transaction, then give feedback."""
     mode = ctx.declared.mode(prompt.mode)
-    recorded = await _record(ctx, event, prompt, question, verdict, mode)
+    if mode.rate is not None:
+        rating = mode.rate(verdict)
+    else:
+        rating = rating_for(verdict.correct, question.quick_is_easy, ctx.clock.now() - prompt.created_at)
+    recorded = await _record(ctx, event, prompt, question, verdict, mode, rating)
     if recorded.outcome is not Outcome.RECORDED:
         return [_not_recorded(recorded.outcome)]
     if not mode.feedback:
@@ -34,25 +42,34 @@ async def answer(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Prompt
         event, Disputed.ANSWER, recorded.answer_id or 0, question.lesson_id, question.id, verdict.correct,
         disputable=verdict.disputable and not verdict.dont_know and isinstance(event, TextSubmitted),
         self_gradable=verdict.self_gradable and not verdict.dont_know, mode=mode.name, question=question,
-        verdict=verdict, card_before=recorded.card_before, follow_ups=mode.follow_ups)
+        verdict=verdict, card_before=recorded.card_before, follow_ups=mode.follow_ups, rating=rating)
     offered = await offers(ctx, answered)
     return [await feedback(ctx, event, prompt, "\n".join([*lines, *offered.lines]), offered.choices)]
 
 
 async def _record(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Prompt, question: Question,
-                  verdict: Verdict, mode: Mode) -> Recorded:
-    if mode.rate is not None:
-        rating = mode.rate(verdict)
-    else:
-        rating = rating_for(verdict.correct, question.quick_is_easy, ctx.clock.now() - prompt.created_at)
+                  verdict: Verdict, mode: Mode, rating: Rating) -> Recorded:
     typed = (Typed(event.text, verdict.matched, verdict.missed, str(verdict.outcome) if verdict.outcome else None)
              if isinstance(event, TextSubmitted) else None)
     return await ctx.store.answers.record(
         prompt.id, event.actor, lesson_id=question.lesson_id, question_id=question.id, mode=mode.name,
         correct=verdict.correct, week=ctx.week(event.actor.in_cohort), choice=verdict.choice,
         rate=card_review(ctx, event.actor, question, rating, due_now=verdict.dont_know),
-        typed=None if verdict.dont_know else typed, scores=mode.scores,
+        typed=None if verdict.dont_know else typed, scores=mode.scores, hints=_hints_taken(ctx, prompt, question),
     )
+
+
+def _hints_taken(ctx: Context, prompt: Prompt, question: Question) -> HintsTaken | None:
+    """What the aids a learner took under the question (hints) count, read in the answer's transaction;
+    None (nothing to read) when the question offers none."""
+    aids = [aid for aid in ctx.declared.aids if aid.label(question)]
+    if not aids:
+        return None
+
+    def taken(c: Conn, learner: int) -> int:
+        return sum(aid.taken(c, learner, prompt.id) for aid in aids)
+
+    return taken
 
 
 async def _dont_know_note(ctx: Context, event: ChoiceMade | TextSubmitted, question: Question, mode: Mode,

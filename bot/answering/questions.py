@@ -1,7 +1,8 @@
 """The buttons and forms of a question's prompt, in every mode: a choice or "I don't know", a typed
 answer, "Next question", and two offers under a typed answer: a partly right one may be completed
 once ("Add the missing point"), and one graded wrong may be graded by its learner (the honor
-system). A mode's own buttons (a round's Next) are handed to the mode that declared them."""
+system). A mode's own buttons (a round's Next) are handed to the mode that declared them, and an
+aid's (a hint) to the feature that declared it."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ SELF_GRADES = {  # choice suffix: (label, rating for the review schedule)
 async def on_choice(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:
     if own := ctx.declared.mode(prompt.mode).button(suffix):  # a round's Next, even past a removed question
         return await own(ctx, event, prompt, suffix)
+    if aid := ctx.declared.aid(suffix):  # a hint, while the question is open
+        return await aid.press(ctx, event, prompt, suffix)
     question = ctx.question(prompt.item_id)
     if suffix == OPEN_FORM:
         if prompt.closed or await ctx.store.prompts.is_closed(prompt.id):  # maybe by another process

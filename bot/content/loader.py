@@ -36,7 +36,8 @@ PACK_FILES = (LESSON_FILE, QUIZ_FILE, GLOSSARY_FILE, TEACHBACK_FILE, PRACTICE_FI
 
 LESSON_KEYS = frozenset({"id", "title", "summary", "goals", "synonyms"})
 GOAL_KEYS = frozenset({"id", "text"})
-QUESTION_KEYS = frozenset({"id", "type", "goal", "prompt", "explanation", "sources"})
+QUESTION_KEYS = frozenset({"id", "type", "goal", "prompt", "explanation", "sources", "hints"})
+MOST_HINTS = 3  # hints one question may offer
 TERM_KEYS = frozenset({"term", "definition", "aliases", "related", "sources"})
 PROMPT_KEYS = frozenset({"id", "goal", "prompt", "key_points", "needed", "needed_because", "sources", "examples"})
 _SOURCE_HEADING = re.compile(r"^##\s+([A-Za-z][A-Za-z0-9_.-]*)\b[ \t]*(?:[—–-][ \t]*)?(.*)$", re.MULTILINE)
@@ -85,13 +86,24 @@ def _read_questions(c: Checker, data: dict, lesson: Lesson) -> list[tuple[FieldP
         if goal and goal_ids and goal not in goal_ids:
             c.fail(path + ("goal",), f"'{goal[:40]}' is not a goal id of lesson '{lesson.id}'")
         common = dict(id=c.text(q, "id", path), lesson_id=lesson.id, goal=goal, prompt=c.text(q, "prompt", path),
-                      explanation=c.text(q, "explanation", path), sources=c.texts(q, "sources", path))
+                      explanation=c.text(q, "explanation", path), sources=c.texts(q, "sources", path),
+                      hints=_hints(c, q, path))
         if question_type is not None:  # without a type, its own keys are unknown: check the common ones only
             c.known_keys(q, path, QUESTION_KEYS | question_type.keys)
             question = question_type.read(c, q, path, common)
             c.audited(path, question.audit(lesson.synonyms))
             out.append((path, question))
     return out
+
+
+def _hints(c: Checker, question: dict, path: FieldPath) -> tuple[str, ...]:
+    """A question's optional hints: a short list of text, each given at the learner's asking, in order."""
+    hints = c.texts(question, "hints", path)
+    if len(hints) > MOST_HINTS:
+        c.fail(path + ("hints",), f"at most {MOST_HINTS} hints per question, not {len(hints)}; keep the best ones")
+    if isinstance(question.get("hints"), list) and not question["hints"]:
+        c.fail(path + ("hints",), "is an empty list; give one or more hints, or leave the key out")
+    return hints[:MOST_HINTS]
 
 
 def _read_terms(c: Checker, data: dict, lesson: Lesson) -> list[tuple[FieldPath, Term]]:

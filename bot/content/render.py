@@ -19,5 +19,8 @@ def render_quiz(lesson: Lesson) -> str:
     out += ["## Answer key", ""]
     for n, q in enumerate(lesson.questions, start=1):
         out += [f"### {n}. `{q.id}`", "", *q.markdown_key()]
-        out += ["", q.explanation, "", f"Sources: {', '.join(q.sources)}", ""]
+        out += ["", q.explanation, ""]
+        hints = " · ".join(f"({i}) {hint}" for i, hint in enumerate(q.hints, start=1))
+        out += [f"Hints, in order: {hints}", ""] if hints else []
+        out += [f"Sources: {', '.join(q.sources)}", ""]
     return "\n".join(out).rstrip() + "\n"

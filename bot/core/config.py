@@ -40,7 +40,7 @@ LOG_FORMATS = ("text", "json")
 INSTRUCTOR_KEYS = ("everywhere", "console")  # with each platform's own keys between them (its instructor rule)
 PLATFORM_NAMES = ("slack", "discord", "console")  # the old instructors.<platform> lists
 COHORT_KEYS = ("platform", "timezone", "leaderboard", "daily", "instructors", "gradebook", "track", "reader",
-               "review", "streaks", "teams", "team_join")
+               "review", "streaks", "teams", "team_join", "confidence")
 TEAM_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,23}$")  # a team's name, as /team join NAME takes it
 LEADERBOARD_KEYS = ("channel", "weekday", "time")
 DAILY_KEYS = ("channel", "time", "lesson", "reveal")
@@ -186,6 +186,7 @@ class CohortSettings:
     streaks: bool = True  # False: no learner of the cohort is shown a streak
     teams: Mapping[str, frozenset[str]] = field(default_factory=dict)  # team name -> user ids, as configured
     team_join: bool = False  # learners may /team join a team themselves
+    confidence: bool = False  # "How sure were you?" after each answer
 
 
 @dataclass(frozen=True)
@@ -440,7 +441,8 @@ def _cohort(c: Checker, cohort_id: str, data: object,
         reader=c.flag(data, "reader", path, True),
         review=_review(c, (*path, "review"), data.get("review")),
         streaks=c.flag(data, "streaks", path, True), teams=_teams(c, (*path, "teams"), data.get("teams")),
-        team_join=c.flag(data, "team_join", path, False))
+        team_join=c.flag(data, "team_join", path, False),
+        confidence=c.flag(data, "confidence", path, False))
 
 
 def _track(c: Checker, path: FieldPath, data: object) -> tuple[TrackStep, ...]:

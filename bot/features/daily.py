@@ -14,7 +14,7 @@ from collections import Counter
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.answering.asking import arrangement, revealed
+from bot.answering.asking import ask, revealed
 from bot.content.model import Library
 from bot.core.config import DailyQuestion, Settings
 from bot.core.messages import Audience, Cohort, Place, Reply, TimerKey
@@ -90,9 +90,8 @@ async def on_post(ctx: Context, key: TimerKey) -> list[Reply]:
         prompt = await _new(ctx, cohort, plan, today, asked)
     if prompt is not None and await ctx.store.messages.get(_tag(cohort, today.isoformat())) is None:
         question = ctx.question(prompt.item_id)
-        replies.append(question.ask(prompt.id, _header(today), Audience.PUBLIC, arrangement(question, prompt),
-                                    tag=_tag(cohort, today.isoformat()), place=Place(cohort.platform, cohort.id,
-                                                                                     plan.channel)))
+        replies.append(ask(ctx, question, prompt, _header(today), Audience.PUBLIC, tag=_tag(cohort, today.isoformat()),
+                           place=Place(cohort.platform, cohort.id, plan.channel)))
     return replies
 
 

@@ -68,6 +68,8 @@ def question_line(f: QuestionFigures) -> str:
         line += f"; most picked wrong: {_quote(f.wrong_choice[0])} {percent(f.wrong_choice[1], f.answered)}%"
     if f.missed:
         line += f"; most missed: {_counted(f.missed)}"
+    if f.hinted:
+        line += f"; {f.hinted} took hints ({counted(f.hints, 'hint')})"
     return line
 
 
@@ -77,8 +79,9 @@ def teachback_line(t: TeachbackFigures) -> str:
     return line + (f"; most missed: {_counted(t.missed)}" if t.missed else "")
 
 
-def overview(figures: Figures) -> list[str]:
-    """The lines of /insights, in order of importance (the reply is cut from the end)."""
+def overview(figures: Figures, declared: list[str] | None = None) -> list[str]:
+    """The lines of /insights, in order of importance (the reply is cut from the end); `declared`, the
+    lines other features add (confidently missed questions), come after the questions."""
     s, a = figures.scope, figures.activity
     since = s.behind_since.strftime("%a %d %b")
     lines = [
@@ -92,6 +95,7 @@ def overview(figures: Figures) -> list[str]:
         lines.append(f"Behind: {_names(a.behind)}")
     lines.append("Questions, weakest first (first answers):")
     lines += [question_line(f) for f in figures.questions] or ["• none in this lesson"]
+    lines += declared or []
     if figures.teachbacks:
         lines.append("Teach-backs:")
         lines += [teachback_line(t) for t in figures.teachbacks]
@@ -209,7 +213,9 @@ async def insights(ctx: Context, cmd: Command) -> list[Reply]:
         raise StudyError(USAGE)
     lesson = ctx.lesson(name) if name else None
     figures = await gather(ctx, cmd.actor.in_cohort, lesson, all_time)
-    return [Reply(text) for text in fit_messages(overview(figures), POINTER)]
+    declared = [line for lines in ctx.declared.insights
+                for line in await lines(ctx, cmd.actor.in_cohort, lesson.id if lesson else None, figures.scope.week)]
+    return [Reply(text) for text in fit_messages(overview(figures, declared), POINTER)]
 
 
 FEATURE = Feature("insights", commands=(insights,))

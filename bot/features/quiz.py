@@ -4,7 +4,7 @@ every mode, is `bot.answering`; `/quiz round` is declared by rounds."""
 
 from __future__ import annotations
 
-from bot.answering.asking import arrangement
+from bot.answering.asking import ask
 from bot.content.model import Lesson
 from bot.core.messages import Actor, Audience, Command, Place, Reply
 from bot.kit.commands import Option, command
@@ -39,7 +39,7 @@ async def next_question(ctx: Context, actor: Actor, place: Place, lesson: Lesson
     prompt = await ctx.store.prompts.new(QUESTION, place, actor, lesson_id=question.lesson_id,
                                          item_id=question.id, mode=AnswerMode.PRACTICE)
     header = f"{lesson.title} · question {number} of {len(lesson.questions)}"
-    return [question.ask(prompt.id, header, Audience.PRIVATE, arrangement(question, prompt))]
+    return [ask(ctx, question, prompt, header, Audience.PRIVATE)]
 
 
 async def summary(ctx: Context, actor: Actor, lesson: Lesson) -> Reply:

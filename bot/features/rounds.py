@@ -13,7 +13,7 @@ import logging
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from bot.answering.asking import arrangement, revealed
+from bot.answering.asking import ask, revealed
 from bot.core.errors import StudyError
 from bot.core.messages import Actor, Audience, Choice, ChoiceMade, Cohort, Command, Reply, TimerKey, counted
 from bot.kit.commands import CommandForm
@@ -191,9 +191,8 @@ def _question(ctx: Context, round_: Round, prompt: Prompt) -> Reply:
         return Reply(f"{_header(ctx, round_, position)}\n{REMOVED}", Audience.PUBLIC,
                      choices=(Choice("Next ▶", f"{prompt.id}.{NEXT}"),), tag=timer_key(round_.id, position),
                      place=round_.place)
-    return question.ask(prompt.id, _header(ctx, round_, position), Audience.PUBLIC, arrangement(question, prompt),
-                        extra=(Choice("Next ▶", f"{prompt.id}.{NEXT}"),), tag=timer_key(round_.id, position),
-                        place=round_.place)
+    return ask(ctx, question, prompt, _header(ctx, round_, position), Audience.PUBLIC,
+               extra=(Choice("Next ▶", f"{prompt.id}.{NEXT}"),), tag=timer_key(round_.id, position), place=round_.place)
 
 
 def _header(ctx: Context, round_: Round, position: int) -> str:

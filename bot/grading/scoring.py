@@ -2,6 +2,10 @@
 
 - A question scores once per learner: the first answer counts; later ones are practice.
 - A correct scoring answer is worth one point; a self-grade replaces the grade of that answer.
+- Each hint a learner took before answering (`hints:` in the pack) costs HINT_COST of that point, never
+  below zero: with one point a question, a hinted answer is still right (in its marks and its review card)
+  but earns no point. The hints stay with the answer (`answer_hints`), so a self-grade, a completion or
+  an accepted dispute of it earns what a hinted answer earns.
 - A teach-back earns one point the first time an attempt covers enough of its key points
   (by default more than half of them: both of two, two of three, three of four). A partly right
   answer or attempt (bot.grading.verdict) earns no point: only the verdict "correct" does.
@@ -20,6 +24,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 
 POINT = 1
+HINT_COST = POINT  # what each hint taken costs a correct answer's point (never below zero)
 
 
 class SelfGraded(StrEnum):
@@ -30,9 +35,10 @@ class SelfGraded(StrEnum):
     EXCLUDE = "exclude"  # left out of the points and the ranks
 
 
-def answer_points(correct: bool, first_answer: bool) -> int:
-    """The points an answer earns: one for a correct first answer, none for practice."""
-    return POINT if correct and first_answer else 0
+def answer_points(correct: bool, first_answer: bool, hints: int = 0) -> int:
+    """The points an answer earns: one for a correct first answer, less HINT_COST for each hint it took
+    (never below zero); none for practice."""
+    return max(POINT - hints * HINT_COST, 0) if correct and first_answer else 0
 
 
 def teachback_needed(key_points: int) -> int:

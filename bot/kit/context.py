@@ -1,10 +1,12 @@
 """What every feature is given: the store, the lesson library, the settings and the clock,
 with the few helpers they all use, and what the features declared about answering: their modes
-(where questions are answered, and how) and offers (the buttons that may follow a verdict), which
-the pipeline in `bot.answering` reads and nothing else:
+(where questions are answered, and how), offers (the buttons that may follow a verdict) and aids
+(a button under an open question, such as a hint), which the pipeline in `bot.answering` reads and
+nothing else; and the lines each feature adds to an instructor's `/insights`:
 
     MODE = Mode("review", next=next_card, dont_know=comes_back)
     OFFER = Offer("dispute", applies=lambda a: a.disputable, make=ask_choice)
+    AID = Aid("hint", label=hint_label, press=show_hint, taken=hints_taken)
 
 The context sits below the features, so that they never import the router (`bot.runtime.app`),
 and the router depends on them, never the other way round."""
@@ -29,12 +31,14 @@ from bot.core.messages import Actor, Choice, ChoiceMade, Cohort, Place, Reply, T
 from bot.grading.reading import NO_SYNONYMS, Synonyms
 from bot.questions.base import Question, Verdict
 from bot.store import Store
+from bot.store.engine import Conn
 from bot.store.model import Disputed, Prompt
 
 RESULTS_FILES = "results files"  # the lock held while a cohort's results files change
 
 ChoiceHandler = Callable[["Context", ChoiceMade, Prompt, str], Awaitable[list[Reply]]]
 NextItem = Callable[["Context", Actor, Place, Lesson], Awaitable[list[Reply]]]
+InsightLines = Callable[["Context", Cohort, str | None, str | None], Awaitable[list[str]]]  # lesson id, week
 DontKnowNote = Callable[["Context", Actor, Question], Awaitable[str]]
 
 
@@ -55,6 +59,7 @@ class Answered:
     verdict: Verdict | None = None
     card_before: str | None = None  # the review card as it was, for a self-grade to rate again
     follow_ups: bool = False  # its mode lets a partly right answer be completed (`Mode.follow_ups`)
+    rating: Rating | None = None  # how the answer rated its review card
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,18 @@ class Offer:
     name: str
     applies: Callable[[Answered], bool]
     make: Callable[[Context, Answered], Awaitable[Offered]]
+
+
+@dataclass(frozen=True)
+class Aid:
+    """Help a feature offers under an open question (a hint): its button on the question, labelled for
+    that question (None: no button for it), what a press says, and how much of it a learner took before
+    answering, which the pipeline records with the answer (the scoring rules weigh it)."""
+
+    name: str  # the choice suffix of its button on a question's prompt
+    label: Callable[[Question], str | None]
+    press: ChoiceHandler
+    taken: Callable[[Conn, int, str], int]  # (connection, learner id, prompt id), read in the answer's transaction
 
 
 @dataclass(frozen=True)
@@ -97,13 +114,18 @@ class Mode:
 
 @dataclass(frozen=True)
 class Declared:
-    """The modes and offers every feature declared, as the router gathered them."""
+    """The modes, offers, aids and insight lines every feature declared, as the router gathered them."""
 
     modes: Mapping[str, Mode] = field(default_factory=dict)
     offers: tuple[Offer, ...] = ()
+    aids: tuple[Aid, ...] = ()
+    insights: tuple[InsightLines, ...] = ()
 
     def mode(self, name: str | None) -> Mode:
         return self.modes.get(name or "") or Mode(name or "")
+
+    def aid(self, suffix: str) -> Aid | None:
+        return next((aid for aid in self.aids if aid.name == suffix), None)
 
 
 @dataclass

@@ -26,7 +26,7 @@ from bot.content.model import Library
 from bot.core.config import Settings
 from bot.core.messages import Place, Reply, TextSubmitted, TimerKey
 from bot.kit.commands import CommandForm, CommandSpec
-from bot.kit.context import ChoiceHandler, Context, Mode, Offer
+from bot.kit.context import Aid, ChoiceHandler, Context, InsightLines, Mode, Offer
 from bot.store.areas import Area
 from bot.store.model import Prompt, PromptKind
 
@@ -90,6 +90,8 @@ class Feature:
     command_forms: tuple[CommandForm, ...] = ()  # forms of another feature's command it serves (/quiz round)
     modes: tuple[Mode, ...] = ()  # where questions are answered, and how (`bot.answering` reads them)
     offers: tuple[Offer, ...] = ()  # buttons under a verdict, each with when it applies
+    aids: tuple[Aid, ...] = ()  # buttons under an open question (a hint), weighed by the scoring rules
+    insights: tuple[InsightLines, ...] = ()  # lines it adds to an instructor's /insights
     storage: tuple[Area[Any], ...] = ()  # its own tables (`bot.store.areas`): ctx.store.area(AREA)
 
     @property

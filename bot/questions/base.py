@@ -129,6 +129,7 @@ class Question(ABC):
     prompt: str
     explanation: str
     sources: tuple[str, ...]
+    hints: tuple[str, ...] = ()  # shown one at a time, in order, at the learner's asking (each costs points)
 
     @classmethod
     @abstractmethod
@@ -151,7 +152,8 @@ class Question(ABC):
     @abstractmethod
     def ask(self, prompt_id: str, header: str, audience: Audience, arrangement: Arrangement, *,
             extra: tuple[Choice, ...] = (), tag: str | None = None, place: Place | None = None) -> Reply:
-        """The question as a reply: choices to press, or a form (an Answer button in public)."""
+        """The question as a reply: choices to press, or a form (an Answer button in public, or beside
+        `extra` buttons, which a form cannot carry)."""
 
     def audit(self, synonyms: Synonyms) -> list[RubricIssue]:
         """How the question's own checks fail (a rubric against its examples); none by default."""
@@ -197,7 +199,7 @@ class TextAnswered(Question, ABC):
     def ask(self, prompt_id: str, header: str, audience: Audience, arrangement: Arrangement, *,
             extra: tuple[Choice, ...] = (), tag: str | None = None, place: Place | None = None) -> Reply:
         text = "\n".join(filter(None, (header, self.question_text(arrangement))))
-        if audience is Audience.PUBLIC:
+        if audience is Audience.PUBLIC or extra:
             answer = Choice("Answer", f"{prompt_id}.{OPEN_FORM}")
             return Reply(f"{text}\n{self.public_hint}", audience, choices=(answer, dont_know_button(prompt_id), *extra),
                          tag=tag, place=place)

@@ -25,7 +25,7 @@ from bot.store.cohort_stats import AnswerSummary
 
 FILENAME = "cohort_answers.csv"
 COLUMNS = ("learner", "display_name", "lesson", "question", "type", "first_answer_correct", "points",
-           "self_graded", "attempts", "first_answered_at_utc", "prompt", "rubric_verdict")
+           "self_graded", "attempts", "first_answered_at_utc", "prompt", "rubric_verdict", "hints")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 NOT_ANSWERED = ["", "", "", "0", ""]
 VERDICTS = {"correct": "correct", "partly": "partly-right", "not_yet": "not-yet"}  # stored -> shown
@@ -80,7 +80,7 @@ def cells(table: Iterable[Row]) -> Iterator[list[str]]:
                     [str(int(a.correct)), str(a.points), str(int(a.self_graded)), str(a.attempts),
                      a.first_at.isoformat(" ", "seconds")[:19]])
         verdict = VERDICTS.get(a.verdict, "") if a is not None and a.verdict else ""
-        yield [*who, *asked[0], *answered, asked[1], verdict]
+        yield [*who, *asked[0], *answered, asked[1], verdict, str(a.hints) if a is not None else ""]
 
 
 def encode(table: Iterable[Row]) -> bytes:

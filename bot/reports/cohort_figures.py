@@ -104,6 +104,8 @@ class QuestionFigures:
     wrong_choice: tuple[str, int] | None  # the most picked wrong choice's text and count (multiple choice)
     missed: tuple[tuple[str, int], ...]  # the most missed key points by name (short answers)
     partly: int = 0  # first answers the rubric reads as partly right (no point from it)
+    hinted: int = 0  # first answers given after a hint
+    hints: int = 0  # the hints those answers took
 
     @property
     def typed(self) -> bool:
@@ -167,7 +169,7 @@ def question_figures(question: Question, counts: QuestionCounts | None) -> Quest
         index, n = min(counts.wrong_choices.items(), key=lambda kv: (-kv[1], kv[0]))
         wrong = (items[index] if index < len(items) else f"choice {index + 1}", n)
     return QuestionFigures(question, counts.answered, counts.correct, counts.self_graded, wrong,
-                           most(counts.missed, question.key_points()), counts.partly)
+                           most(counts.missed, question.key_points()), counts.partly, counts.hinted, counts.hints)
 
 
 def teachback_figures(prompt: TeachbackPrompt, counts: TeachbackCounts) -> TeachbackFigures:

@@ -40,10 +40,12 @@ from bot.core.messages import (
 from bot.core.suggest import no_such_command
 from bot.features import (
     audit,
+    confidence,
     daily,
     disputes,
     forget,
     glossary,
+    hints,
     insights,
     leaderboard,
     lessons,
@@ -92,6 +94,8 @@ FEATURES: tuple[Feature, ...] = (  # in the order /help lists their commands (an
     audit.FEATURE,
     reader.FEATURE,  # its opinion under a verdict comes before "Ask my instructor"
     disputes.FEATURE,
+    hints.FEATURE,
+    confidence.FEATURE,
     insights.FEATURE,
     daily.FEATURE,
     tracks.FEATURE,
@@ -172,7 +176,9 @@ class StudyBot:
         self._forms_of: dict[str, tuple[CommandForm, ...]] = {
             name: tuple(sub for sub in forms.values() if sub.command == name) for name in self.commands}
         ctx.declared = Declared(_one_each("mode", [(mode.name, mode) for f in self.features for mode in f.modes]),
-                                tuple(offer for f in self.features for offer in f.offers))
+                                tuple(offer for f in self.features for offer in f.offers),
+                                tuple(_one_each("aid", [(a.name, a) for f in self.features for a in f.aids]).values()),
+                                tuple(lines for f in self.features for lines in f.insights))
 
     @classmethod
     async def start(cls, settings: Settings, clock: Clock | None = None,

@@ -14,6 +14,7 @@ from bot.store.learners import LEARNER_ID, LEARNER_KEY, key
 from bot.store.model import (
     CardReview,
     ChoiceCount,
+    HintsTaken,
     Outcome,
     Recorded,
     ScoredAnswer,
@@ -60,6 +61,14 @@ SCHEMA = {
     10: "ALTER TABLE answers ADD COLUMN instructor_graded INTEGER NOT NULL DEFAULT 0",
     11: "ALTER TABLE answers ADD COLUMN verdict TEXT",  # a typed answer's rubric verdict: correct, partly, not_yet
     12: "CREATE INDEX answers_by_time ON answers (learner_id, answered_at)",  # a learner's days of study (streaks)
+    # the hints an answer took (the scoring rules weigh them): a table of its own, not a column of answers, whose
+    # new column would turn SQLite's plans for the per-question figures away from their covering indexes
+    13: """
+    CREATE TABLE answer_hints (
+        answer_id INTEGER PRIMARY KEY REFERENCES answers (id) ON DELETE CASCADE,
+        hints INTEGER NOT NULL
+    )
+    """,
 }
 
 
@@ -69,7 +78,7 @@ _FIRST = ("(? = 1 AND NOT EXISTS (SELECT 1 FROM answers WHERE learner_id = ? AND
 
 def _record(c: Conn, prompt_id: str, actor: Actor, lesson_id: str, question_id: str,
             mode: str, correct: bool, week: str, choice: int | None, now: str,
-            rate: CardReview | None, typed: Typed | None, scores: bool) -> Recorded:
+            rate: CardReview | None, typed: Typed | None, scores: bool, taken: HintsTaken | None) -> Recorded:
     # The learner's upsert comes first: it locks their row until commit, so two answers of one learner
     # (in two processes) take turns, and the answer's `first` test sees the other's committed answer.
     learner = learners.upsert(c, actor, now)
@@ -77,21 +86,30 @@ def _record(c: Conn, prompt_id: str, actor: Actor, lesson_id: str, question_id: 
     if not prompts.spend_open(c, prompt_id, learner, now):
         return Recorded(prompts.not_spent(c, prompt_id))
     first_of = (int(scores), learner, question_id)
+    hints = taken(c, learner) if taken else 0
     row = c.execute(
         "INSERT INTO answers (learner_id, prompt_id, lesson_id, question_id, mode, choice, correct, scored,"
         " points, week, answered_at, text, rubric_correct, matched, missed, verdict)"
         " VALUES (?,?,?,?,?,?,?, CASE WHEN " + _FIRST + " THEN 1 ELSE 0 END, CASE WHEN " + _FIRST +
         " THEN ? ELSE ? END, ?,?,?,?,?,?,?) RETURNING id, scored",
         (learner, prompt_id, lesson_id, question_id, mode, choice, int(correct), *first_of, *first_of,
-         answer_points(correct, True), answer_points(correct, False), week, now,
+         answer_points(correct, True, hints), answer_points(correct, False, hints), week, now,
          typed.text if typed else None, int(correct), json.dumps(typed.matched) if typed else None,
          json.dumps(typed.missed) if typed else None, typed.verdict if typed else None),
     ).fetchone()
     first = bool(row["scored"])
+    if hints:
+        c.execute("INSERT INTO answer_hints (answer_id, hints) VALUES (?, ?)", (row["id"], hints))
     if first:
-        boards.add_points(c, learner, actor.in_cohort, week, answer_points(correct, first))
+        boards.add_points(c, learner, actor.in_cohort, week, answer_points(correct, first, hints))
     before = cards.review(c, learner, question_id, lesson_id, rate, asked=card) if rate else None
     return Recorded(Outcome.RECORDED, row["id"], first, before)
+
+
+def hints_of(c: Conn, answer_id: int) -> int:
+    """The hints an answer took before it was given (none for most)."""
+    row = c.execute("SELECT hints FROM answer_hints WHERE answer_id = ?", (answer_id,)).fetchone()
+    return int(row["hints"]) if row else 0
 
 
 def _followed_up(c: Conn, answer_id: int, prompt_id: str, learner: int, now: str) -> Row | Outcome:
@@ -115,7 +133,7 @@ def _self_grade(c: Conn, answer_id: int, correct: bool, prompt_id: str, actor: A
     row = _followed_up(c, answer_id, prompt_id, learner, now)
     if isinstance(row, Outcome):
         return row
-    points = answer_points(correct, bool(row["scored"]))
+    points = answer_points(correct, bool(row["scored"]), hints_of(c, answer_id))
     c.execute("UPDATE answers SET correct = ?, points = ?, self_graded = 1 WHERE id = ?",
               (int(correct), points, answer_id))
     was_self_graded = row["points"] if row["self_graded"] else 0
@@ -135,7 +153,7 @@ def _complete(c: Conn, answer_id: int, prompt_id: str, actor: Actor, now: str, t
         return row
     if row["self_graded"]:
         return Outcome.SETTLED
-    points = answer_points(correct, bool(row["scored"]))
+    points = answer_points(correct, bool(row["scored"]), hints_of(c, answer_id))
     c.execute("UPDATE answers SET correct = ?, rubric_correct = ?, points = ?, text = ?, matched = ?, missed = ?,"
               " verdict = ? WHERE id = ?", (int(correct), int(correct), points, typed.text, json.dumps(typed.matched),
                                             json.dumps(typed.missed), typed.verdict, answer_id))
@@ -150,13 +168,14 @@ class Answers:
 
     async def record(self, prompt_id: str, actor: Actor, *, lesson_id: str, question_id: str, mode: str,
                      correct: bool, week: str, choice: int | None = None, rate: CardReview | None = None,
-                     typed: Typed | None = None, scores: bool = True) -> Recorded:
+                     typed: Typed | None = None, scores: bool = True, hints: HintsTaken | None = None) -> Recorded:
         """Record an answer, spend the prompt for this learner and rate their card, in one transaction.
 
-        The first answer a learner gives to a question scores (in a mode that `scores`); later ones are
+        The first answer a learner gives to a question scores (in a mode that `scores`), less what the
+        hints it took cost (`hints`, read in the transaction; `bot.grading.scoring`); later ones are
         practice. A typed answer keeps its text and the key points the rubric found (for instructors' audits)."""
         return await self._engine.write(_record, prompt_id, actor, lesson_id, question_id, mode, correct, week,
-                                        choice, self._engine.now(), rate, typed, scores)
+                                        choice, self._engine.now(), rate, typed, scores, hints)
 
     async def self_grade(self, answer_id: int, correct: bool, *, prompt_id: str, actor: Actor, question_id: str,
                          lesson_id: str, rate: CardReview, card_before: str | None) -> Outcome:

@@ -63,6 +63,8 @@ class QuestionCounts:
     wrong_choices: Counter[int] = field(default_factory=Counter)
     missed: Counter[str] = field(default_factory=Counter)  # key point id -> first answers that missed it
     partly: int = 0
+    hinted: int = 0  # first answers given after a hint
+    hints: int = 0  # the hints they took
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,7 @@ class AnswerSummary:
     self_graded: bool
     first_at: datetime
     verdict: str | None = None  # the first answer's rubric verdict (a typed answer): correct, partly or not_yet
+    hints: int = 0  # the hints the first answer took
 
 
 def _scope(cohort: Cohort, lesson: str | None, week: str | None) -> tuple:
@@ -136,8 +139,12 @@ def _questions(c: Conn, params: tuple) -> list[QuestionCounts]:
         "SELECT x.question_id, COUNT(*) AS n FROM answers x CROSS JOIN learners l"
         " WHERE l.id = x.learner_id AND x.scored = 1 AND x.missed IS NOT NULL AND x.verdict = 'partly' AND " +
         _COHORT + _SCOPE + " GROUP BY x.question_id", params)}
+    hinted = {r["question_id"]: (r["n"], r["hints"]) for r in c.execute(
+        "SELECT x.question_id, COUNT(*) AS n, SUM(h.hints) AS hints FROM answer_hints h"
+        " JOIN answers x ON x.id = h.answer_id JOIN learners l ON l.id = x.learner_id"
+        " WHERE x.scored = 1 AND " + _COHORT + _SCOPE + " GROUP BY x.question_id", params)}
     return [QuestionCounts(q, answered, correct, self_graded, wrong.get(q, Counter()), missed.get(q, Counter()),
-                           partly.get(q, 0))
+                           partly.get(q, 0), *hinted.get(q, (0, 0)))
             for q, (answered, correct, self_graded) in totals.items()]
 
 
@@ -175,6 +182,10 @@ def _activity(c: Conn, cohort: Cohort, lesson: str | None, week: str) -> list[Le
 
 def _summaries(c: Conn, cohort: Cohort) -> Iterator[AnswerSummary]:
     """The cohort's `summaries`, one at a time as the rows are read."""
+    hinted = {(r["user_id"], r["question_id"]): int(r["hints"]) for r in c.execute(
+        "SELECT l.user_id, x.question_id, h.hints FROM answer_hints h JOIN answers x ON x.id = h.answer_id"
+        " JOIN learners l ON l.id = x.learner_id WHERE x.scored = 1 AND " + _COHORT,
+        (cohort.platform, cohort.id)).fetchall()}
     rows = c.execute(
         "SELECT l.platform, l.cohort, l.user_id, l.display_name, x.question_id, COUNT(*) AS attempts,"
         " MAX(x.scored * x.correct) AS correct, MAX(x.scored * x.points) AS points,"
@@ -191,7 +202,8 @@ def _summaries(c: Conn, cohort: Cohort) -> Iterator[AnswerSummary]:
         return found
 
     return (AnswerSummary(learner(r), r["question_id"], r["attempts"], bool(r["correct"]), r["points"],
-                          bool(r["self_graded"]), datetime.fromisoformat(r["first_at"]), r["verdict"])
+                          bool(r["self_graded"]), datetime.fromisoformat(r["first_at"]), r["verdict"],
+                          hinted.get((r["user_id"], r["question_id"]), 0))
             for r in rows)
 
 

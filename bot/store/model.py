@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from bot.core.messages import Place
 
+HintsTaken = Callable[[Any, int], int]  # (connection, learner id): the hints a learner took before answering
 CardReview = Callable[[str | None], tuple[str, datetime]]  # a card's state (None: new) -> (new state, due)
 
 

@@ -94,9 +94,9 @@ async def test_the_csv_round_trips_names_with_commas_quotes_newlines_formulas_an
     assert not any(cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
     first = next(row for row in rows[1:] if row[0] == "slack:N1" and row[3] == "core-q1")
     assert first[5:] == ["1", "1", "0", "1", "2026-11-30 09:00:00", "What does tensor parallelism split?",
-                         ""]  # choice 1, which has no rubric verdict
+                         "", "0"]  # choice 1, which has no rubric verdict, and took no hints
     unanswered = next(row for row in rows[1:] if row[0] == "slack:N1" and row[3] == "core-q2")
-    assert unanswered[5:] == ["", "", "", "0", "", "What does FSDP shard, and what does it pay for it?", ""]
+    assert unanswered[5:] == ["", "", "", "0", "", "What does FSDP shard, and what does it pay for it?", "", ""]
 
 
 @pytest.mark.parametrize("cell, shown", [("=1+2", "'=1+2"), ("+x", "'+x"), ("-2", "'-2"), ("@SUM(A1)", "'@SUM(A1)"),
@@ -143,11 +143,11 @@ async def test_a_question_is_named_by_its_id_and_the_short_form_of_its_prompt_ev
     question_cells = re.findall(r'<td data-label="question">([^<]*)</td>', html)
     assert named in question_cells and f"<title>{named}</title>" in html  # the table, and the chart's tooltip
     head, *body = rows
-    assert head == [*COLUMNS] and head[:-2] == ["learner", "display_name", "lesson", "question", "type",
+    assert head == [*COLUMNS] and head[:-3] == ["learner", "display_name", "lesson", "question", "type",
                                                  "first_answer_correct", "points", "self_graded", "attempts",
                                                  "first_answered_at_utc"]
-    assert {row[-2] for row in body if row[3] == "core-q1"} == {named.split(" · ")[1]}
-    assert not [text for text in (reply.text, html, *(row[-2] for row in body)) if re.search(r"\*\*|`|\]\(", text)]
+    assert {row[-3] for row in body if row[3] == "core-q1"} == {named.split(" · ")[1]}
+    assert not [text for text in (reply.text, html, *(row[-3] for row in body)) if re.search(r"\*\*|`|\]\(", text)]
 
 
 async def test_the_cohort_results_file_follows_from_the_csv(tmp_path) -> None:

@@ -68,12 +68,12 @@ async def test_partly_right_first_answers_are_counted_per_question_and_per_teach
     assert all("partly right" not in line for line in reply.text.splitlines() if "(mc)" in line)
 
     rows, html = await export(bot)
-    assert COLUMNS[-2:] == ("prompt", "rubric_verdict")  # the new column last: the others keep their places
+    assert COLUMNS[-3:] == ("prompt", "rubric_verdict", "hints")  # new columns last: the others keep their places
     head, *body = rows
-    verdict = {row[0]: row[-1] for row in body if row[3] == "core-q2"}
+    verdict = {row[0]: row[-2] for row in body if row[3] == "core-q2"}
     assert verdict == {"slack:U1": "partly-right", "slack:U2": "correct", "slack:U3": "not-yet",
                        "slack:U4": "correct"}
-    assert {row[-1] for row in body if row[3] != "core-q2"} == {""}  # no typed answer, no rubric verdict
+    assert {row[-2] for row in body if row[3] != "core-q2"} == {""}  # no typed answer, no rubric verdict
     questions, partly = cells(html, "question"), cells(html, "partly right")
     shown = dict(zip(questions, partly[: len(questions)], strict=True))
     assert [n for q, n in shown.items() if q.startswith("core-q2")] == ["1"]

@@ -15,6 +15,7 @@ from bot.answering.questions import COMPLETE, SELF_GRADE
 from bot.core.messages import Actor, Cohort
 from bot.grading.scoring import answer_points, teachback_points
 from bot.store import boards, learners
+from bot.store.answers import hints_of
 from bot.store.areas import Area
 from bot.store.engine import Conn, Engine, Row
 from bot.store.model import Disputed
@@ -159,7 +160,7 @@ def _accept(c: Conn, dispute: Row, cohort: Cohort) -> int:
                            (dispute["source_id"],)).fetchone()
         if answer is None:
             return 0
-        points = answer_points(True, bool(answer["scored"]))
+        points = answer_points(True, bool(answer["scored"]), hints_of(c, dispute["source_id"]))
         c.execute("UPDATE answers SET correct = 1, points = ?, self_graded = 0, instructor_graded = 1 WHERE id = ?",
                   (points, dispute["source_id"]))
         was_self_graded = answer["points"] if answer["self_graded"] else 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, time, timedelta
 
-from bot.answering.asking import arrangement
+from bot.answering.asking import ask
 from bot.content.model import Lesson, Library
 from bot.core.config import Settings
 from bot.core.errors import StudyError
@@ -68,8 +68,7 @@ async def next_card(ctx: Context, actor: Actor, place: Place, lesson: Lesson) ->
     due_now, later = await queue.counts(now, day_ends)
     where = f"{due_now} due now" if due_now else "none due now"  # a new card only when none is
     where += f" · {later} due later today" if later else ""
-    return [question.ask(prompt.id, f"Review · {label} card · {where} · {lesson.title}", Audience.PRIVATE,
-                         arrangement(question, prompt))]
+    return [ask(ctx, question, prompt, f"Review · {label} card · {where} · {lesson.title}", Audience.PRIVATE)]
 
 
 async def nothing_due(ctx: Context, actor: Actor, lesson: Lesson, queue: Queue) -> str:
