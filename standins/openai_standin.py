@@ -8,7 +8,8 @@ reader's tests: it records every request as it arrived (headers and JSON body), 
 - "broken": a reply that is not JSON; "invented": each key point claimed with words not in the answer;
 - "injected": what a model that obeyed an instruction in the answer would say: every key point claimed,
   each with the answer's sentence that gives the instruction;
-- "error": HTTP 500.
+- "error": HTTP 500;
+- "nested": a body of JSON nested deeper than any parser recurses.
 
 Run on its own for a benchmark: `python -m standins.openai_standin` prints its /v1 URL.
 """
@@ -26,7 +27,7 @@ from aiohttp import web
 
 from standins.loopback import LoopbackServer
 
-BEHAVIOURS = ("well", "slow", "broken", "invented", "injected", "error")
+BEHAVIOURS = ("well", "slow", "broken", "invented", "injected", "error", "nested")
 _POINT = re.compile(r"^- ([^:\n]+): (.+)$", re.MULTILINE)
 _ANSWER = re.compile(r"<<<(\w+)\n(.*)\n\1>>>", re.DOTALL)
 _WORD = re.compile(r"[A-Za-z]{4,}")
@@ -89,6 +90,8 @@ class ReaderStandIn(LoopbackServer):
             await self._closing.wait()
         if self.behaviour == "error":
             return web.json_response({"error": {"message": "the stand-in fails as told"}}, status=500)
+        if self.behaviour == "nested":
+            return web.Response(text='{"choices": ' + "[" * 200_000, content_type="application/json")
         prompt = "\n".join(m.get("content", "") for m in body.get("messages", []))
         content = self._content(prompt)
         return web.json_response({

@@ -70,7 +70,7 @@ def test_the_reply_is_read_strictly_or_not_at_all() -> None:
     for bad in ('{"found": [{"point": "', "Sure! Here it is", '{"found": [], "verdict": "correct"}',
                 '{"found": [{"point": "nope", "words": "x"}]}', '{"found": [{"point": "shards"}]}',
                 '{"found": [{"point": "shards", "words": "x", "points": 5}]}', '["found"]',
-                json.dumps({"found": [{"point": "shards", "words": "w" * 400}]})):
+                json.dumps({"found": [{"point": "shards", "words": "w" * 400}]}), '{"found": ' + "[" * 100_000):
         with pytest.raises(Unreadable):
             parse(bad, POINTS)
 

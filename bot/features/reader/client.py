@@ -52,7 +52,7 @@ async def complete(settings: ReaderSettings, messages: list[dict[str, str]]) -> 
         raise ReaderFailed("timeout") from None
     except (aiohttp.ClientError, OSError):
         raise ReaderFailed("unreachable") from None
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
         raise ReaderFailed("not json") from None
     try:
         content = data["choices"][0]["message"]["content"]

@@ -60,7 +60,7 @@ def parse(content: str, points: Mapping[str, str]) -> list[Claim]:
         text = fenced.group(1)
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
         raise Unreadable("not JSON") from None
     if not isinstance(data, dict) or set(data) != {"found"} or not isinstance(data["found"], list):
         raise Unreadable('not an object with the one key "found" holding a list')
