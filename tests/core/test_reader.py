@@ -126,7 +126,7 @@ async def test_invented_words_for_every_point_are_all_dropped(bot, standin) -> N
     assert reader.NOTHING_MORE in feedback.text
 
 
-@pytest.mark.parametrize("behaviour", ["broken", "slow", "error", "nested"])
+@pytest.mark.parametrize("behaviour", ["broken", "slow", "error", "nested", "huge"])
 async def test_broken_json_a_timeout_or_a_failure_leave_the_verdict_as_it_was(settings, clock, standin,
                                                                             behaviour) -> None:
     plain = await StudyBot.start(replace(settings, db_path=settings.db_path.with_name("plain.db")), clock)
@@ -137,7 +137,8 @@ async def test_broken_json_a_timeout_or_a_failure_leave_the_verdict_as_it_was(se
     standin.behaviour = behaviour
     timeout = 0.5
     studybot = await StudyBot.start(replace(settings, reader=reading(standin, timeout=timeout)), clock)
-    reason = {"slow": "timeout", "broken": "unreadable", "error": "http 500", "nested": "not json"}[behaviour]
+    reason = {"slow": "timeout", "broken": "unreadable", "error": "http 500", "nested": "not json",
+              "huge": "too long"}[behaviour]
     before = sample("studybot_reader_failures_total", reason=reason)
     try:
         who = learner()
