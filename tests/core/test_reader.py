@@ -265,3 +265,20 @@ async def test_the_metrics_count_calls_and_tokens_without_the_answer(bot, standi
     exposed = generate_latest(REGISTRY).decode()
     assert "studybot_reader_calls_total" in exposed and "studybot_reader_seconds_bucket" in exposed
     assert "communication" not in exposed and "FSDP" not in exposed
+
+
+async def test_a_cohort_in_another_time_zone_does_not_reset_the_caps(settings, clock, standin) -> None:
+    """At 09:00 UTC it is already 30 November in Kiritimati (UTC+14) and still 29 November in Pago Pago
+    (UTC-11): a call in the cohort ahead must not clear the day the other cohort is still counting."""
+    zones = {"cohorts": {"EAST": {"platform": "slack", "timezone": "Pacific/Kiritimati"},
+                         "WEST": {"platform": "slack", "timezone": "Pacific/Pago_Pago"}}}
+    capped = replace(settings.with_config(zones), reader=reading(standin, per_learner=1))
+    studybot = await StudyBot.start(capped, clock)
+    try:
+        west, east = learner("U1", cohort="WEST"), learner("U2", cohort="EAST")
+        assert "🔎 A second reader" in (await typed(studybot, west)).text
+        assert "🔎 A second reader" in (await typed(studybot, east)).text
+        assert reader.CAPPED in (await typed(studybot, west)).text  # still 29 November in Pago Pago
+        assert len(standin.requests) == 2
+    finally:
+        await studybot.close()
