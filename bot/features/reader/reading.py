@@ -81,8 +81,15 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
+def _said_in(words: str, said: str) -> bool:
+    """`words` are in `said` as whole words: "sorted" is not in "unsorted", nor "correct" in "incorrect"."""
+    start = r"(?<!\w)" if re.match(r"\w", words) else ""
+    end = r"(?!\w)" if re.search(r"\w\Z", words) else ""
+    return re.search(start + re.escape(words) + end, said) is not None
+
+
 def verified(claims: list[Claim], answer: str) -> tuple[list[Claim], int]:
-    """The claims whose words are in the answer verbatim (spaces aside), say something, speak of the
+    """The claims whose words are in the answer verbatim as whole words (spaces aside), say something, speak of the
     subject rather than to the grader, and back one key point only; and how many were dropped."""
     said = _flat(answer)
     spans: dict[str, set[str]] = {}
@@ -91,7 +98,7 @@ def verified(claims: list[Claim], answer: str) -> tuple[list[Claim], int]:
     kept, seen = [], set()
     for claim in claims:
         words = _flat(claim.words)
-        if (words and words in said and sum(ch.isalnum() for ch in words) >= FEWEST_LETTERS
+        if (words and _said_in(words, said) and sum(ch.isalnum() for ch in words) >= FEWEST_LETTERS
                 and not _TO_THE_GRADER.search(words) and len(spans[words]) == 1 and claim.point not in seen):
             kept.append(Claim(claim.point, words))
             seen.add(claim.point)
