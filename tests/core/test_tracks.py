@@ -12,7 +12,7 @@ from support import with_cohort
 from bot.content.loader import check_library
 from bot.core.config import Settings
 from bot.core.errors import ConfigError
-from bot.core.messages import Actor, Audience, Command, MessageRef, Place
+from bot.core.messages import Actor, Audience, ChoiceMade, Command, MessageRef, Place
 from bot.features import tracks
 from bot.runtime.app import StudyBot, settings_problems
 from bot.runtime.delivery import deliver
@@ -157,6 +157,26 @@ async def test_an_instructor_sets_the_day_a_track_starts(started, clock) -> None
     assert [t.split(":")[0] for t in outbox.to("U2")] == [
         "Your track · day 0", "Your track · day 1", "Your track · day 2"]
     assert "(day 0: Sun 20 Dec 2026, set by your instructor)" in await command(bot, "U2", "track")
+
+
+async def test_a_forgotten_learners_steps_never_reach_whoever_comes_next(started, clock) -> None:
+    """/forget deletes the learner's row; on SQLite the next learner may get the same row id, and
+    must get their own steps at their own times, not the forgotten learner's still waiting."""
+    clock.set("2026-11-30T06:00:00+00:00")  # Monday, 07:00 in Berlin
+    bot = await started()
+    outbox = Outbox(clock)
+    await command(bot, "U1", "track")
+    [confirm] = await bot.handle(Command("forget", "me", learner("U1"), PLACE))
+    await bot.handle(ChoiceMade(next(c.token for c in confirm.choices if c.label.startswith("Yes")),
+                                learner("U1"), PLACE))
+    clock.set("2026-12-01T06:00:00+00:00")  # Tuesday: U2's day 0
+    await command(bot, "U2", "track")
+    await run_until(bot, clock, outbox, "2026-12-01T12:00:00+00:00")
+    assert outbox.to("U1") == []
+    assert outbox.to("U2") == ["Your track · day 0: the quiz of Core basics. Type /quiz core-basics to take it."]
+    await run_until(bot, clock, outbox, "2026-12-04T00:00:00+00:00")
+    assert [t.split(":")[0] for t in outbox.to("U2")] == [
+        "Your track · day 0", "Your track · day 1", "Your track · day 2"]
 
 
 async def test_a_cohort_without_a_track_says_so(bot) -> None:

@@ -73,6 +73,8 @@ def _begin(c: Conn, learner_id: int, starts_on: date, steps: Planned) -> bool:
     if c.execute("INSERT INTO tracks (learner_id, starts_on) VALUES (?, ?) ON CONFLICT (learner_id) DO NOTHING",
                  (learner_id, starts_on.isoformat())).rowcount != 1:
         return False
+    # Any step still waiting under this row is a forgotten learner's (SQLite gives a deleted row's id again).
+    c.execute("DELETE FROM timers WHERE key LIKE ?", (step_key(learner_id, "%"),))
     _arm(c, learner_id, steps)
     return True
 
