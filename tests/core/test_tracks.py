@@ -179,6 +179,30 @@ async def test_a_forgotten_learners_steps_never_reach_whoever_comes_next(started
         "Your track · day 0", "Your track · day 1", "Your track · day 2"]
 
 
+async def test_a_step_edited_or_added_in_the_settings_reaches_learners_whose_track_reaches_it_later(
+        settings, clock) -> None:
+    """As the README says: a step edited counts as a new step, sent to the learners whose track reaches
+    it after the edit; so is a step added. One not yet reached is not lost."""
+    clock.set("2026-11-30T06:00:00+00:00")  # Monday, 07:00 in Berlin
+    before = await StudyBot.start(with_cohort(settings, timezone="Europe/Berlin", track=STEPS), clock)
+    outbox = Outbox(clock)
+    try:
+        await command(before, "U1", "track")
+        await run_until(before, clock, outbox, "2026-11-30T12:00:00+00:00")
+    finally:
+        await before.close()
+    edited = [STEPS[0], {**STEPS[1], "time": "20:00"}, STEPS[2], {"day": 3, "time": "09:00", "message": "Day 3."}]
+    after = await StudyBot.start(with_cohort(settings, timezone="Europe/Berlin", track=edited), clock)
+    try:
+        await run_until(after, clock, outbox, "2026-12-04T00:00:00+00:00")
+    finally:
+        await after.close()
+    assert [t.split(":")[0] for t in outbox.to("U1")] == [
+        "Your track · day 0", "Your track · day 1", "Your track · day 2", "Your track · day 3"]
+    times = {r.text.split(":")[0]: at for at, r in outbox.sent}
+    assert times["Your track · day 2"] >= datetime.fromisoformat("2026-12-02T19:00:00+00:00")  # 20:00 in Berlin
+
+
 async def test_a_cohort_without_a_track_says_so(bot) -> None:
     assert await command(bot, "U1", "track") == "This cohort has no track."
     assert "Track" not in await command(bot, "U1", "progress")

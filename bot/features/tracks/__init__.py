@@ -204,10 +204,16 @@ async def on_delivered(ctx: Context, key: TimerKey) -> None:
 
 
 async def arm_sweeps(ctx: Context) -> None:
-    """At start-up: each cohort with a track has its sweep."""
+    """At start-up: each cohort with a track has its sweep, and each started learner a timer for each
+    step still ahead of them and not sent (a step added or edited in the settings since they started)."""
+    now = ctx.clock.now()
     for cohort, chosen in ctx.settings.cohorts.items():
         if chosen.track:
-            await ctx.store.timers.ensure(str(TimerKey.for_cohort(START, cohort)), ctx.clock.now())
+            await ctx.store.timers.ensure(str(TimerKey.for_cohort(START, cohort)), now)
+            ahead = [(t.learner_id, [(step, at) for step, at in planned(ctx, t.actor, t.starts_on)
+                                     if at > now and step not in t.delivered])
+                     for t in await area(ctx).of_cohort(cohort)]
+            await area(ctx).arm(ahead)
 
 
 def unknown_items(settings: Settings, library: Library) -> list[tuple[str, str]]:

@@ -143,6 +143,32 @@ class Tracks:
 
         return await self._engine.run(run)
 
+    async def of_cohort(self, cohort: Cohort) -> list[Track]:
+        """The tracks started in a cohort."""
+
+        def run(c: Conn) -> list[Track]:
+            rows = c.execute("SELECT l.id, l.user_id, l.display_name, t.starts_on, t.set_by FROM tracks t"
+                             " JOIN learners l ON l.id = t.learner_id WHERE l.platform = ? AND l.cohort = ?",
+                             (cohort.platform, cohort.id)).fetchall()
+            done: dict[int, set[str]] = {}
+            for r in c.execute("SELECT s.learner_id, s.step FROM track_steps s JOIN learners l ON l.id = s.learner_id"
+                               " WHERE l.platform = ? AND l.cohort = ?", (cohort.platform, cohort.id)).fetchall():
+                done.setdefault(int(r[0]), set()).add(r[1])
+            return [Track(int(r["id"]), Actor(cohort.platform, cohort.id, r["user_id"], r["display_name"]),
+                          date.fromisoformat(r["starts_on"]), r["set_by"], frozenset(done.get(int(r["id"]), ())))
+                    for r in rows]
+
+        return await self._engine.run(run)
+
+    async def arm(self, planned: Sequence[tuple[int, Planned]]) -> None:
+        """Each learner's (row) steps get their timer, unless they have one."""
+
+        def run(c: Conn) -> None:
+            for learner_id, steps in planned:
+                _arm(c, learner_id, steps)
+
+        await self._engine.write(run)
+
     async def delivered(self, learner_id: int, step: str) -> None:
         """The platform acknowledged a step: it is never sent again."""
         now = self._engine.now()
