@@ -145,6 +145,9 @@ async def test_an_instructor_sets_the_day_a_track_starts(started, clock) -> None
     said = await command(bot, "UTEACH", "track", "start <@U2|ann> 2026-12-10", teacher=True)
     assert said == "U2's track now starts on Thu 10 Dec 2026."
     assert "not a date" in await command(bot, "UTEACH", "track", "start U2 10/12/2026", teacher=True)
+    for far in ("9999-12-31", "0001-01-01"):  # a typo in the year: a plain reply, not a bug
+        said = await command(bot, "UTEACH", "track", f"start U2 {far}", teacher=True)
+        assert "is not a day within a year of today" in said and "reference" not in said
     assert "Use /track start <learner>" in await command(bot, "UTEACH", "track", "start", teacher=True)
     assert "Track, next: day 0, Thu 10 Dec, 09:00 CET" in await command(bot, "U2", "progress")
     await run_until(bot, clock, outbox, "2026-12-10T07:00:00+00:00")

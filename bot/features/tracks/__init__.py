@@ -28,6 +28,7 @@ from bot.kit.feature import Feature, TimerSpec
 START = "track-start"  # a cohort's sweep: its learners whose track has not started begin it
 SWEEP_EVERY = timedelta(minutes=1)
 IDLE_SWEEP = timedelta(days=1)  # a cohort that no longer has a track
+START_WITHIN = timedelta(days=366)  # how far from today an instructor may set a track's day 0
 _USER = re.compile(r"^<@!?([A-Za-z0-9]+)(?:\|[^>]*)?>$|^([A-Za-z0-9]+)$")  # <@U123>, <@!123>, <@U123|name>, U123
 WHAT = {"quiz": "the quiz of", "review": "a review of"}  # a lesson's step, in a few words
 
@@ -167,6 +168,8 @@ async def _start(ctx: Context, cmd: Command, words: list[str]) -> list[Reply]:
         starts_on = date.fromisoformat(words[1]) if len(words) == 2 else today(ctx, learner)
     except ValueError:
         raise StudyError(f"'{words[1][:20]}' is not a date; write it as YYYY-MM-DD, like 2027-01-15.") from None
+    if abs(starts_on - today(ctx, learner)) > START_WITHIN:
+        raise StudyError(f"{starts_on.isoformat()} is not a day within a year of today; check the year.")
     done = await area(ctx).set_start(learner, starts_on, cmd.actor.user_id, planned(ctx, learner, starts_on))
     after = f" ({len(done)} step(s) already sent stay sent)" if done else ""
     return [Reply(f"{user_id}'s track now starts on {starts_on:%a %d %b %Y}{after}.")]
