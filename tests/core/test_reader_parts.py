@@ -107,6 +107,11 @@ def test_personal_data_is_redacted() -> None:
     assert said == "I'm [redacted]: [email], [phone], [card number]; 7B params, 16 bytes"
 
 
+def test_a_phone_number_ending_a_sentence_is_redacted_whole() -> None:
+    said = redact("Call me at 555-123-4567. Or +44 20 7946 0958! v2.0.1 ships")
+    assert said == "Call me at [phone]. Or [phone]! v2.0.1 ships"
+
+
 async def test_the_benchmark_skips_without_an_endpoint_and_runs_against_the_stand_in() -> None:
     [line] = await bench_reader.main(environ={})
     assert line.startswith("second reader: skipped: STUDYBOT_READER_URL is not set")

@@ -7,7 +7,8 @@ import re
 
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 CARD = re.compile(r"\b\d(?:[ -]?\d){12,18}\b")  # 13 to 19 digits, spaced or dashed as printed
-PHONE = re.compile(r"(?<![\w.])\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{2,4}\)?){2,5}(?![\w.])")  # +44 20 7946 0958
+# +44 20 7946 0958, also ending a sentence ("555-123-4567.")
+PHONE = re.compile(r"(?<![\w.])\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{2,4}\)?){2,5}(?!\w|\.\w)")
 PATTERNS = ((EMAIL, "[email]"), (CARD, "[card number]"), (PHONE, "[phone]"))
 OTHER = "[redacted]"
 
