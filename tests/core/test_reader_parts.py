@@ -112,6 +112,15 @@ def test_a_phone_number_ending_a_sentence_is_redacted_whole() -> None:
     assert said == "Call me at [phone]. Or [phone]! v2.0.1 ships"
 
 
+@pytest.mark.parametrize("text", ["555\u00a0123\u00a04567", "555\u2013123\u20134567", "555\u2011123\u20114567",
+                                  "4111\u00a01111\u00a01111\u00a01111", "4111\u202f1111\u202f1111\u202f1111",
+                                  "ann\uff20uni.example.edu", "\uff41\uff4e\uff4e\uff20\uff55\uff4e\uff49.edu"])
+def test_personal_data_in_the_spaces_dashes_and_widths_chat_apps_send_is_redacted(text: str) -> None:
+    """No-break and narrow spaces (pasted, or typed on a phone), typographic dashes, full-width forms."""
+    said = redact(f"mine: {text} thanks")
+    assert not re.search(r"\d|@|\uff20", said), said
+
+
 async def test_the_benchmark_skips_without_an_endpoint_and_runs_against_the_stand_in() -> None:
     [line] = await bench_reader.main(environ={})
     assert line.startswith("second reader: skipped: STUDYBOT_READER_URL is not set")
