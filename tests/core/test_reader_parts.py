@@ -84,6 +84,13 @@ def test_only_the_answers_own_words_about_the_subject_are_kept() -> None:
     assert verified([Claim("shards", "a")], "a b") == ([], 1)
 
 
+def test_a_span_that_only_repeats_the_question_states_no_key_point() -> None:
+    question = "What does FSDP shard, and what does that cost?"
+    answer = "FSDP shards, at a cost. Communication"
+    claims = [Claim("shards", "FSDP shards"), Claim("communication", "Communication")]
+    assert verified(claims, answer, question) == ([Claim("communication", "Communication")], 1)
+
+
 def test_a_span_is_whole_words_of_the_answer() -> None:
     """"sorted" is in "unsorted" letter for letter, but the learner said the opposite."""
     answer = "The list is unsorted, so the search is incorrect"
