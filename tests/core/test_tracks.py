@@ -226,6 +226,9 @@ def test_the_steps_are_checked_as_the_settings_are(settings: Settings) -> None:
             " review, message") in refused({"day": 0, "lesson": "core-basics"})
     with pytest.raises(ConfigError, match="track: must be a list of steps"):
         with_cohort(settings, track={"day": 0})
+    # a message longer than one chat message would reach the learner cut, "the full text is in the lesson pack"
+    assert "track[0].message: 3000 characters are more than one message holds (1800); shorten it" in refused(
+        {"day": 0, "message": "x" * 3000})
     chosen = with_cohort(settings, track=[{"day": 0, "quiz": "nope"}, {"day": 1, "teachback": "core-tb9"},
                                           {"day": 1, "review": "core-basics"}])
     problems = settings_problems(chosen, check_library(settings.content_dir).library)
