@@ -206,6 +206,29 @@ async def test_a_step_edited_or_added_in_the_settings_reaches_learners_whose_tra
     assert times["Your track · day 2"] >= datetime.fromisoformat("2026-12-02T19:00:00+00:00")  # 20:00 in Berlin
 
 
+async def test_a_step_edited_after_the_learner_passed_it_is_not_shown_as_coming(settings, clock) -> None:
+    """The edited day-0 step is a new step a learner on day 1 has passed: it is not sent to them, so
+    /progress must not announce it as their next step, due "now", for ever."""
+    clock.set("2026-11-30T06:00:00+00:00")
+    before = await StudyBot.start(with_cohort(settings, timezone="Europe/Berlin", track=STEPS), clock)
+    outbox = Outbox(clock)
+    try:
+        await command(before, "U1", "track")
+        await run_until(before, clock, outbox, "2026-12-01T09:00:00+00:00")  # day 0 and day 1 sent
+    finally:
+        await before.close()
+    edited = [{**STEPS[0], "time": "10:00"}, *STEPS[1:]]
+    after = await StudyBot.start(with_cohort(settings, timezone="Europe/Berlin", track=edited), clock)
+    try:
+        await run_until(after, clock, outbox, "2026-12-01T12:00:00+00:00")
+        assert len(outbox.to("U1")) == 2
+        assert "Track, next: day 2, Wed 02 Dec, 18:30 CET" in await command(after, "U1", "progress")
+        listing = (await command(after, "U1", "track")).splitlines()
+        assert listing[1].startswith("– day 0, not sent (edited or added after it was due, or undeliverable): the quiz")
+    finally:
+        await after.close()
+
+
 async def test_a_cohort_without_a_track_says_so(bot) -> None:
     assert await command(bot, "U1", "track") == "This cohort has no track."
     assert "Track" not in await command(bot, "U1", "progress")

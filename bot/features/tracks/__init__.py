@@ -106,11 +106,18 @@ def step_text(ctx: Context, step: TrackStep) -> str:
     return head + f"review {title}. Type /review {step.what} to go through its cards."
 
 
+def passed(ctx: Context, track: Track, step: TrackStep) -> bool:
+    """A step added or edited in the settings after it was due for this learner: it is never sent."""
+    sid = step_id(step)
+    return (sid not in track.delivered and sid not in track.waiting
+            and due(step, track.starts_on, learner_zone(ctx, track.actor)) <= ctx.clock.now())
+
+
 def next_step(ctx: Context, track: Track) -> tuple[TrackStep, datetime] | None:
-    """The learner's first step not yet delivered, and when it is due."""
+    """The learner's first step not yet delivered (and still to be sent), and when it is due."""
     zone = learner_zone(ctx, track.actor)
     waiting = [(s, due(s, track.starts_on, zone)) for s in steps(ctx, track.actor.in_cohort)
-               if step_id(s) not in track.delivered]
+               if step_id(s) not in track.delivered and not passed(ctx, track, s)]
     return min(waiting, key=lambda pair: pair[1]) if waiting else None
 
 
@@ -149,9 +156,13 @@ async def track(ctx: Context, cmd: Command) -> list[Reply]:
     zone = learner_zone(ctx, mine.actor)
     lines = [f"Your track (day 0: {mine.starts_on:%a %d %b %Y}" + (", set by your instructor)" if mine.set_by else ")")]
     for step in steps(ctx, mine.actor.in_cohort):
-        done = step_id(step) in mine.delivered
-        lines.append(f"{'✓' if done else '•'} day {step.day}, "
-                     f"{'sent' if done else when(ctx, mine, due(step, mine.starts_on, zone))}: {describe(ctx, step)}")
+        if step_id(step) in mine.delivered:
+            mark, state = "✓", "sent"
+        elif passed(ctx, mine, step):
+            mark, state = "–", "not sent (edited or added after it was due, or undeliverable)"
+        else:
+            mark, state = "•", when(ctx, mine, due(step, mine.starts_on, zone))
+        lines.append(f"{mark} day {step.day}, {state}: {describe(ctx, step)}")
     return [Reply("\n".join(lines))]
 
 

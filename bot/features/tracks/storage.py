@@ -58,6 +58,7 @@ class Track:
     starts_on: date
     set_by: str | None
     delivered: frozenset[str]
+    waiting: frozenset[str] = frozenset()  # steps with a timer: those not delivered nor waiting are never sent
 
 
 Planned = Sequence[tuple[str, datetime]]  # (step id, when it is due), for one learner
@@ -138,8 +139,10 @@ class Tracks:
             if row is None:
                 return None
             done = c.execute("SELECT step FROM track_steps WHERE learner_id = ?", (learner_id,)).fetchall()
+            timers = c.execute("SELECT key FROM timers WHERE key LIKE ?", (step_key(learner_id, "%"),)).fetchall()
             return Track(learner_id, Actor(row["platform"], row["cohort"], row["user_id"], row["display_name"]),
-                         date.fromisoformat(row["starts_on"]), row["set_by"], frozenset(r[0] for r in done))
+                         date.fromisoformat(row["starts_on"]), row["set_by"], frozenset(r[0] for r in done),
+                         frozenset(r[0].rsplit(":", 1)[1] for r in timers))
 
         return await self._engine.run(run)
 
