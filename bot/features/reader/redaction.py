@@ -17,8 +17,10 @@ OTHER = "[redacted]"
 
 def redact(text: str, extra: re.Pattern[str] | None = None) -> str:
     """`text` with each piece of personal data replaced by a marker that says what it was. The text is
-    NFKC-normalised first: no-break and narrow spaces become spaces, full-width ＠ and digits plain ones."""
-    text = unicodedata.normalize("NFKC", text)
+    NFKC-normalised first (no-break and narrow spaces become spaces, full-width ＠ and digits plain ones)
+    and loses its invisible format characters (zero-width spaces and joiners, direction marks), which
+    would hide a phone number or an instruction to the grader inside its words."""
+    text = "".join(ch for ch in unicodedata.normalize("NFKC", text) if unicodedata.category(ch) != "Cf")
     if extra is not None:
         text = extra.sub(OTHER, text)
     for pattern, marker in PATTERNS:
