@@ -126,7 +126,8 @@ def figures(name: str, cases: Sequence[Case], read: Sequence[Consulted]) -> list
                      f"{_share(hit_wrong, len(wrong))}, precision {_share(hit_right, hit_right + hit_wrong)}")
     claims = sum(len(r.claims) + r.dropped for r in read)
     dropped = _share(sum(r.dropped for r in read), claims)
-    lines.append(f"    spans dropped (not verbatim, speaking to the grader, or one span for two points): {dropped}")
+    lines.append("    spans dropped (not whole words of the answer, only the question's, speaking to the grader,"
+                 f" or one span for two points): {dropped}")
     if times:
         p95 = times[min(len(times) - 1, int(0.95 * len(times)))]
         lines.append(f"    per answer: {statistics.mean(times):.2f} s mean, {p95:.2f} s p95, "

@@ -8,7 +8,8 @@ reader's tests: it records every request as it arrived (headers and JSON body), 
 - "broken": a reply that is not JSON; "invented": each key point claimed with words not in the answer;
 - "injected": what a model that obeyed an instruction in the answer would say: every key point claimed,
   each with the answer's sentence that gives the instruction;
-- "error": HTTP 500.
+- "error": HTTP 500;
+- "nested": a body of JSON nested deeper than any parser recurses; "huge": a 50 MB reply.
 
 Run on its own for a benchmark: `python -m standins.openai_standin` prints its /v1 URL.
 """
@@ -26,7 +27,8 @@ from aiohttp import web
 
 from standins.loopback import LoopbackServer
 
-BEHAVIOURS = ("well", "slow", "broken", "invented", "injected", "error")
+BEHAVIOURS = ("well", "slow", "broken", "invented", "injected", "error", "nested", "huge")
+HUGE = 50 * 1024 * 1024  # bytes of the "huge" reply
 _POINT = re.compile(r"^- ([^:\n]+): (.+)$", re.MULTILINE)
 _ANSWER = re.compile(r"<<<(\w+)\n(.*)\n\1>>>", re.DOTALL)
 _WORD = re.compile(r"[A-Za-z]{4,}")
@@ -89,6 +91,10 @@ class ReaderStandIn(LoopbackServer):
             await self._closing.wait()
         if self.behaviour == "error":
             return web.json_response({"error": {"message": "the stand-in fails as told"}}, status=500)
+        if self.behaviour == "nested":
+            return web.Response(text='{"choices": ' + "[" * 50_000, content_type="application/json")
+        if self.behaviour == "huge":
+            return await self._huge(request)
         prompt = "\n".join(m.get("content", "") for m in body.get("messages", []))
         content = self._content(prompt)
         return web.json_response({
@@ -96,6 +102,20 @@ class ReaderStandIn(LoopbackServer):
             "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
             "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(content.split()),
                       "total_tokens": len(prompt.split()) + len(content.split())}})
+
+    async def _huge(self, request: web.Request) -> web.StreamResponse:
+        """HUGE bytes of one JSON string, streamed a megabyte at a time until sent or the caller hangs up."""
+        response = web.StreamResponse(headers={"Content-Type": "application/json"})
+        await response.prepare(request)
+        chunk = b"x" * 2**20
+        try:
+            await response.write(b'{"choices": [{"message": {"role": "assistant", "content": "')
+            for _ in range(HUGE // len(chunk)):
+                await response.write(chunk)
+            await response.write(b'"}}]}')
+        except ConnectionError:
+            pass  # the caller stopped reading
+        return response
 
     def _content(self, prompt: str) -> str:
         points = dict(_POINT.findall(prompt))

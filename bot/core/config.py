@@ -49,6 +49,7 @@ TRACK_KINDS = ("quiz", "teachback", "review", "message")  # what a track step de
 TRACK_DAYS = 366  # a step's day offset is below this
 REVIEW_KEYS = ("desired_retention", "new_cards_per_day", "exam")
 RETENTION_RANGE = (0.70, 0.97)  # what desired_retention may be
+TRACK_MESSAGE = 1800  # characters of a message step: one chat message, with its "Your track · day N: "
 
 
 class Secret(str):
@@ -469,6 +470,9 @@ def _track(c: Checker, path: FieldPath, data: object) -> tuple[TrackStep, ...]:
         if not isinstance(what, str) or not what.strip():
             c.stop((*here, kinds[0]), f"{shown(what)} is not " + ("a text; write the message in quotes"
                    if kinds[0] == "message" else "an id; write one such as meta-llm-scale"))
+        if len(what.strip()) > TRACK_MESSAGE:
+            c.stop((*here, kinds[0]), f"{len(what.strip())} characters are more than one message holds "
+                   f"({TRACK_MESSAGE}); shorten it")
         steps.append(TrackStep(day, _time(c, (*here, "time"), step.get("time", "09:00")), kinds[0], what.strip()))
     return tuple(steps)
 

@@ -12,7 +12,7 @@ from support import with_cohort
 from bot.content.loader import check_library
 from bot.core.config import Settings
 from bot.core.errors import ConfigError
-from bot.core.messages import Actor, Audience, Command, MessageRef, Place
+from bot.core.messages import Actor, Audience, ChoiceMade, Command, MessageRef, Place
 from bot.features import tracks
 from bot.runtime.app import StudyBot, settings_problems
 from bot.runtime.delivery import deliver
@@ -145,6 +145,9 @@ async def test_an_instructor_sets_the_day_a_track_starts(started, clock) -> None
     said = await command(bot, "UTEACH", "track", "start <@U2|ann> 2026-12-10", teacher=True)
     assert said == "U2's track now starts on Thu 10 Dec 2026."
     assert "not a date" in await command(bot, "UTEACH", "track", "start U2 10/12/2026", teacher=True)
+    for far in ("9999-12-31", "0001-01-01"):  # a typo in the year: a plain reply, not a bug
+        said = await command(bot, "UTEACH", "track", f"start U2 {far}", teacher=True)
+        assert "is not a day within a year of today" in said and "reference" not in said
     assert "Use /track start <learner>" in await command(bot, "UTEACH", "track", "start", teacher=True)
     assert "Track, next: day 0, Thu 10 Dec, 09:00 CET" in await command(bot, "U2", "progress")
     await run_until(bot, clock, outbox, "2026-12-10T07:00:00+00:00")
@@ -157,6 +160,73 @@ async def test_an_instructor_sets_the_day_a_track_starts(started, clock) -> None
     assert [t.split(":")[0] for t in outbox.to("U2")] == [
         "Your track · day 0", "Your track · day 1", "Your track · day 2"]
     assert "(day 0: Sun 20 Dec 2026, set by your instructor)" in await command(bot, "U2", "track")
+
+
+async def test_a_forgotten_learners_steps_never_reach_whoever_comes_next(started, clock) -> None:
+    """/forget deletes the learner's row; on SQLite the next learner may get the same row id, and
+    must get their own steps at their own times, not the forgotten learner's still waiting."""
+    clock.set("2026-11-30T06:00:00+00:00")  # Monday, 07:00 in Berlin
+    bot = await started()
+    outbox = Outbox(clock)
+    await command(bot, "U1", "track")
+    [confirm] = await bot.handle(Command("forget", "me", learner("U1"), PLACE))
+    await bot.handle(ChoiceMade(next(c.token for c in confirm.choices if c.label.startswith("Yes")),
+                                learner("U1"), PLACE))
+    clock.set("2026-12-01T06:00:00+00:00")  # Tuesday: U2's day 0
+    await command(bot, "U2", "track")
+    await run_until(bot, clock, outbox, "2026-12-01T12:00:00+00:00")
+    assert outbox.to("U1") == []
+    assert outbox.to("U2") == ["Your track · day 0: the quiz of Core basics. Type /quiz core-basics to take it."]
+    await run_until(bot, clock, outbox, "2026-12-04T00:00:00+00:00")
+    assert [t.split(":")[0] for t in outbox.to("U2")] == [
+        "Your track · day 0", "Your track · day 1", "Your track · day 2"]
+
+
+async def test_a_step_edited_or_added_in_the_settings_reaches_learners_whose_track_reaches_it_later(
+        settings, clock) -> None:
+    """As the README says: a step edited counts as a new step, sent to the learners whose track reaches
+    it after the edit; so is a step added. One not yet reached is not lost."""
+    clock.set("2026-11-30T06:00:00+00:00")  # Monday, 07:00 in Berlin
+    before = await StudyBot.start(with_cohort(settings, timezone="Europe/Berlin", track=STEPS), clock)
+    outbox = Outbox(clock)
+    try:
+        await command(before, "U1", "track")
+        await run_until(before, clock, outbox, "2026-11-30T12:00:00+00:00")
+    finally:
+        await before.close()
+    edited = [STEPS[0], {**STEPS[1], "time": "20:00"}, STEPS[2], {"day": 3, "time": "09:00", "message": "Day 3."}]
+    after = await StudyBot.start(with_cohort(settings, timezone="Europe/Berlin", track=edited), clock)
+    try:
+        await run_until(after, clock, outbox, "2026-12-04T00:00:00+00:00")
+    finally:
+        await after.close()
+    assert [t.split(":")[0] for t in outbox.to("U1")] == [
+        "Your track · day 0", "Your track · day 1", "Your track · day 2", "Your track · day 3"]
+    times = {r.text.split(":")[0]: at for at, r in outbox.sent}
+    assert times["Your track · day 2"] >= datetime.fromisoformat("2026-12-02T19:00:00+00:00")  # 20:00 in Berlin
+
+
+async def test_a_step_edited_after_the_learner_passed_it_is_not_shown_as_coming(settings, clock) -> None:
+    """The edited day-0 step is a new step a learner on day 1 has passed: it is not sent to them, so
+    /progress must not announce it as their next step, due "now", for ever."""
+    clock.set("2026-11-30T06:00:00+00:00")
+    before = await StudyBot.start(with_cohort(settings, timezone="Europe/Berlin", track=STEPS), clock)
+    outbox = Outbox(clock)
+    try:
+        await command(before, "U1", "track")
+        await run_until(before, clock, outbox, "2026-12-01T09:00:00+00:00")  # day 0 and day 1 sent
+    finally:
+        await before.close()
+    edited = [{**STEPS[0], "time": "10:00"}, *STEPS[1:]]
+    after = await StudyBot.start(with_cohort(settings, timezone="Europe/Berlin", track=edited), clock)
+    try:
+        await run_until(after, clock, outbox, "2026-12-01T12:00:00+00:00")
+        assert len(outbox.to("U1")) == 2
+        assert "Track, next: day 2, Wed 02 Dec, 18:30 CET" in await command(after, "U1", "progress")
+        listing = (await command(after, "U1", "track")).splitlines()
+        assert listing[1].startswith("– day 0, not sent (edited or added after it was due, or undeliverable): the quiz")
+    finally:
+        await after.close()
 
 
 async def test_a_cohort_without_a_track_says_so(bot) -> None:
@@ -179,6 +249,9 @@ def test_the_steps_are_checked_as_the_settings_are(settings: Settings) -> None:
             " review, message") in refused({"day": 0, "lesson": "core-basics"})
     with pytest.raises(ConfigError, match="track: must be a list of steps"):
         with_cohort(settings, track={"day": 0})
+    # a message longer than one chat message would reach the learner cut, "the full text is in the lesson pack"
+    assert "track[0].message: 3000 characters are more than one message holds (1800); shorten it" in refused(
+        {"day": 0, "message": "x" * 3000})
     chosen = with_cohort(settings, track=[{"day": 0, "quiz": "nope"}, {"day": 1, "teachback": "core-tb9"},
                                           {"day": 1, "review": "core-basics"}])
     problems = settings_problems(chosen, check_library(settings.content_dir).library)

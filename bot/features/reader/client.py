@@ -4,6 +4,7 @@ the reply's text and what it cost, or ReaderFailed saying why not (never with th
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -13,6 +14,7 @@ import aiohttp
 from bot.core.config import ReaderSettings
 
 MOST_TOKENS = 400  # a reply's length: a few claims of short spans
+MOST_BYTES = 64 * 1024  # a reply's body, read no further: MOST_TOKENS of JSON is a few kilobytes
 
 
 class ReaderFailed(Exception):
@@ -31,6 +33,16 @@ class Completion:
     seconds: float
 
 
+async def _body(response: aiohttp.ClientResponse) -> bytes:
+    """The reply's body, or ReaderFailed once it is longer than MOST_BYTES (never read whole)."""
+    body = bytearray()
+    async for chunk in response.content.iter_chunked(MOST_BYTES):
+        body += chunk
+        if len(body) > MOST_BYTES:
+            raise ReaderFailed("too long")
+    return bytes(body)
+
+
 def _tokens(usage: Any, key: str) -> int:
     value = usage.get(key) if isinstance(usage, dict) else None
     return value if isinstance(value, int) and value >= 0 else 0
@@ -47,12 +59,12 @@ async def complete(settings: ReaderSettings, messages: list[dict[str, str]]) -> 
             async with session.post(f"{settings.url}/chat/completions", json=body, headers=headers) as response:
                 if response.status != 200:
                     raise ReaderFailed(f"http {response.status}")
-                data = await response.json(content_type=None)
+                data = json.loads(await _body(response))
     except TimeoutError:
         raise ReaderFailed("timeout") from None
     except (aiohttp.ClientError, OSError):
         raise ReaderFailed("unreachable") from None
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
         raise ReaderFailed("not json") from None
     try:
         content = data["choices"][0]["message"]["content"]

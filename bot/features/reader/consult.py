@@ -42,7 +42,7 @@ async def consult(settings: ReaderSettings, question: str, points: Mapping[str, 
         claims = parse(completion.content, points)
     except Unreadable:
         return _failed("unreadable", started, tokens)
-    kept, dropped = verified(claims, text)
+    kept, dropped = verified(claims, text, question)
     metrics.DROPPED.inc(dropped)
     seconds = time.perf_counter() - started
     metrics.SECONDS.observe(seconds)

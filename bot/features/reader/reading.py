@@ -12,6 +12,9 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bot.grading.reading import content_words
+from bot.grading.words import lemma
+
 MOST_WORDS = 300  # characters of one quoted span
 FEWEST_LETTERS = 4  # a span must say something: "a" or "it" is in every answer
 _FENCED_REPLY = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
@@ -60,7 +63,7 @@ def parse(content: str, points: Mapping[str, str]) -> list[Claim]:
         text = fenced.group(1)
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
         raise Unreadable("not JSON") from None
     if not isinstance(data, dict) or set(data) != {"found"} or not isinstance(data["found"], list):
         raise Unreadable('not an object with the one key "found" holding a list')
@@ -81,18 +84,31 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def verified(claims: list[Claim], answer: str) -> tuple[list[Claim], int]:
-    """The claims whose words are in the answer verbatim (spaces aside), say something, speak of the
-    subject rather than to the grader, and back one key point only; and how many were dropped."""
-    said = _flat(answer)
+def _said_in(words: str, said: str) -> bool:
+    """`words` are in `said` as whole words: "sorted" is not in "unsorted", nor "correct" in "incorrect"."""
+    start = r"(?<!\w)" if re.match(r"\w", words) else ""
+    end = r"(?!\w)" if re.search(r"\w\Z", words) else ""
+    return re.search(start + re.escape(words) + end, said) is not None
+
+
+def _lemmas(text: str) -> frozenset[str]:
+    return frozenset(lemma(w) for w in content_words(text))
+
+
+def verified(claims: list[Claim], answer: str, question: str = "") -> tuple[list[Claim], int]:
+    """The claims whose words are in the answer verbatim as whole words (spaces aside), say something of
+    their own (not only the question's words), speak of the subject rather than to the grader, and back
+    one key point only; and how many were dropped."""
+    said, asked = _flat(answer), _lemmas(question)
     spans: dict[str, set[str]] = {}
     for claim in claims:
         spans.setdefault(_flat(claim.words), set()).add(claim.point)
     kept, seen = [], set()
     for claim in claims:
         words = _flat(claim.words)
-        if (words and words in said and sum(ch.isalnum() for ch in words) >= FEWEST_LETTERS
-                and not _TO_THE_GRADER.search(words) and len(spans[words]) == 1 and claim.point not in seen):
+        if (words and _said_in(words, said) and sum(ch.isalnum() for ch in words) >= FEWEST_LETTERS
+                and not _lemmas(words) <= asked and not _TO_THE_GRADER.search(words)
+                and len(spans[words]) == 1 and claim.point not in seen):
             kept.append(Claim(claim.point, words))
             seen.add(claim.point)
     return kept, len(claims) - len(kept)

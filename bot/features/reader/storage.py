@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date, timedelta
 
 from bot.core.messages import Actor
 from bot.store import learners
@@ -58,7 +59,7 @@ class Readings:
         (then nothing is counted): one transaction, so two processes never both take the last one."""
 
         def run(c: Conn) -> bool:
-            c.execute("DELETE FROM reader_calls WHERE day < ?", (day,))
+            c.execute("DELETE FROM reader_calls WHERE day < ?", (stale,))
             scopes = ((f"learner {actor.platform} {actor.cohort} {actor.user_id}", per_learner),
                       (f"cohort {actor.platform} {actor.cohort}", per_cohort))
             counted = [(scope, c.execute(_COUNT, (day, scope)).fetchone()[0] <= cap) for scope, cap in scopes]
@@ -68,6 +69,8 @@ class Readings:
                 c.execute("UPDATE reader_calls SET used = used - 1 WHERE day = ? AND scope = ?", (day, scope))
             return False
 
+        # Days gone in every time zone: cohorts' local dates differ by up to two (UTC+14 and UTC-12).
+        stale = (date.fromisoformat(day) - timedelta(days=2)).isoformat()
         return await self._engine.write(run)
 
     async def keep(self, actor: Actor, of: Disputed, source_id: int, reading: Reading) -> None:

@@ -28,6 +28,7 @@ from bot.kit.feature import Feature, TimerSpec
 START = "track-start"  # a cohort's sweep: its learners whose track has not started begin it
 SWEEP_EVERY = timedelta(minutes=1)
 IDLE_SWEEP = timedelta(days=1)  # a cohort that no longer has a track
+START_WITHIN = timedelta(days=366)  # how far from today an instructor may set a track's day 0
 _USER = re.compile(r"^<@!?([A-Za-z0-9]+)(?:\|[^>]*)?>$|^([A-Za-z0-9]+)$")  # <@U123>, <@!123>, <@U123|name>, U123
 WHAT = {"quiz": "the quiz of", "review": "a review of"}  # a lesson's step, in a few words
 
@@ -105,10 +106,17 @@ def step_text(ctx: Context, step: TrackStep) -> str:
     return head + f"review {title}. Type /review {step.what} to go through its cards."
 
 
+def passed(ctx: Context, track: Track, step: TrackStep, zone: ZoneInfo) -> bool:
+    """A step added or edited in the settings after it was due for this learner: it is never sent."""
+    sid = step_id(step)
+    return (sid not in track.delivered and sid not in track.waiting
+            and due(step, track.starts_on, zone) <= ctx.clock.now())
+
+
 def next_step(ctx: Context, track: Track, zone: ZoneInfo) -> tuple[TrackStep, datetime] | None:
-    """The learner's first step not yet delivered, and when it is due."""
+    """The learner's first step not yet delivered (and still to be sent), and when it is due."""
     waiting = [(s, due(s, track.starts_on, zone)) for s in steps(ctx, track.actor.in_cohort)
-               if step_id(s) not in track.delivered]
+               if step_id(s) not in track.delivered and not passed(ctx, track, s, zone)]
     return min(waiting, key=lambda pair: pair[1]) if waiting else None
 
 
@@ -148,9 +156,13 @@ async def track(ctx: Context, cmd: Command) -> list[Reply]:
     zone = await learner_zone(ctx, mine.actor)
     lines = [f"Your track (day 0: {mine.starts_on:%a %d %b %Y}" + (", set by your instructor)" if mine.set_by else ")")]
     for step in steps(ctx, mine.actor.in_cohort):
-        done = step_id(step) in mine.delivered
-        lines.append(f"{'✓' if done else '•'} day {step.day}, "
-                     f"{'sent' if done else when(ctx, due(step, mine.starts_on, zone), zone)}: {describe(ctx, step)}")
+        if step_id(step) in mine.delivered:
+            mark, state = "✓", "sent"
+        elif passed(ctx, mine, step, zone):
+            mark, state = "–", "not sent (edited or added after it was due, or undeliverable)"
+        else:
+            mark, state = "•", when(ctx, due(step, mine.starts_on, zone), zone)
+        lines.append(f"{mark} day {step.day}, {state}: {describe(ctx, step)}")
     return [Reply("\n".join(lines))]
 
 
@@ -168,6 +180,8 @@ async def _start(ctx: Context, cmd: Command, words: list[str]) -> list[Reply]:
         starts_on = date.fromisoformat(words[1]) if len(words) == 2 else today(ctx, zone)
     except ValueError:
         raise StudyError(f"'{words[1][:20]}' is not a date; write it as YYYY-MM-DD, like 2027-01-15.") from None
+    if abs(starts_on - today(ctx, zone)) > START_WITHIN:
+        raise StudyError(f"{starts_on.isoformat()} is not a day within a year of today; check the year.")
     done = await area(ctx).set_start(learner, starts_on, cmd.actor.user_id, planned(ctx, learner, starts_on, zone))
     after = f" ({len(done)} step(s) already sent stay sent)" if done else ""
     return [Reply(f"{user_id}'s track now starts on {starts_on:%a %d %b %Y}{after}.")]
@@ -208,10 +222,19 @@ async def on_delivered(ctx: Context, key: TimerKey) -> None:
 
 
 async def arm_sweeps(ctx: Context) -> None:
-    """At start-up: each cohort with a track has its sweep."""
+    """At start-up: each cohort with a track has its sweep, and each started learner a timer for each
+    step still ahead of them and not sent (a step added or edited in the settings since they started)."""
+    now = ctx.clock.now()
     for cohort, chosen in ctx.settings.cohorts.items():
         if chosen.track:
-            await ctx.store.timers.ensure(str(TimerKey.for_cohort(START, cohort)), ctx.clock.now())
+            await ctx.store.timers.ensure(str(TimerKey.for_cohort(START, cohort)), now)
+            ahead = []
+            for started_track in await area(ctx).of_cohort(cohort):
+                zone = await learner_zone(ctx, started_track.actor)
+                plan = planned(ctx, started_track.actor, started_track.starts_on, zone)
+                ahead.append((started_track.learner_id,
+                              [(step, at) for step, at in plan if at > now and step not in started_track.delivered]))
+            await area(ctx).arm(ahead)
 
 
 def unknown_items(settings: Settings, library: Library) -> list[tuple[str, str]]:

@@ -58,6 +58,7 @@ class Track:
     starts_on: date
     set_by: str | None
     delivered: frozenset[str]
+    waiting: frozenset[str] = frozenset()  # steps with a timer: those not delivered nor waiting are never sent
 
 
 Planned = Sequence[tuple[str, datetime]]  # (step id, when it is due), for one learner
@@ -73,6 +74,8 @@ def _begin(c: Conn, learner_id: int, starts_on: date, steps: Planned) -> bool:
     if c.execute("INSERT INTO tracks (learner_id, starts_on) VALUES (?, ?) ON CONFLICT (learner_id) DO NOTHING",
                  (learner_id, starts_on.isoformat())).rowcount != 1:
         return False
+    # Any step still waiting under this row is a forgotten learner's (SQLite gives a deleted row's id again).
+    c.execute("DELETE FROM timers WHERE key LIKE ?", (step_key(learner_id, "%"),))
     _arm(c, learner_id, steps)
     return True
 
@@ -136,10 +139,38 @@ class Tracks:
             if row is None:
                 return None
             done = c.execute("SELECT step FROM track_steps WHERE learner_id = ?", (learner_id,)).fetchall()
+            timers = c.execute("SELECT key FROM timers WHERE key LIKE ?", (step_key(learner_id, "%"),)).fetchall()
             return Track(learner_id, Actor(row["platform"], row["cohort"], row["user_id"], row["display_name"]),
-                         date.fromisoformat(row["starts_on"]), row["set_by"], frozenset(r[0] for r in done))
+                         date.fromisoformat(row["starts_on"]), row["set_by"], frozenset(r[0] for r in done),
+                         frozenset(r[0].rsplit(":", 1)[1] for r in timers))
 
         return await self._engine.run(run)
+
+    async def of_cohort(self, cohort: Cohort) -> list[Track]:
+        """The tracks started in a cohort."""
+
+        def run(c: Conn) -> list[Track]:
+            rows = c.execute("SELECT l.id, l.user_id, l.display_name, t.starts_on, t.set_by FROM tracks t"
+                             " JOIN learners l ON l.id = t.learner_id WHERE l.platform = ? AND l.cohort = ?",
+                             (cohort.platform, cohort.id)).fetchall()
+            done: dict[int, set[str]] = {}
+            for r in c.execute("SELECT s.learner_id, s.step FROM track_steps s JOIN learners l ON l.id = s.learner_id"
+                               " WHERE l.platform = ? AND l.cohort = ?", (cohort.platform, cohort.id)).fetchall():
+                done.setdefault(int(r[0]), set()).add(r[1])
+            return [Track(int(r["id"]), Actor(cohort.platform, cohort.id, r["user_id"], r["display_name"]),
+                          date.fromisoformat(r["starts_on"]), r["set_by"], frozenset(done.get(int(r["id"]), ())))
+                    for r in rows]
+
+        return await self._engine.run(run)
+
+    async def arm(self, planned: Sequence[tuple[int, Planned]]) -> None:
+        """Each learner's (row) steps get their timer, unless they have one."""
+
+        def run(c: Conn) -> None:
+            for learner_id, steps in planned:
+                _arm(c, learner_id, steps)
+
+        await self._engine.write(run)
 
     async def delivered(self, learner_id: int, step: str) -> None:
         """The platform acknowledged a step: it is never sent again."""
