@@ -100,3 +100,22 @@ async def test_a_rounds_summary_tallies_by_team(bot, clock, settings) -> None:
     await fire_due(bot, {"slack": outbox})
     [summary] = outbox.sent
     assert summary.text.startswith("Round over.") and "By team: red 2 · blue 0" in summary.text
+
+
+@pytest.mark.parametrize(("players", "tally"), [(("A", "C", "Z"), "By team: red 1 · blue 0"),
+                                                (("Z",), "By team: no team answered.")])
+async def test_a_rounds_tally_names_the_teams_that_played(bot, clock, settings, players, tally) -> None:
+    """A team none of whose members answered is not in the round's tally (with 30 joined teams the line ran on
+    with zeros), and when only learners in no team answered, the summary says no team did."""
+    bot.ctx.settings = with_cohort(settings, teams={"red": ["A", "B"], "blue": ["C"], "green": ["G"]})
+    replies = await bot.handle(Command("quiz", "round core-basics 1", learner("A"), channel()))
+    [question] = [r for r in replies if r.audience is Audience.PUBLIC]
+    await bot.message_posted(question.tag, MessageRef("slack", "C1", "q1"))
+    q = next(q for q in bot.library.questions.values() if q.prompt in question.text)
+    for user in players:
+        await bot.handle(answer_event(q, question, learner(user), channel(), right=user != "C"))
+    clock.advance(61)
+    outbox = RecordingOutbox()
+    await fire_due(bot, {"slack": outbox})
+    [summary] = outbox.sent
+    assert tally in summary.text.splitlines()
