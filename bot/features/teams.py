@@ -45,7 +45,9 @@ async def team(ctx: Context, cmd: Command) -> list[Reply]:
     if mine is None:
         return [Reply("You are in no team." + (" Join one with /team join NAME." if chosen.team_join else ""))]
     team_of_user = await members(ctx, cohort)
-    names = sorted(user for user, t in team_of_user.items() if t == mine)
+    users = [user for user, t in team_of_user.items() if t == mine]
+    known = await ctx.store.learners.names(cohort, users)
+    names = sorted(known.get(user, user) for user in users)  # named as the boards name them, else by id
     return [Reply(f"Your team: {mine} ({len(names)}: {', '.join(names[:20])}). See the teams with /leaderboard teams.")]
 
 

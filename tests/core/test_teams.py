@@ -46,7 +46,7 @@ async def test_the_team_board_beside_the_individual_one(bot, settings) -> None:
     [individual] = await say(bot, "leaderboard")
     assert "1. name-E · 9" in individual and "Team board" not in individual
     [team] = await say(bot, "team", who="A")
-    assert team == "Your team: red (4: A, B, C, D). See the teams with /leaderboard teams."
+    assert team == "Your team: red (4: name-A, name-B, name-C, name-D). See the teams with /leaderboard teams."
     [refused] = await say(bot, "team", "join blue", who="A")
     assert "set by your instructors" in refused
 
@@ -119,3 +119,13 @@ async def test_a_rounds_tally_names_the_teams_that_played(bot, clock, settings, 
     await fire_due(bot, {"slack": outbox})
     [summary] = outbox.sent
     assert tally in summary.text.splitlines()
+
+
+async def test_team_names_its_members_as_the_boards_do(bot, settings) -> None:
+    """/team once listed bare user ids (U07AB12CD on Slack); members are named as the boards name them, and one
+    who never used the bot by id."""
+    bot.ctx.settings = with_cohort(settings, teams={"red": ["A", "B", "N"]})
+    await score(bot, "A", 1)
+    await say(bot, "progress", who="B")
+    assert await say(bot, "team", who="A") == ["Your team: red (3: N, name-A, name-B). See the teams with "
+                                               "/leaderboard teams."]
