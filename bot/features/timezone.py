@@ -16,13 +16,14 @@ from bot.kit.context import Context
 from bot.kit.feature import Feature
 
 OFFSET = re.compile(r"^(utc|gmt)?\s*[+-]\s*\d{1,2}(:?\d{2})?$", re.IGNORECASE)  # UTC+2, GMT-05:00, +02:00
+NO_PLACE = frozenset({"localtime", "factory"})  # the server's own zone, whatever it is; a zone with no offset ("-00")
 PLACES = "Use a name such as Europe/Berlin or America/New_York, or /timezone off to use your cohort's."
 
 
 @cache
 def _zones() -> dict[str, str]:
-    """The known IANA zone names, by their lower-case form."""
-    return {name.lower(): name for name in available_timezones()}
+    """The known IANA zone names, by their lower-case form (each a place's)."""
+    return {name.lower(): name for name in available_timezones() if name.lower() not in NO_PLACE}
 
 
 def zone_named(text: str) -> str:

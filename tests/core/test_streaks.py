@@ -161,3 +161,10 @@ async def test_a_chosen_zone_is_confirmed_with_its_offset_and_time_now(bot, cloc
     assert await say(bot, "timezone", "Etc/GMT-2") == (
         "Your time zone is now Etc/GMT-2 (UTC+02:00; it is 11:00 there now): your days begin at midnight there.")
     assert "(UTC+02:00; it is 11:00 there now)" in await say(bot, "timezone")
+
+
+@pytest.mark.parametrize("typed", ["localtime", "Factory"])
+async def test_a_name_that_is_no_place_is_refused(bot, typed) -> None:
+    """"localtime" is whatever zone the bot's server runs in, "Factory" no zone at all (its offset is "-00")."""
+    assert "is not a time zone" in await say(bot, "timezone", typed)
+    assert (await bot.store.learners.choices(learner())).timezone is None
