@@ -31,6 +31,8 @@ async def team(ctx: Context, cmd: Command) -> list[Reply]:
         if any(cmd.actor.user_id in users for users in chosen.teams.values()):
             raise StudyError("Your instructors put you in your team; ask them to move you.")
         if words[0] == "leave":
+            if (await ctx.store.learners.choices(cmd.actor)).team is None:
+                return [Reply("You are in no team. Join one with /team join NAME.")]
             await ctx.store.learners.choose(cmd.actor, "team", None)
             return [Reply("You left your team.")]
         if len(words) != 2 or not TEAM_NAME.match(words[1]):

@@ -129,3 +129,8 @@ async def test_team_names_its_members_as_the_boards_do(bot, settings) -> None:
     await say(bot, "progress", who="B")
     assert await say(bot, "team", who="A") == ["Your team: red (3: N, name-A, name-B). See the teams with "
                                                "/leaderboard teams."]
+
+
+async def test_leaving_when_in_no_team_says_so(bot, settings) -> None:
+    bot.ctx.settings = with_cohort(settings, team_join=True)
+    assert await say(bot, "team", "leave", who="B") == ["You are in no team. Join one with /team join NAME."]
