@@ -134,3 +134,18 @@ async def test_team_names_its_members_as_the_boards_do(bot, settings) -> None:
 async def test_leaving_when_in_no_team_says_so(bot, settings) -> None:
     bot.ctx.settings = with_cohort(settings, team_join=True)
     assert await say(bot, "team", "leave", who="B") == ["You are in no team. Join one with /team join NAME."]
+
+
+async def test_the_team_board_shows_the_top_ten_teams_and_yours(bot, settings) -> None:
+    """With team_join, every learner may make a team: the board (and the weekly post) once listed them all, a
+    line each; like the individual board it shows the top 10, says how many more, and adds the viewer's team."""
+    bot.ctx.settings = with_cohort(settings, team_join=True)
+    for n in range(12):
+        await say(bot, "team", f"join t{n:02d}", who=f"U{n}")
+        await score(bot, f"U{n}", 12 - n)
+    [board] = await say(bot, "leaderboard", "teams", who="U11")
+    lines = board.splitlines()
+    assert lines[1] == "1. t00 · 12 (name-U0 12)" and lines[10] == "10. t09 · 3 (name-U9 3)"
+    assert lines[11:] == ["… and 2 more teams", "12. t11 · 1 (name-U11 1)", "Your team: t11."]
+    [top] = await say(bot, "leaderboard", "teams", who="U0")
+    assert top.splitlines()[11:] == ["… and 2 more teams", "Your team: t00."]
