@@ -149,3 +149,9 @@ async def test_the_team_board_shows_the_top_ten_teams_and_yours(bot, settings) -
     assert lines[11:] == ["… and 2 more teams", "12. t11 · 1 (name-U11 1)", "Your team: t11."]
     [top] = await say(bot, "leaderboard", "teams", who="U0")
     assert top.splitlines()[11:] == ["… and 2 more teams", "Your team: t00."]
+
+
+async def test_a_big_team_names_twenty_members_and_counts_the_rest(bot, settings) -> None:
+    bot.ctx.settings = with_cohort(settings, teams={"big": [f"U{n:02d}" for n in range(22)]})
+    [reply] = await say(bot, "team", who="U00")
+    assert reply.startswith("Your team: big (22: U00, U01,") and "U19 and 2 more). See the teams" in reply
