@@ -8,7 +8,7 @@ import pytest
 from support import answer as answer_event
 from support import channel, learner, record, with_cohort
 
-from bot.core.messages import Command, MessageRef
+from bot.core.messages import Command, MessageRef, TextSubmitted
 from bot.runtime.scheduler import fire_due
 
 pytestmark = pytest.mark.both_engines
@@ -168,3 +168,12 @@ async def test_a_name_that_is_no_place_is_refused(bot, typed) -> None:
     """"localtime" is whatever zone the bot's server runs in, "Factory" no zone at all (its offset is "-00")."""
     assert "is not a time zone" in await say(bot, "timezone", typed)
     assert (await bot.store.learners.choices(learner())).timezone is None
+
+
+async def test_a_teach_back_keeps_the_streak(bot, clock) -> None:
+    """A day whose study was a teach-back (a track's step may be just that) is a day of the streak, as an answer is."""
+    await answer_at(bot, clock, "2026-11-30T10:00:00+00:00")  # Monday: a question
+    clock.set("2026-12-01T10:00:00+00:00")  # Tuesday: a teach-back only
+    [form] = await bot.handle(Command("teachback", "", learner(), channel()))
+    await bot.handle(TextSubmitted(form.form.token, "FSDP shards the parameters across GPUs.", learner(), channel()))
+    assert "Streak: 2 days in a row, today included." in await say(bot, "streak")
