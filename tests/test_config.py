@@ -190,3 +190,14 @@ async def test_a_question_of_the_day_from_a_lesson_the_packs_lack_is_refused_at_
             "core-basics"]
     finally:
         await bot.close()
+
+
+@pytest.mark.parametrize("written", ["2027-02-30", "2027-13-01"])
+def test_an_unquoted_date_that_is_no_day_gets_the_keys_one_line_message(tmp_path, written) -> None:
+    """YAML reads an unquoted 2027-02-30 as a date and cannot make one: the operator is told which key, not
+    shown a traceback."""
+    config = tmp_path / "studybot.yaml"
+    config.write_text(f"cohorts:\n  T0001:\n    platform: slack\n    review: {{exam: {written}}}\n")
+    with pytest.raises(ConfigError) as caught:
+        settings_from_env({"STUDYBOT_CONFIG": str(config)})
+    assert f"cohorts.T0001.review.exam: '{written}' is not a date; write it as year-month-day" in str(caught.value)

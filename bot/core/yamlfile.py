@@ -18,6 +18,21 @@ MAX_BYTES = 2_000_000
 Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # SafeLoader without libyaml
 
 
+class _Loader(Loader):  # type: ignore[misc,valid-type]
+    """The safe loader, reading a date that is no day (an unquoted 2027-02-30) as the text written, for
+    the checks that read the value to say which key is wrong, instead of a ValueError."""
+
+
+def _timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> object:
+    try:
+        return loader.construct_yaml_timestamp(node)
+    except ValueError:
+        return loader.construct_scalar(node)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
+
+
 class FileRefused(Exception):
     """A file that is not read, and why; `line` is 1-based (1 when the whole file is at fault)."""
 
@@ -64,4 +79,4 @@ def load(text: str) -> Any:
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
                 raise FileRefused("uses a YAML anchor or alias (&name, *name), which studybot does not read; "
                                   "write the value out in full", event.start_mark.line + 1 if event.start_mark else 1)
-    return yaml.load(text, Loader=Loader)  # noqa: S506 (a safe loader)
+    return yaml.load(text, Loader=_Loader)  # noqa: S506 (a safe loader)

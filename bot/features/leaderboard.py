@@ -45,13 +45,13 @@ def title_of(ctx: Context, cohort: Cohort, week: str | None, board: str = "Leade
     return f"{board} · week {week} ({ctx.zone(cohort).key})" if week else f"{board} · all time"
 
 
-async def teams_text(ctx: Context, cohort: Cohort, week: str | None) -> str:
-    """The team board (`bot.kit.teams`), for the cohort's teams."""
+async def teams_text(ctx: Context, cohort: Cohort, week: str | None, mine: str | None = None) -> str:
+    """The team board (`bot.kit.teams`), for the cohort's teams (with the team `mine` shown, as the viewer's)."""
     if not has_teams(ctx, cohort):
         raise StudyError("This cohort has no teams. An instructor can list them under cohorts.<id>.teams in the "
                          "config, or let learners /team join (team_join: true).")
     standings = await team_board(ctx, cohort, week, ctx.settings.self_graded)
-    return team_board_text(title_of(ctx, cohort, week, "Team board"), standings)
+    return team_board_text(title_of(ctx, cohort, week, "Team board"), standings, mine)
 
 
 async def board_text(ctx: Context, cohort: Cohort, week: str | None) -> str:
@@ -85,12 +85,13 @@ async def leaderboard(ctx: Context, cmd: Command) -> list[Reply]:
     cohort = cmd.actor.in_cohort
     teams = words[:1] == ["teams"]
     week = parse_period(ctx, cohort, words[1:] if teams else words)
+    if teams and not post:
+        team = await team_of(ctx, cmd.actor)
+        text = await teams_text(ctx, cohort, week, team)
+        return [Reply(text + (f"\nYour team: {team}." if team else "\nYou are in no team."))]
     text = await (teams_text if teams else board_text)(ctx, cohort, week)
     if post:
         return [Reply(text, Audience.PUBLIC), Reply("Posted.")]
-    if teams:
-        team = await team_of(ctx, cmd.actor)
-        return [Reply(text + (f"\nYour team: {team}." if team else "\nYou are in no team."))]
     policy = ctx.settings.self_graded
     mine = await ctx.store.boards.standing(cmd.actor, week, policy)
     text += (f"\nYou: rank {mine.rank} with {counted(mine.points, 'point')}{marks_text(mine, policy)}."

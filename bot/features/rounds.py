@@ -291,10 +291,11 @@ async def _summary(ctx: Context, round_: Round, note: str = "") -> Reply:
 
 
 async def _team_tally(ctx: Context, round_: Round, scores: list[RoundScore]) -> str:
-    """The round's right answers by team, each team's three best members' counted (`bot.kit.teams`)."""
+    """The round's right answers by team, each team's three best members' counted (`bot.kit.teams`): the
+    teams with a member who answered."""
     team_of_user = await members(ctx, Cohort(round_.platform, round_.cohort))
     tally = team_scores(team_of_user, {s.user_id: (s.display_name, s.correct) for s in scores},
-                        set(team_of_user.values()))
+                        {team_of_user[s.user_id] for s in scores if s.user_id in team_of_user})
     return "By team: " + " · ".join(f"{t.team} {t.points}" for t in tally) if tally else "By team: no team answered."
 
 

@@ -11,6 +11,7 @@ from bot.kit.context import Context
 from bot.kit.feature import Feature
 from bot.kit.teams import has_teams, members, team_of
 
+SHOWN = 20  # the members /team names
 USAGE = "Use /team, /team join NAME or /team leave."
 
 
@@ -31,6 +32,8 @@ async def team(ctx: Context, cmd: Command) -> list[Reply]:
         if any(cmd.actor.user_id in users for users in chosen.teams.values()):
             raise StudyError("Your instructors put you in your team; ask them to move you.")
         if words[0] == "leave":
+            if (await ctx.store.learners.choices(cmd.actor)).team is None:
+                return [Reply("You are in no team. Join one with /team join NAME.")]
             await ctx.store.learners.choose(cmd.actor, "team", None)
             return [Reply("You left your team.")]
         if len(words) != 2 or not TEAM_NAME.match(words[1]):
@@ -45,8 +48,12 @@ async def team(ctx: Context, cmd: Command) -> list[Reply]:
     if mine is None:
         return [Reply("You are in no team." + (" Join one with /team join NAME." if chosen.team_join else ""))]
     team_of_user = await members(ctx, cohort)
-    names = sorted(user for user, t in team_of_user.items() if t == mine)
-    return [Reply(f"Your team: {mine} ({len(names)}: {', '.join(names[:20])}). See the teams with /leaderboard teams.")]
+    users = sorted(user for user, t in team_of_user.items() if t == mine)
+    known = await ctx.store.learners.names(cohort, users[:SHOWN])  # a look-up each: only those shown
+    names = sorted(known.get(user, user) for user in users[:SHOWN])  # named as the boards name them, else by id
+    more = f" and {len(users) - SHOWN} more" if len(users) > SHOWN else ""
+    return [Reply(f"Your team: {mine} ({len(users)}: {', '.join(names)}{more}). "
+                  "See the teams with /leaderboard teams.")]
 
 
 FEATURE = Feature("teams", commands=(team,))

@@ -1,5 +1,5 @@
-"""Streaks: a learner's days in a row with at least one answer (a review is one), in their own time zone
-(`Context.learner_zone`). Always reckoned from the stored answer times, never a counter that can drift;
+"""Streaks: a learner's days in a row with at least one answer (a review or a teach-back is one), in their
+own time zone (`Context.learner_zone`). Always reckoned from the stored answer times, never a counter that can drift;
 hidden by the learner (/streak off) or for a whole cohort (`cohorts.<id>.streaks: false`)."""
 
 from __future__ import annotations

@@ -7,11 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bot.core.messages import Actor, Cohort
+from bot.core.messages import Actor, Cohort, counted
 from bot.grading.scoring import SelfGraded, competition_ranks
 from bot.kit.context import Context
 
 TOP = 3  # the members whose scores make a team's
+SHOWN = 10  # the teams a board shows, as the individual board shows its top 10
 
 
 @dataclass(frozen=True)
@@ -64,10 +65,17 @@ async def team_board(ctx: Context, cohort: Cohort, week: str | None,
     return team_scores(team_of_user, scores, set(ctx.settings.cohort(cohort).teams) | set(team_of_user.values()))
 
 
-def team_board_text(title: str, standings: list[TeamStanding]) -> str:
+def team_board_text(title: str, standings: list[TeamStanding], mine: str | None = None) -> str:
+    """The top `SHOWN` teams, how many more there are, and the team `mine` when it is not among them."""
     if not standings:
         return f"{title}\nNo teams yet."
-    rows = [f"{s.rank}. {s.team} · {s.points}"
-            + (f" ({', '.join(f'{name} {points}' for name, points in s.best)})" if s.best else "")
-            for s in standings]
+
+    def row(s: TeamStanding) -> str:
+        return f"{s.rank}. {s.team} · {s.points}" + (
+            f" ({', '.join(f'{name} {points}' for name, points in s.best)})" if s.best else "")
+
+    rows = [row(s) for s in standings[:SHOWN]]
+    if len(standings) > SHOWN:
+        rows.append(f"… and {counted(len(standings) - SHOWN, 'more team')}")
+        rows += [row(s) for s in standings[SHOWN:] if s.team == mine]
     return "\n".join([f"{title} (a team scores its {TOP} best members' points)", *rows])

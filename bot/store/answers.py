@@ -225,13 +225,17 @@ class Answers:
                                  datetime.fromisoformat(r["answered_at"])) for r in rows]
 
     async def streak(self, actor: Actor, days: Iterable[tuple[datetime, datetime]]) -> tuple[int, bool]:
-        """Days in a row with an answer (a review is one too), `days` being the learner's local days from
-        today backwards as UTC spans: counted from today, or from yesterday while today has none yet; and
-        whether today has one. One indexed probe per day of the streak, however many answers there are."""
+        """Days in a row with an answer (a review or a teach-back is one too), `days` being the learner's local
+        days from today backwards as UTC spans: counted from today, or from yesterday while today has none yet;
+        and whether today has one. One indexed probe per day of the streak, however many answers there are
+        (and, on a day without one, a look at the learner's few teach-backs)."""
 
         def active(c: Conn, learner: int, span: tuple[datetime, datetime]) -> bool:
-            return c.execute("SELECT 1 FROM answers WHERE learner_id = ? AND answered_at >= ? AND answered_at < ?"
-                             " LIMIT 1", (learner, iso(span[0]), iso(span[1]))).fetchone() is not None
+            between = (learner, iso(span[0]), iso(span[1]))
+            return (c.execute("SELECT 1 FROM answers WHERE learner_id = ? AND answered_at >= ? AND answered_at < ?"
+                              " LIMIT 1", between).fetchone() is not None
+                    or c.execute("SELECT 1 FROM teachbacks WHERE learner_id = ? AND submitted_at >= ?"
+                                 " AND submitted_at < ? LIMIT 1", between).fetchone() is not None)
 
         def run(c: Conn) -> tuple[int, bool]:
             row = c.execute("SELECT id FROM learners WHERE " + LEARNER_KEY, key(actor)).fetchone()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -135,6 +135,20 @@ class Learners:
 
         now = self._engine.now()
         await self._engine.write(run)
+
+    async def names(self, cohort: Cohort, user_ids: Iterable[str]) -> dict[str, str]:
+        """The display names of those of these learners of the cohort who have one, by user id."""
+
+        def run(c: Conn) -> dict[str, str]:
+            found = {}
+            for user in user_ids:
+                row = c.execute("SELECT display_name FROM learners WHERE " + LEARNER_KEY,
+                                (cohort.platform, cohort.id, user)).fetchone()
+                if row and row[0]:
+                    found[user] = row[0]
+            return found
+
+        return await self._engine.run(run)
 
     async def joined_teams(self, cohort: Cohort) -> dict[str, str]:
         """The team each learner of a cohort joined themselves, by user id."""

@@ -197,8 +197,8 @@ async def test_no_new_cards_a_day_shows_due_cards_only(settings, clock) -> None:
     bot = await StudyBot.start(with_cohort(settings, review={"new_cards_per_day": 0}), clock)
     try:
         [reply] = await bot.handle(Command("review", "", learner(), channel()))
-        assert reply.text == ("Nothing is due in Core basics right now, and today's new cards are used up "
-                              "(0 a day in this cohort): more tomorrow.")
+        assert reply.text == ("Nothing is due in Core basics right now, and /review shows no new cards in this "
+                              "cohort (new_cards_per_day: 0): /quiz core-basics asks the lesson's questions.")
     finally:
         await bot.close()
 

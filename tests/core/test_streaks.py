@@ -8,7 +8,7 @@ import pytest
 from support import answer as answer_event
 from support import channel, learner, record, with_cohort
 
-from bot.core.messages import Command, MessageRef
+from bot.core.messages import Command, MessageRef, TextSubmitted
 from bot.runtime.scheduler import fire_due
 
 pytestmark = pytest.mark.both_engines
@@ -145,3 +145,35 @@ async def test_the_reminder_follows_the_learners_own_time_zone(bot, clock) -> No
     await fire_due(bot, {"slack": outbox})
     [reminder] = outbox.sent
     assert reminder.text.splitlines()[1] == "Streak: 1 day in a row; answer or review a question today to keep it."
+
+
+@pytest.mark.parametrize("typed", ["UTC+2", "GMT+2", "utc-05:00", "+02:00", "GMT +5:30"])
+async def test_an_offset_is_not_taken_for_a_zone_nor_answered_with_a_wrong_one(bot, typed) -> None:
+    """"UTC+2" once got "Did you mean UTC?" (two hours off); an offset is told apart and a place asked for."""
+    text = await say(bot, "timezone", typed)
+    assert "Did you mean" not in text and "is an offset" in text and "such as Europe/Berlin" in text
+    assert (await bot.store.learners.choices(learner())).timezone is None
+
+
+async def test_a_chosen_zone_is_confirmed_with_its_offset_and_time_now(bot, clock) -> None:
+    """Etc/GMT-2 is two hours ahead of UTC (POSIX signs): the confirmation shows it, so nobody picks it by mistake."""
+    clock.set("2026-12-01T09:00:00+00:00")
+    assert await say(bot, "timezone", "Etc/GMT-2") == (
+        "Your time zone is now Etc/GMT-2 (UTC+02:00; it is 11:00 there now): your days begin at midnight there.")
+    assert "(UTC+02:00; it is 11:00 there now)" in await say(bot, "timezone")
+
+
+@pytest.mark.parametrize("typed", ["localtime", "Factory"])
+async def test_a_name_that_is_no_place_is_refused(bot, typed) -> None:
+    """"localtime" is whatever zone the bot's server runs in, "Factory" no zone at all (its offset is "-00")."""
+    assert "is not a time zone" in await say(bot, "timezone", typed)
+    assert (await bot.store.learners.choices(learner())).timezone is None
+
+
+async def test_a_teach_back_keeps_the_streak(bot, clock) -> None:
+    """A day whose study was a teach-back (a track's step may be just that) is a day of the streak, as an answer is."""
+    await answer_at(bot, clock, "2026-11-30T10:00:00+00:00")  # Monday: a question
+    clock.set("2026-12-01T10:00:00+00:00")  # Tuesday: a teach-back only
+    [form] = await bot.handle(Command("teachback", "", learner(), channel()))
+    await bot.handle(TextSubmitted(form.form.token, "FSDP shards the parameters across GPUs.", learner(), channel()))
+    assert "Streak: 2 days in a row, today included." in await say(bot, "streak")

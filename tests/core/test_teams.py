@@ -46,7 +46,7 @@ async def test_the_team_board_beside_the_individual_one(bot, settings) -> None:
     [individual] = await say(bot, "leaderboard")
     assert "1. name-E · 9" in individual and "Team board" not in individual
     [team] = await say(bot, "team", who="A")
-    assert team == "Your team: red (4: A, B, C, D). See the teams with /leaderboard teams."
+    assert team == "Your team: red (4: name-A, name-B, name-C, name-D). See the teams with /leaderboard teams."
     [refused] = await say(bot, "team", "join blue", who="A")
     assert "set by your instructors" in refused
 
@@ -100,3 +100,58 @@ async def test_a_rounds_summary_tallies_by_team(bot, clock, settings) -> None:
     await fire_due(bot, {"slack": outbox})
     [summary] = outbox.sent
     assert summary.text.startswith("Round over.") and "By team: red 2 · blue 0" in summary.text
+
+
+@pytest.mark.parametrize(("players", "tally"), [(("A", "C", "Z"), "By team: red 1 · blue 0"),
+                                                (("Z",), "By team: no team answered.")])
+async def test_a_rounds_tally_names_the_teams_that_played(bot, clock, settings, players, tally) -> None:
+    """A team none of whose members answered is not in the round's tally (with 30 joined teams the line ran on
+    with zeros), and when only learners in no team answered, the summary says no team did."""
+    bot.ctx.settings = with_cohort(settings, teams={"red": ["A", "B"], "blue": ["C"], "green": ["G"]})
+    replies = await bot.handle(Command("quiz", "round core-basics 1", learner("A"), channel()))
+    [question] = [r for r in replies if r.audience is Audience.PUBLIC]
+    await bot.message_posted(question.tag, MessageRef("slack", "C1", "q1"))
+    q = next(q for q in bot.library.questions.values() if q.prompt in question.text)
+    for user in players:
+        await bot.handle(answer_event(q, question, learner(user), channel(), right=user != "C"))
+    clock.advance(61)
+    outbox = RecordingOutbox()
+    await fire_due(bot, {"slack": outbox})
+    [summary] = outbox.sent
+    assert tally in summary.text.splitlines()
+
+
+async def test_team_names_its_members_as_the_boards_do(bot, settings) -> None:
+    """/team once listed bare user ids (U07AB12CD on Slack); members are named as the boards name them, and one
+    who never used the bot by id."""
+    bot.ctx.settings = with_cohort(settings, teams={"red": ["A", "B", "N"]})
+    await score(bot, "A", 1)
+    await say(bot, "progress", who="B")
+    assert await say(bot, "team", who="A") == ["Your team: red (3: N, name-A, name-B). See the teams with "
+                                               "/leaderboard teams."]
+
+
+async def test_leaving_when_in_no_team_says_so(bot, settings) -> None:
+    bot.ctx.settings = with_cohort(settings, team_join=True)
+    assert await say(bot, "team", "leave", who="B") == ["You are in no team. Join one with /team join NAME."]
+
+
+async def test_the_team_board_shows_the_top_ten_teams_and_yours(bot, settings) -> None:
+    """With team_join, every learner may make a team: the board (and the weekly post) once listed them all, a
+    line each; like the individual board it shows the top 10, says how many more, and adds the viewer's team."""
+    bot.ctx.settings = with_cohort(settings, team_join=True)
+    for n in range(12):
+        await say(bot, "team", f"join t{n:02d}", who=f"U{n}")
+        await score(bot, f"U{n}", 12 - n)
+    [board] = await say(bot, "leaderboard", "teams", who="U11")
+    lines = board.splitlines()
+    assert lines[1] == "1. t00 · 12 (name-U0 12)" and lines[10] == "10. t09 · 3 (name-U9 3)"
+    assert lines[11:] == ["… and 2 more teams", "12. t11 · 1 (name-U11 1)", "Your team: t11."]
+    [top] = await say(bot, "leaderboard", "teams", who="U0")
+    assert top.splitlines()[11:] == ["… and 2 more teams", "Your team: t00."]
+
+
+async def test_a_big_team_names_twenty_members_and_counts_the_rest(bot, settings) -> None:
+    bot.ctx.settings = with_cohort(settings, teams={"big": [f"U{n:02d}" for n in range(22)]})
+    [reply] = await say(bot, "team", who="U00")
+    assert reply.startswith("Your team: big (22: U00, U01,") and "U19 and 2 more). See the teams" in reply

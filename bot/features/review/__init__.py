@@ -60,6 +60,9 @@ async def next_card(ctx: Context, actor: Actor, place: Place, lesson: Lesson) ->
             return [Reply(await nothing_due(ctx, actor, lesson, queue))]
         if not await new_card_allowed(ctx, actor, fresh[0].id):
             per_day = ctx.settings.cohort(actor.in_cohort).review.new_cards_per_day
+            if not per_day:  # none ever: tomorrow brings none either
+                return [Reply(f"Nothing is due in {lesson.title} right now, and /review shows no new cards in this "
+                              f"cohort (new_cards_per_day: 0): /quiz {lesson.id} asks the lesson's questions.")]
             return [Reply(f"Nothing is due in {lesson.title} right now, and today's new cards are used up "
                           f"({per_day} a day in this cohort): more tomorrow.")]
         question, label = fresh[0], "new"
