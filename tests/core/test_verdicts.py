@@ -144,3 +144,4 @@ def test_a_misconception_stated_beside_enough_other_points_is_never_correct() ->
     assert found.verdict is Verdict.PARTLY and not found.correct
     assert (found.missing, found.doubt) == ("why", Doubt.MISCONCEPTION) and "'idle'" in found.reason
     assert grade(rubric, "It gathers the weights and saves memory.").correct  # nothing wrong said: correct
+
