@@ -4,7 +4,9 @@ rejected, graded with the lesson's own rubrics and synonyms as the bot grades th
 Data: benchmarks/meta_answers.yaml, chat-style answers to each short-answer question and teach-back prompt of
 content/industry/meta, written blind to the rubrics and labelled correct or wrong by the lesson's text (its
 header says how). It is kept aside for measuring: never tune a rubric to it, and do not read it answer by
-answer while writing one.
+answer while writing one. Beside it, two fresh adversarial batches written the same way (meta_fresh_a.yaml, on
+which classes of error may be found and fixed as classes; meta_fresh_b.yaml, held out), each reported apart.
+`python -m benchmarks.bench_lesson meta_fresh_a.yaml --errors` measures one set only.
 
 Definitions:
 - verdicts: correct (earns the point), partly right (no point yet: the learner is told the one point missing) or not
