@@ -4,7 +4,9 @@ rejected, graded with the lesson's own rubrics and synonyms as the bot grades th
 Data: benchmarks/meta_answers.yaml, chat-style answers to each short-answer question and teach-back prompt of
 content/industry/meta, written blind to the rubrics and labelled correct or wrong by the lesson's text (its
 header says how). It is kept aside for measuring: never tune a rubric to it, and do not read it answer by
-answer while writing one.
+answer while writing one. Beside it, two fresh adversarial batches written the same way (meta_fresh_a.yaml, on
+which classes of error may be found and fixed as classes; meta_fresh_b.yaml, held out), each reported apart.
+`python -m benchmarks.bench_lesson meta_fresh_a.yaml --errors` measures one set only.
 
 Definitions:
 - verdicts: correct (earns the point), partly right (no point yet: the learner is told the one point missing) or not
@@ -34,6 +36,13 @@ from bot.grading.rubric import Rubric
 from bot.grading.verdict import Verdict
 
 ANSWERS = Path(__file__).with_name("meta_answers.yaml")
+# Every set measured, with what it is for: the fresh adversarial batches were written for issue 35 before the
+# rubrics were read; rubric classes may be found on A, B stays held out.
+ANSWER_SETS = {
+    ANSWERS: "held out",
+    ANSWERS.with_name("meta_fresh_a.yaml"): "fresh adversarial, batch A: for finding classes of error",
+    ANSWERS.with_name("meta_fresh_b.yaml"): "fresh adversarial, batch B: held out",
+}
 CONTENT = Path(__file__).parents[1] / "content"
 LABELS = ("correct", "wrong")
 KINDS = {"short": "short answers", "teachback": "teach-backs"}  # kind: its name in the figures
@@ -152,10 +161,11 @@ def _share(count: int, total: int) -> str:
     return f"{100 * count / total:5.1f}%" if total else "    –"
 
 
-def report(outcomes: Sequence[Outcome], *, errors: bool = False) -> list[str]:
+def report(outcomes: Sequence[Outcome], *, errors: bool = False, path: Path = ANSWERS) -> list[str]:
     """Figures per item, per kind and in total; with `errors`, each misgraded answer too."""
     items = list(dict.fromkeys(o.item for o in outcomes))
-    lines = [f"lesson grading on held-out answers ({ANSWERS.name}: {len(outcomes)} answers, {len(items)} items)",
+    lines = [f"lesson grading on {ANSWER_SETS.get(path, 'held-out')} answers ({path.name}: {len(outcomes)} answers, "
+             f"{len(items)} items)",
              "  false-accept = wrong answers graded correct / wrong answers; "
              "false-reject = right answers graded not yet / right answers; then the share of each verdict, and how "
              "many right and wrong answers are partly right",
@@ -180,12 +190,16 @@ def _errors(outcomes: Iterable[Outcome]) -> list[str]:
     return lines
 
 
-async def main(errors: bool = False) -> list[str]:
-    try:
-        return report(measure(load_library(CONTENT), load_answers()), errors=errors)
-    except (OSError, ValueError, yaml.YAMLError) as error:
-        return [f"lesson grading on held-out answers: could not run: {error} (fix {ANSWERS.name} or the content)"]
+async def main(errors: bool = False, paths: Iterable[Path] = ANSWER_SETS) -> list[str]:
+    lines: list[str] = []
+    for path in paths:
+        try:
+            lines += report(measure(load_library(CONTENT), load_answers(path)), errors=errors, path=path)
+        except (OSError, ValueError, yaml.YAMLError) as error:
+            lines.append(f"lesson grading on {path.name}: could not run: {error} (fix {path.name} or the content)")
+    return lines
 
 
 if __name__ == "__main__":
-    print(*asyncio.run(main(errors="--errors" in sys.argv[1:])), sep="\n")
+    chosen = [ANSWERS.with_name(arg) for arg in sys.argv[1:] if arg.endswith(".yaml")] or list(ANSWER_SETS)
+    print(*asyncio.run(main(errors="--errors" in sys.argv[1:], paths=chosen)), sep="\n")

@@ -3,6 +3,8 @@
 (bot.grading.finding says where a phrase stands); a misconception that the answer states voids it.
 
 - Correct: `needed` key points are stated (voided ones do not count), none of them in doubt. It earns the point.
+- Partly right (no point), too: enough points stated beside a misconception about another point ("it gathers the
+  weights and saves memory; MFU is low because the GPUs sat idle"): a wrong claim is not a point left out.
 - Partly right (no point): a `half_point` rubric one point short, with a further point half stated (half the content
   words of one of its phrasings, outside negation and asides: NEAR_POINT; for a rubric needing one point, where
   nothing else is stated, three quarters of them: LONE_POINT), as a grader names a point in part; never for a list of
@@ -147,6 +149,7 @@ class _Reading:
     taken: frozenset[int]
     asides: dict[str, frozenset[int]]
     contested: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    wrongs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # per voided point, its misconception's words
 
 
 def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms, asked: frozenset[str] = frozenset(),
@@ -159,6 +162,7 @@ def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms, asked: f
     points = tuple(points)
     matched, voided, denied, taken, asides = [], [], set(), set(), {}
     contested: dict[str, tuple[str, ...]] = {}
+    wrongs: dict[str, tuple[str, ...]] = {}
     for point in points:
         wrong = _misconception_said(point, answer, table)
         if wrong is not None and _misconception_said(point, answer.exact(), table) is None \
@@ -168,8 +172,9 @@ def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms, asked: f
             voided.append(point.id)
             wrong_words = stating(answer, wrong, loose=False, asides=frozenset())
             taken |= wrong_words
+            wrongs[point.id] = tuple(dict.fromkeys(answer.words[n].text for n in sorted(wrong_words)))
             if _said_apart(point, answer, table, wrong_words):
-                contested[point.id] = tuple(dict.fromkeys(answer.words[n].text for n in sorted(wrong_words)))
+                contested[point.id] = wrongs[point.id]
             continue
         found, said = _find_point(point, answer, table)
         if found == STATED:
@@ -184,7 +189,7 @@ def _cover(points: Iterable[KeyPoint], answer: Answer, table: Synonyms, asked: f
     missed = tuple(p.id for p in points if p.id not in matched)
     halves = _half_stated(points, credit, answer, table, taken | answer.denied, denied, asked, least)
     return _Reading(Coverage(tuple(matched), missed, tuple(voided), credit=credit), halves, frozenset(taken), asides,
-                    contested)
+                    contested, wrongs)
 
 
 def _said_apart(point: KeyPoint, answer: Answer, table: Synonyms, wrong: set[int]) -> bool:
@@ -306,6 +311,10 @@ def grade(rubric: Rubric, text: str, *, synonyms: Synonyms | None = None, prompt
                  score=score(rubric.needed, found.credit), listed=listed)
     texts = {p.id: p.point for p in rubric.points}
     short = rubric.needed - len(found.matched)
+    if short <= 0 and reading.wrongs:  # enough points, beside a wrong claim about another: never the point
+        point, said = next(iter(reading.wrongs.items()))
+        return replace(base, verdict=Verdict.PARTLY, missing=point, doubt=Doubt.MISCONCEPTION,
+                       reason=reason(Doubt.MISCONCEPTION, texts[point], said))
     if short <= 0:
         doubted = _doubted(rubric, answer, table, reading)
         if doubted is None:

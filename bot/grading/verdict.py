@@ -4,7 +4,8 @@
 - partly: no point yet. The answer is one point short and says half of a further point in that point's own words
   (three quarters of one of its phrasings, where the rubric needs one point and nothing else is stated),
   or it states enough but the grader is unsure of one point for a reason it can name (`Doubt`; a point stated in
-  one clause and its misconception in another is in doubt too: which does the learner mean?). The grade names
+  one clause and its misconception in another is in doubt too: which does the learner mean?), or it states enough
+  beside a misconception about another point (a wrong claim is not a point left out). The grade names
   the key points there and the one missing or in doubt, so the learner can add it in one follow-up, check it
   against the key points, or ask the instructor.
 - not_yet: fewer points than that, or a bare list of terms (`LIST_REASON`), or a misconception stated.

@@ -25,16 +25,18 @@ def library():
     return load_library(bench.CONTENT)
 
 
-def test_every_answer_is_labelled_correct_or_wrong_and_each_item_has_both() -> None:
-    raw = yaml.safe_load(bench.ANSWERS.read_text(encoding="utf-8"))
+@pytest.mark.parametrize("path", list(bench.ANSWER_SETS), ids=lambda path: path.name)
+def test_every_answer_is_labelled_correct_or_wrong_and_each_item_has_both(path: Path) -> None:
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     for item in raw["items"]:
         labels = [answer["label"] for answer in item["answers"]]
         assert set(labels) == {"correct", "wrong"}, item["id"]
         assert all(answer["text"].strip() and answer["why"].strip() for answer in item["answers"]), item["id"]
 
 
-def test_the_set_loads_and_every_item_is_one_of_the_lessons_own() -> None:
-    answers = bench.load_answers()
+@pytest.mark.parametrize("path", list(bench.ANSWER_SETS), ids=lambda path: path.name)
+def test_the_set_loads_and_every_item_is_one_of_the_lessons_own(path: Path) -> None:
+    answers = bench.load_answers(path)
     lesson = library().lessons[answers.lesson]
     ids = [item.id for item in answers.items]
     assert len(ids) == len(set(ids))
@@ -42,6 +44,13 @@ def test_the_set_loads_and_every_item_is_one_of_the_lessons_own() -> None:
     assert set(ids) <= own
     for item in answers.items:
         assert bench.rubric_of(library(), item).points, item.id
+
+
+def test_the_fresh_batches_cover_every_short_answer_and_teachback_of_the_lesson() -> None:
+    lesson = library().lessons["meta-llm-scale"]
+    own = {q.id for q in lesson.review_questions if q.kind == "short"} | {p.id for p in lesson.prompts}
+    for name in ("meta_fresh_a.yaml", "meta_fresh_b.yaml"):
+        assert {item.id for item in bench.load_answers(bench.ANSWERS.with_name(name)).items} == own, name
 
 
 def test_an_item_the_pack_does_not_have_is_refused() -> None:
@@ -69,3 +78,7 @@ async def test_the_benchmark_runs_and_prints_its_figures() -> None:
     items = {item.id for item in bench.load_answers().items}
     assert rows == items | {"short answers", "teach-backs", "total"}
     assert not any("misgraded" in line for line in lines)  # no per-answer listing unless asked
+    headers = [line for line in lines if line.startswith("lesson grading on")]
+    assert [next(p.name for p in bench.ANSWER_SETS if f"({p.name}:" in h) for h in headers] == \
+        [p.name for p in bench.ANSWER_SETS]  # every set reported, the held-out batch B apart from A
+    assert "batch B: held out" in headers[-1]

@@ -131,3 +131,17 @@ def test_one_word_is_no_list_but_two_bare_terms_are() -> None:
     one_word = grade(one("shards the parameters"), "sharding")
     assert not one_word.listed and one_word.reason == "" and one_word.self_gradable
     assert grade(one("shards the parameters"), "sharding parameters weights").listed
+
+
+def test_a_misconception_stated_beside_enough_other_points_is_never_correct() -> None:
+    # Three of four points needed: a wrong claim about the fourth is a wrong claim, not a point left out.
+    rubric = Rubric(2, (
+        *RUBRIC.points[1:],
+        KeyPoint("why", "Low utilisation is model math against the peak rate", ("against the peak rate",),
+                 ("the gpus were idle",)),
+    ))
+    found = grade(rubric, "It gathers the weights and saves memory; MFU is low because the GPUs were idle a lot.")
+    assert found.verdict is Verdict.PARTLY and not found.correct
+    assert (found.missing, found.doubt) == ("why", Doubt.MISCONCEPTION) and "'idle'" in found.reason
+    assert grade(rubric, "It gathers the weights and saves memory.").correct  # nothing wrong said: correct
+
