@@ -16,10 +16,10 @@ Run on its own for a benchmark: `python -m standins.openai_standin` prints its /
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import re
-import sys
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -145,5 +145,9 @@ async def _serve(port: int, behaviour: str) -> None:
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    asyncio.run(_serve(int(args[0]) if args else 0, args[1] if len(args) > 1 else "well"))
+    parser = argparse.ArgumentParser(prog="python -m standins.openai_standin",
+                                     description="An OpenAI-compatible stand-in on 127.0.0.1; prints its /v1 URL.")
+    parser.add_argument("port", type=int, nargs="?", default=0, help="the port (default: a free one)")
+    parser.add_argument("behaviour", nargs="?", default="well", choices=BEHAVIOURS, help="how it answers")
+    args = parser.parse_args()
+    asyncio.run(_serve(args.port, args.behaviour))

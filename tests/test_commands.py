@@ -76,3 +76,9 @@ async def test_the_router_serves_each_declared_command(bot) -> None:
     for spec in COMMANDS:
         replies = await bot.handle(Command(spec.name, "", learner(), channel()))
         assert replies and not any("There is no command" in r.text for r in replies), spec.name
+
+
+def test_each_help_line_says_what_its_command_does() -> None:
+    """A newcomer reads /help: each line says what it does in a few words, not "your track."."""
+    terse = [line for spec in COMMANDS for line in spec.usage if len(line.split(": ", 1)[-1].split()) < 4]
+    assert terse == []

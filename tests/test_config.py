@@ -121,6 +121,8 @@ MISTAKES = [
     ("rounds: [1, 2]", "rounds: must be a mapping"),
     ("base: &b {seconds: 30}\nrounds: *b\n", "line 1: uses a YAML anchor or alias (&name, *name)"),
     ("rounds: {seconds: 30\n", "not valid YAML"),
+    ("cohorts:\n  T1:\n    platform: slack\n    teams:\n      red: [U1]\n      red: [U2]\n",
+     "line 6: 'red' is given twice in one mapping (first on line 5)"),
 ]
 
 

@@ -10,7 +10,7 @@ from fsrs import Rating
 
 from bot.answering.cards import card_review, rating_for
 from bot.core.errors import StoreBusy
-from bot.core.messages import Audience, Choice, ChoiceMade, Reply, TextSubmitted
+from bot.core.messages import CUT_NOTE, MAX_TEXT, Audience, Choice, ChoiceMade, Reply, TextSubmitted, fit
 from bot.kit.context import Answered, Context, Mode, Offered
 from bot.questions.base import Question, Verdict
 from bot.store.engine import Conn
@@ -44,7 +44,18 @@ async def answer(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Prompt
         self_gradable=verdict.self_gradable and not verdict.dont_know, mode=mode.name, question=question,
         verdict=verdict, card_before=recorded.card_before, follow_ups=mode.follow_ups, rating=rating)
     offered = await offers(ctx, answered)
-    return [await feedback(ctx, event, prompt, "\n".join([*lines, *offered.lines]), offered.choices)]
+    return [await feedback(ctx, event, prompt, _within_limit(lines, question.explanation, offered.lines),
+                           offered.choices)]
+
+
+def _within_limit(lines: list[str], explanation: str, offered: tuple[str, ...]) -> str:
+    """The feedback's text in one chat message: where it is too long, the explanation (the lesson pack has
+    it) is cut, never the verdict or the lines the offers add under it (a second opinion, "How sure…")."""
+    over = len("\n".join([*lines, *offered])) - MAX_TEXT
+    if over > 0:
+        at = lines.index(explanation)
+        lines = [*lines[:at], fit(explanation, max(len(explanation) - over, 0), CUT_NOTE.lstrip("\n")), *lines[at + 1:]]
+    return "\n".join([*lines, *offered])
 
 
 async def _record(ctx: Context, event: ChoiceMade | TextSubmitted, prompt: Prompt, question: Question,

@@ -2,7 +2,8 @@
 
 Only a regular file is read (a FIFO would block, /dev/zero never ends), at most `MAX_BYTES`
 of it, as UTF-8; anchors and aliases are refused, since a few lines of them can expand into
-gigabytes ("billion laughs"). Each refusal is a `FileRefused` whose message says what to do.
+gigabytes ("billion laughs"), and so is a key given twice in one mapping, whose second value would
+silently replace the first. Each refusal is a `FileRefused` whose message says what to do.
 """
 
 from __future__ import annotations
@@ -71,12 +72,28 @@ def read_text(path: Path, *, root: Path | None = None, limit: int = MAX_BYTES) -
                           "save it as UTF-8", line) from exc
 
 
+class _OneOfEachKey(_Loader):
+    """The safe loader (impossible dates kept as text), refusing a key given twice in one mapping."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        first: dict[str, int] = {}
+        for key, _ in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                line = key.start_mark.line + 1
+                if key.value in first:
+                    raise FileRefused(f"'{key.value[:40]}' is given twice in one mapping (first on line "
+                                      f"{first[key.value]}), and the second would replace the first; keep one", line)
+                first[key.value] = line
+        return super().construct_mapping(node, deep)
+
+
 def load(text: str) -> Any:
     """The YAML document as plain data (yaml.YAMLError when it is not YAML); FileRefused for an
-    anchor or alias. Text without '&' or '*' cannot hold one, so only such text is scanned."""
+    anchor or alias, or a key given twice in one mapping. Text without '&' or '*' cannot hold an
+    anchor, so only such text is scanned for one."""
     if "&" in text or "*" in text:
         for event in yaml.parse(text, Loader=Loader):
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
                 raise FileRefused("uses a YAML anchor or alias (&name, *name), which studybot does not read; "
                                   "write the value out in full", event.start_mark.line + 1 if event.start_mark else 1)
-    return yaml.load(text, Loader=_Loader)  # noqa: S506 (a safe loader)
+    return yaml.load(text, Loader=_OneOfEachKey)  # noqa: S506 (a safe loader)

@@ -55,17 +55,18 @@ async def missed_most(ctx: Context, actor: Actor) -> str | None:
 
 def lesson_line(lesson: Lesson, answers: Mapping[str, ScoredAnswer], teachbacks: TeachbackCount) -> str:
     """A lesson's line: its quiz and its practice set, each answered and right; its teach-backs; and its points,
-    all of them (quiz, practice set and teach-backs, as the leaderboards count them), marked alike."""
+    all of them (quiz, practice set and teach-backs, as the leaderboards count them: a hinted right answer
+    earns what it earned), marked alike."""
     parts = []
     for name, questions in (("quiz", lesson.questions), ("practice set", lesson.practice)):
         if questions:
             mine = [answers[q.id] for q in questions if q.id in answers]
             parts.append(f"{name} answered {len(mine)}/{len(questions)}, correct {sum(a.correct for a in mine)}")
     parts.append(f"teach-backs {teachbacks.attempts} ({counted(teachbacks.points, 'point')})")
-    right = [a for q in lesson.review_questions if (a := answers.get(q.id)) is not None and a.correct]
-    marks = graded_marks(sum(a.self_graded for a in right),
-                         sum(a.instructor_graded for a in right) + teachbacks.instructor_graded)
-    return f"• {lesson.title}: {'; '.join(parts)}; points {len(right) + teachbacks.points}{marks}"
+    earned = [a for q in lesson.review_questions if (a := answers.get(q.id)) is not None and a.points]
+    marks = graded_marks(sum(a.points for a in earned if a.self_graded),
+                         sum(a.points for a in earned if a.instructor_graded) + teachbacks.instructor_graded)
+    return f"• {lesson.title}: {'; '.join(parts)}; points {sum(a.points for a in earned) + teachbacks.points}{marks}"
 
 
 @command(summary="Your progress per lesson, privately")

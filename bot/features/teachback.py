@@ -35,7 +35,7 @@ TEACHBACK = "teachback"  # the prompt kind of a teach-back's form and its "Try t
                          suggest=suggest_prompts),))
 async def teachback(ctx: Context, cmd: Command) -> list[Reply]:
     """/teachback [lesson]: explain one of the lesson's ideas in your own words (the least practised first).
-    /teachback <prompt id>: that teach-back prompt."""
+    /teachback <prompt id>: explain that teach-back prompt (/lessons lists them by id)."""
     wanted = cmd.args.strip()
     item = next((p for key, p in ctx.library.prompts.items() if wanted and key.lower() == wanted.lower()), None)
     if item is None:

@@ -198,7 +198,7 @@ class Answers:
 
     async def scored(self, actor: Actor, lesson_id: str | None = None) -> list[ScoredAnswer]:
         """Each question's scoring (first) answer for a learner."""
-        sql = ("SELECT question_id, correct, self_graded, instructor_graded, verdict FROM answers"
+        sql = ("SELECT question_id, correct, self_graded, instructor_graded, verdict, points FROM answers"
                " WHERE scored = 1 AND learner_id = " + LEARNER_ID)
         params: tuple = key(actor)
         if lesson_id:
@@ -206,7 +206,7 @@ class Answers:
             params += (lesson_id,)
         rows = await self._engine.read(sql, params)
         return [ScoredAnswer(r["question_id"], bool(r["correct"]), bool(r["self_graded"]), bool(r["instructor_graded"]),
-                             r["verdict"]) for r in rows]
+                             r["verdict"], r["points"]) for r in rows]
 
     async def self_graded(self, cohort: Cohort, week: str, who: str | None = None) -> list[SelfGradedAnswer]:
         """A cohort's self-graded answers in a week, oldest first; with `who`, one learner's (their user

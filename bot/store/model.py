@@ -162,6 +162,7 @@ class ScoredAnswer:
     self_graded: bool
     instructor_graded: bool = False
     verdict: str | None = None  # a typed answer's rubric verdict (partly: right in part, no point)
+    points: int = 0  # what it earned (a hinted right answer may earn less than the point)
 
 
 @dataclass(frozen=True)

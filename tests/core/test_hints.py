@@ -88,6 +88,17 @@ async def test_hints_one_at_a_time_in_order_then_the_button_goes(hinted: StudyBo
     assert refused.text.startswith("You answered this question already")
 
 
+async def test_progress_counts_a_hinted_right_answer_as_right_with_the_points_it_earned(hinted: StudyBot) -> None:
+    who = learner()
+    [asked] = await hinted.handle(Command("quiz", "", who, channel()))
+    [shown] = await hinted.handle(ChoiceMade(button(asked, "💡 Hint"), who, channel()))
+    await hinted.handle(ChoiceMade(choice_for(shown, 1).token, who, channel()))
+    [progress] = await hinted.handle(Command("progress", "", who, channel()))
+    [line] = [x for x in progress.text.splitlines() if x.startswith("• ")]
+    assert "correct 1" in line and line.endswith("points 0")  # as the leaderboards count it
+    assert await points(hinted, who) == 0
+
+
 async def test_a_right_answer_without_hints_earns_the_point_and_questions_without_hints_have_no_button(
         hinted: StudyBot) -> None:
     who = learner()

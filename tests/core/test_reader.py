@@ -4,14 +4,18 @@ spans; whatever goes wrong (a span not in the answer, broken JSON, a timeout, th
 that tries to instruct it) leaves the verdict and the points as they were; what leaves is redacted."""
 
 import re
+import shutil
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from prometheus_client import generate_latest
-from support import RecordingOutbox, channel, learner
+from support import CORE_PACK, RecordingOutbox, channel, learner
 
+from bot.content.loader import load_library
+from bot.content.render import render_quiz
 from bot.core.config import ReaderSettings, Secret, Settings
-from bot.core.messages import Audience, ChoiceMade, Command, MessageRef, Reply, TextSubmitted
+from bot.core.messages import CUT_NOTE, MAX_TEXT, Audience, ChoiceMade, Command, MessageRef, Reply, TextSubmitted
 from bot.features import reader
 from bot.runtime.app import StudyBot
 from bot.runtime.metrics import REGISTRY
@@ -110,6 +114,24 @@ async def test_a_good_reading_is_shown_with_its_verified_words_and_points_stay(b
     [request] = standin.requests
     assert request.path == "/v1/chat/completions" and request.body["model"] == "test-model"
     assert request.headers["Authorization"] == "Bearer sk-test-key"
+
+
+async def test_a_long_explanation_is_cut_never_the_opinion_under_it(settings, clock, standin, tmp_path: Path) -> None:
+    content = tmp_path / "long"
+    shutil.copytree(CORE_PACK, content)
+    quiz = content / "basics" / "quiz.yaml"
+    short = "Each GPU holds a shard and gathers the rest when it is needed."
+    quiz.write_text(quiz.read_text().replace(short, " ".join([short] * 40)))  # about 2,500 characters
+    for lesson in load_library(content).lessons.values():
+        (lesson.path / "quiz.md").write_text(render_quiz(lesson), encoding="utf-8")
+    studybot = await StudyBot.start(replace(settings, content_dir=content, reader=reading(standin)), clock)
+    standin.claims = SAYS_IT
+    try:
+        feedback = await typed(studybot)
+    finally:
+        await studybot.close()
+    assert len(feedback.text) <= MAX_TEXT and CUT_NOTE.strip() in feedback.text
+    assert feedback.text.endswith(f"in your words 'costs communication'. {reader.ADVISES}")
 
 
 async def test_a_span_not_in_the_answer_is_dropped(bot, standin) -> None:

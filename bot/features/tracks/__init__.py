@@ -143,8 +143,8 @@ async def next_step_line(ctx: Context, actor: Actor) -> str | None:
                   Option("learner", "the learner (a mention or user id)"),
                   Option("date", "day 0, YYYY-MM-DD (default: today)")))
 async def track(ctx: Context, cmd: Command) -> list[Reply]:
-    """/track: your track.
-    /track start <learner> [YYYY-MM-DD]: set its start."""
+    """/track: your track's steps: those sent, and when each one to come is due.
+    /track start <learner> [YYYY-MM-DD]: start that learner's track on that day, default today (instructors)."""
     words = cmd.args.split()
     if words[:1] == ["start"]:
         return await _start(ctx, cmd, words[1:])
