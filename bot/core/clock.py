@@ -55,5 +55,7 @@ class Weeks:
         year, week, _ = local.isocalendar()
         name = f"{year}-W{week:02d}"
         monday = datetime.combine(local.date() - timedelta(days=local.weekday()), time(0), zone)
-        self._known[zone] = (monday + self.MARGIN, monday + timedelta(days=7) - self.MARGIN, name)
+        # the bounds in UTC, as the clock's moments are: comparing them then skips the zone's offsets
+        self._known[zone] = ((monday + self.MARGIN).astimezone(UTC),
+                             (monday + timedelta(days=7) - self.MARGIN).astimezone(UTC), name)
         return name

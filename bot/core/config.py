@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import date, time
+from functools import cache
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -340,7 +341,7 @@ class Settings:
         )
 
     def cohort(self, cohort: Cohort) -> CohortSettings:
-        return self.cohorts.get(cohort) or CohortSettings()
+        return self.cohorts.get(cohort) or _unconfigured_cohort()
 
     def section(self, name: str, keys: Collection[str] | None = None) -> Mapping[str, Any]:
         """A platform's section of the config file (empty when absent); with `keys`, any other
@@ -600,3 +601,9 @@ def _time(c: Checker, path: FieldPath, value: object) -> time:
         return time.fromisoformat(value) if isinstance(value, str) else time.fromisoformat("")
     except ValueError:
         c.stop(path, f'{shown(value)} is not a time of day; write it in quotes, like time: "09:00"')
+
+
+@cache
+def _unconfigured_cohort() -> CohortSettings:
+    """The settings of a cohort the config file does not name, made once: every event asks for them."""
+    return CohortSettings()

@@ -79,6 +79,7 @@ def configure(level: str = "INFO", stream: TextIO | None = None, *, secrets: Ite
     handler.setFormatter(JsonFormatter(redact) if fmt == "json" else logging.Formatter(TEXT_FORMAT))
     handler.addFilter(redact)
     logging.captureWarnings(fmt == "json")  # a warning printed by itself would not be a JSON line
+    logging._srcfile = None  # neither format shows where a line was logged: skip finding it (logging's HOWTO)
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)

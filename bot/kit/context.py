@@ -125,7 +125,10 @@ class Declared:
         return self.modes.get(name or "") or Mode(name or "")
 
     def aid(self, suffix: str) -> Aid | None:
-        return next((aid for aid in self.aids if aid.name == suffix), None)
+        for aid in self.aids:  # a loop, not a generator: every button press asks
+            if aid.name == suffix:
+                return aid
+        return None
 
 
 @dataclass

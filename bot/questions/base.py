@@ -15,6 +15,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from bot.core.messages import Audience, Choice, Form, Place, Reply
@@ -102,12 +103,7 @@ class Arrangement:
     def shuffled(cls, size: int, seed: str, *, moved: bool = False) -> Arrangement:
         """A shuffle that is the same every time for the same seed (random's str seeding hashes
         with SHA-512, not Python's per-process hash); with `moved`, never the authoring order."""
-        rng = random.Random(seed)
-        shown = list(range(size))
-        rng.shuffle(shown)
-        if moved and size > 1 and shown == sorted(shown):
-            shown = shown[1:] + shown[:1]
-        return cls(tuple(shown))
+        return cls(_shuffled(size, seed, moved))
 
     def position(self, index: int) -> int:
         """Where the item with pack index `index` is shown (0-based)."""
@@ -208,3 +204,14 @@ class TextAnswered(Question, ABC):
     def answer_form(self, prompt_id: str, arrangement: Arrangement) -> Form:
         return Form(prompt_id, self.form_title, self.question_text(arrangement),
                     label="Your answer (or: I don't know)")
+
+
+@lru_cache(maxsize=4096)
+def _shuffled(size: int, seed: str, moved: bool) -> tuple[int, ...]:
+    """`Arrangement.shuffled`'s order, kept for the seeds in use: a round's every press asks for the same one."""
+    rng = random.Random(seed)
+    shown = list(range(size))
+    rng.shuffle(shown)
+    if moved and size > 1 and shown == sorted(shown):
+        shown = shown[1:] + shown[:1]
+    return tuple(shown)

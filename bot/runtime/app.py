@@ -256,8 +256,9 @@ class StudyBot:
             replies = [Reply(f"Something went wrong on our side (reference {ref}). Please try again; "
                              "if it keeps happening, give the reference to your instructor.")]
         seconds = time.perf_counter() - started
-        log.info("handled %s outcome=%s latency_ms=%.1f", _summary(event), outcome, seconds * 1000,
-                 extra=logs.event_fields(event, outcome, seconds))
+        if log.isEnabledFor(logging.INFO):  # the line's fields are worked out only when it is written
+            log.info("handled %s outcome=%s latency_ms=%.1f", _summary(event), outcome, seconds * 1000,
+                     extra=logs.event_fields(event, outcome, seconds))
         metrics.handled(event, outcome, seconds, self.commands)
         return replies
 
