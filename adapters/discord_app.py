@@ -386,7 +386,8 @@ class DiscordAdapter(ChatAdapter):
         allowed = {r for r in self.settings.instructor_roles if r.isdecimal()}
         allowed |= self._roles.get(interaction.guild_id or 0, frozenset())
         teacher = self.bot.settings.instructors.listed(Cohort(PLATFORM, cohort), str(user.id)) or bool(roles & allowed)
-        return Actor(PLATFORM, cohort, str(user.id), user.display_name, teacher), place_of(interaction, channel_id)
+        actor = Actor(PLATFORM, cohort, str(user.id), user.display_name, teacher, str(interaction.locale))
+        return actor, place_of(interaction, channel_id)
 
     async def resolve_choice(self, spec: CommandSpec, option: str, value: str | None) -> str | None:
         """An autocomplete value back to the name it stands for (see `choice_value`)."""

@@ -22,6 +22,7 @@ from cryptography.fernet import Fernet
 
 from bot.core import yamlfile
 from bot.core.errors import ConfigError
+from bot.core.i18n import SHIPPED, SOURCE, language_of
 from bot.core.messages import Cohort
 from bot.core.suggest import did_you_mean
 from bot.core.yamlcheck import Checker, FieldPath, Invalid, field_name, shown
@@ -40,7 +41,7 @@ LOG_FORMATS = ("text", "json")
 INSTRUCTOR_KEYS = ("everywhere", "console")  # with each platform's own keys between them (its instructor rule)
 PLATFORM_NAMES = ("slack", "discord", "console")  # the old instructors.<platform> lists
 COHORT_KEYS = ("platform", "timezone", "leaderboard", "daily", "instructors", "gradebook", "track", "reader",
-               "review")
+               "review", "language")
 LEADERBOARD_KEYS = ("channel", "weekday", "time")
 DAILY_KEYS = ("channel", "time", "lesson", "reveal")
 ROUNDS_KEYS = ("seconds", "shortest", "longest", "instructors_only")
@@ -182,6 +183,7 @@ class CohortSettings:
     track: tuple[TrackStep, ...] = ()  # as the config lists them, each timed from a learner's start
     reader: bool = True  # the second reader may advise here (when one is set up); off: never (an exam)
     review: ReviewSettings = ReviewSettings()
+    language: str = SOURCE  # public posts (rounds, the question of the day, the weekly board) are in it
 
 
 @dataclass(frozen=True)
@@ -434,7 +436,15 @@ def _cohort(c: Checker, cohort_id: str, data: object,
         gradebook=_gradebook(c, (*path, "gradebook"), data.get("gradebook")),
         track=_track(c, (*path, "track"), data.get("track")),
         reader=c.flag(data, "reader", path, True),
-        review=_review(c, (*path, "review"), data.get("review")))
+        review=_review(c, (*path, "review"), data.get("review")),
+        language=_language(c, (*path, "language"), data.get("language", SOURCE)))
+
+
+def _language(c: Checker, path: FieldPath, value: object) -> str:
+    """A cohort's language: one studybot ships (its posts are written in it)."""
+    if not isinstance(value, str) or language_of(value) not in SHIPPED:
+        c.stop(path, f"{shown(value)} is not a language studybot ships; write one of {', '.join(SHIPPED)}")
+    return str(language_of(value))
 
 
 def _track(c: Checker, path: FieldPath, data: object) -> tuple[TrackStep, ...]:

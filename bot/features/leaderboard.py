@@ -9,7 +9,8 @@ from datetime import datetime, timedelta
 from bot.core.clock import iso_week
 from bot.core.config import Settings
 from bot.core.errors import StudyError
-from bot.core.messages import Audience, Cohort, Command, Place, Reply, TimerKey, counted
+from bot.core.i18n import N_, Translator, current, reading
+from bot.core.messages import Audience, Cohort, Command, Place, Reply, TimerKey
 from bot.grading.scoring import SelfGraded
 from bot.kit.commands import Option, command
 from bot.kit.context import Context
@@ -18,7 +19,7 @@ from bot.reports.marks import marks_text
 from bot.store.model import Standing
 
 WEEK = re.compile(r"^\d{4}-W(0[1-9]|[1-4]\d|5[0-3])$")
-USAGE = "Use /leaderboard, /leaderboard all or /leaderboard week 2026-W48."
+USAGE = N_("Use /leaderboard, /leaderboard all or /leaderboard week 2026-W48.")
 SCHEDULE = "leaderboard"  # the weekly post's timer, one per cohort
 
 
@@ -32,22 +33,25 @@ def parse_period(ctx: Context, cohort: Cohort, words: list[str]) -> str | None:
         return words[1].upper()
     if len(words) == 1 and WEEK.match(words[0].upper()):
         return words[0].upper()
-    raise StudyError(USAGE)
+    raise StudyError(ctx._(USAGE))
 
 
 def points_text(standing: Standing, policy: SelfGraded) -> str:
     """A learner's points as a board's row shows them: "12 (3 self-graded)"."""
-    return f"{standing.points}{marks_text(standing, policy)}"
+    return f"{current().decimal(standing.points)}{marks_text(standing, policy)}"
 
 
-async def board_text(ctx: Context, cohort: Cohort, week: str | None) -> str:
+async def board_text(ctx: Context, cohort: Cohort, week: str | None, tr: Translator) -> str:
+    """The board in `tr`'s language: the reader's (a private view) or the cohort's (a post)."""
     policy = ctx.settings.self_graded
     standings = await ctx.store.boards.top(cohort, week, policy)
-    title = f"Leaderboard · week {week} ({ctx.zone(cohort).key})" if week else "Leaderboard · all time"
+    title = (tr.gettext("Leaderboard · week {week} ({zone})", week=week, zone=ctx.zone(cohort).key) if week
+             else tr.gettext("Leaderboard · all time"))
     if not standings:
-        return f"{title}\nNo points yet. Answer with /quiz to get on the board."
-    rows = [f"{s.rank}. {s.display_name or s.user_id} · {points_text(s, policy)}" for s in standings]
-    note = ["(Self-graded points are not counted.)"] if policy is SelfGraded.EXCLUDE else []
+        return title + "\n" + tr.gettext("No points yet. Answer with /quiz to get on the board.")
+    with reading(tr):
+        rows = [f"{s.rank}. {s.display_name or s.user_id} · {points_text(s, policy)}" for s in standings]
+    note = [tr.gettext("(Self-graded points are not counted.)")] if policy is SelfGraded.EXCLUDE else []
     return "\n".join([title, *rows, *note])
 
 
@@ -62,20 +66,22 @@ async def leaderboard(ctx: Context, cmd: Command) -> list[Reply]:
     words = cmd.args.lower().split()
     post = bool(words) and words[0] == "post"
     if post:
-        ctx.require_instructor(cmd.actor, "post the leaderboard")
+        if not cmd.actor.is_instructor:
+            raise StudyError(ctx._("Only instructors can post the leaderboard. Ask your instructor if you need it."))
         if not cmd.place.channel_id:
-            raise StudyError("Post the leaderboard from a channel.")
+            raise StudyError(ctx._("Post the leaderboard from a channel."))
         words = words[1:]
     cohort = cmd.actor.in_cohort
     week = parse_period(ctx, cohort, words)
-    text = await board_text(ctx, cohort, week)
     if post:
-        return [Reply(text, Audience.PUBLIC), Reply("Posted.")]
+        board = await board_text(ctx, cohort, week, ctx.public(cohort))
+        return [Reply(board, Audience.PUBLIC), Reply(ctx._("Posted."))]
+    text = await board_text(ctx, cohort, week, ctx.tr)
     policy = ctx.settings.self_graded
     mine = await ctx.store.boards.standing(cmd.actor, week, policy)
-    text += (f"\nYou: rank {mine.rank} with {counted(mine.points, 'point')}{marks_text(mine, policy)}."
-             if mine
-             else "\nNo points for you in this period yet.")
+    text += "\n" + (ctx.ngettext("You: rank {rank} with {n} point{marks}.", "You: rank {rank} with {n} points{marks}.",
+                                  mine.points, rank=mine.rank, marks=marks_text(mine, policy))
+                    if mine else ctx._("No points for you in this period yet."))
     return [Reply(text)]
 
 
@@ -114,7 +120,7 @@ async def on_schedule(ctx: Context, key: TimerKey) -> list[Reply]:
         return []
     moment = last_post(ctx, cohort, ctx.clock.now())
     week = iso_week(moment - timedelta(days=1), ctx.zone(cohort))
-    text = await board_text(ctx, cohort, week)
+    text = await board_text(ctx, cohort, week, ctx.public(cohort))
     return [Reply(text, Audience.PUBLIC, place=Place(cohort.platform, cohort.id, plan.channel))]
 
 
