@@ -90,7 +90,7 @@ messages-extract: $(STAMP)
 
 messages-update: messages-extract
 	$(VENV)/bin/pybabel -q update -i $(LOCALES)/studybot.pot -d $(LOCALES) -D studybot \
-		--no-location --no-fuzzy-matching
+		--no-fuzzy-matching
 
 messages-compile: $(STAMP)
 	$(VENV)/bin/pybabel compile -d $(LOCALES) -D studybot --statistics

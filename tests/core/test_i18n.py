@@ -88,7 +88,7 @@ def test_the_pseudo_locale_marks_every_message_and_keeps_placeholders() -> None:
     qps = i18n.translator("qps")
     for message in i18n.template():
         if message.id and not isinstance(message.id, tuple):
-            shown = qps.gettext(message.id)
+            shown = qps.pgettext(message.context, message.id) if message.context else qps.gettext(message.id)
             assert shown.startswith("⟦") and shown.endswith("⟧")
             assert PLACEHOLDER.findall(shown) == PLACEHOLDER.findall(message.id)
     assert qps.gettext("No term '{query}' in the glossary. Type /glossary to list every term.",
