@@ -30,7 +30,7 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
-from adapters.discord_commands import slash_command
+from adapters.discord_commands import CatalogueTranslator, slash_command
 from adapters.discord_payloads import (
     BUTTON_PREFIX,
     FORM_PREFIX,
@@ -118,6 +118,7 @@ class StudyClient(commands.Bot):
         self.add_dynamic_items(ChoiceButton)
         if not self.adapter.settings.syncs_commands:
             return  # the process with shard 0 syncs them
+        await self.tree.set_translator(CatalogueTranslator())  # the descriptions in every shipped language
         guilds = self.adapter.settings.sync_guilds
         if not guilds:
             await self.tree.sync()

@@ -63,6 +63,30 @@ async def test_a_spanish_learner_reads_spanish_while_the_round_posts_in_the_coho
         await stop(studybot, adapter)
 
 
+async def test_the_synced_commands_carry_their_descriptions_in_every_shipped_language(
+        tmp_path: Path, discord_fake: DiscordStandIn) -> None:
+    fake = discord_fake
+    settings = Settings(db_path=tmp_path / "bot.db", content_dir=CORE_PACK, results_dir=tmp_path / "results")
+    platform = DiscordSettings(token=Secret(fake.token), api_url=fake.api_base, gateway_url=fake.gateway_url)
+    studybot, adapter = await start(settings, FixedClock("2026-11-30T09:00:00+00:00"), platform)
+    try:
+        synced = {c["name"]: c for c in fake.commands[None]}
+    finally:
+        await stop(studybot, adapter)
+    glossary = synced["glossary"]
+    assert glossary["description"] == "Look up a term's plain-language definition"
+    assert glossary["description_localizations"]["es-ES"] == "Busca la definición de un término en lenguaje sencillo"
+    assert glossary["description_localizations"]["es-419"] == glossary["description_localizations"]["es-ES"]
+    assert glossary["description_localizations"]["de"].startswith("Schlag die Definition")
+    [term] = glossary["options"]
+    assert term["description_localizations"]["de"] == "der Begriff (leer, um alle zu sehen)"
+    for declared in synced.values():  # every description translated, none cut to fit
+        assert {"es-ES", "de"} <= set(declared["description_localizations"])
+        for option in declared.get("options", []):
+            assert not option["description_localizations"]["es-ES"].endswith("…")
+        assert not declared.get("name_localizations")  # the names stay the ones /help shows
+
+
 # -- Slack -----------------------------------------------------------------------------------------
 
 
