@@ -99,3 +99,10 @@ def test_the_pseudo_locale_marks_every_message_and_keeps_placeholders() -> None:
 
 def es_plural_forms() -> int:
     return i18n.read("es").num_plurals
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_every_shipped_language_keeps_its_terms_beside_its_catalogue(language: str) -> None:
+    terms = (i18n.LOCALES / language / "terms.md").read_text()
+    for term in ("quiz", "round", "teach-back", "key point", "leaderboard"):
+        assert f"| {term} |" in terms, f"{language}/terms.md lacks {term}"
