@@ -358,14 +358,16 @@ class SlackAdapter(ChatAdapter):
         return Actor(PLATFORM, team, user, name, await self._is_instructor(team, user, info),
                      locale if isinstance(locale, str) else None)
 
-    async def _is_instructor(self, team: str, user: str, info: Json) -> bool:
-        """Listed by id, or (with slack_admins) a workspace admin or owner, as `users.info` says."""
+    async def _is_instructor(self, team: str, user: str, info: Json | None = None) -> bool:
+        """Listed by id, or (with slack_admins) a workspace admin or owner, as `users.info` says (`info`,
+        else looked up)."""
         if self.bot.settings.instructors.listed(Cohort(PLATFORM, team), user):
             return True
         if self.installs is not None and await self.installs.teaches(team, user, self.bot.settings.instructors):
             return True
         if not self.settings.admins_are_instructors or not user:
             return False
+        info = info if info is not None else await self._user_info(team, user)
         return bool(info.get("is_admin") or info.get("is_owner"))
 
     async def _user_info(self, team: str, user: str) -> Json:
