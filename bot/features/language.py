@@ -12,16 +12,15 @@ from bot.core.messages import Actor, Command, Reply
 from bot.kit.commands import Option, command
 from bot.kit.context import Context
 from bot.kit.feature import Feature
+from bot.store import learners
 from bot.store.areas import Area
 from bot.store.engine import Conn, Engine
 
-STEPS = {
+STEPS = {  # a learner's, in their cohort: /forget me deletes it with the rest (the cascade)
     1: """
     CREATE TABLE IF NOT EXISTS learner_languages (
-        platform TEXT NOT NULL,
-        user_id TEXT NOT NULL,
-        language TEXT NOT NULL,
-        PRIMARY KEY (platform, user_id)
+        learner_id INTEGER PRIMARY KEY REFERENCES learners (id) ON DELETE CASCADE,
+        language TEXT NOT NULL
     )
     """,
 }
@@ -34,15 +33,15 @@ class Languages:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
-        self._known: dict[tuple[str, str], tuple[str | None, float]] = {}
+        self._known: dict[tuple[str, str, str], tuple[str | None, float]] = {}
 
     async def chosen(self, actor: Actor) -> str | None:
-        key = (actor.platform, actor.user_id)
+        key = learners.key(actor)
         known = self._known.get(key)
         if known is not None and known[1] > time.monotonic():
             return known[0]
-        rows = await self._engine.read("SELECT language FROM learner_languages WHERE platform = ? AND user_id = ?",
-                                       key)
+        rows = await self._engine.read("SELECT c.language FROM learner_languages c JOIN learners l"
+                                       " ON l.id = c.learner_id WHERE l." + learners.LEARNER_KEY, key)
         language = str(rows[0][0]) if rows else None
         self._known[key] = (language, time.monotonic() + TRUSTED)
         return language
@@ -51,16 +50,16 @@ class Languages:
         """Store (or, with None, clear) the learner's choice."""
 
         def run(c: Conn) -> None:
+            learner = learners.upsert(c, actor, now)
             if language is None:
-                c.execute("DELETE FROM learner_languages WHERE platform = ? AND user_id = ?",
-                          (actor.platform, actor.user_id))
+                c.execute("DELETE FROM learner_languages WHERE learner_id = ?", (learner,))
             else:
-                c.execute("INSERT INTO learner_languages (platform, user_id, language) VALUES (?, ?, ?)"
-                          " ON CONFLICT (platform, user_id) DO UPDATE SET language = excluded.language",
-                          (actor.platform, actor.user_id, language))
+                c.execute("INSERT INTO learner_languages (learner_id, language) VALUES (?, ?)"
+                          " ON CONFLICT (learner_id) DO UPDATE SET language = excluded.language", (learner, language))
 
+        now = self._engine.now()
         await self._engine.write(run)
-        self._known[(actor.platform, actor.user_id)] = (language, time.monotonic() + TRUSTED)
+        self._known[learners.key(actor)] = (language, time.monotonic() + TRUSTED)
 
 
 AREA = Area("language", STEPS, Languages)

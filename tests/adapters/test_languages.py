@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from support import CORE_PACK
+from support import CORE_PACK, channel, learner
 from test_discord_app import private_reply, public_posts, start, stop
 from test_slack_app import command
 
@@ -19,6 +19,7 @@ from adapters.slack_settings import SlackSettings
 from bot.core.clock import FixedClock
 from bot.core.config import CohortSettings, ConfigError, Secret, Settings
 from bot.core.messages import Cohort, Command
+from bot.features.language import AREA
 from bot.runtime.app import StudyBot
 from standins.discord_standin import DiscordStandIn
 from standins.slack_standin import TEAM_ID, SlackStandIn
@@ -145,3 +146,13 @@ def test_a_cohorts_language_is_one_studybot_ships(tmp_path: Path) -> None:
     config.write_text(f"cohorts:\n  {TEAM_ID}: {{platform: slack, language: fr}}\n")
     with pytest.raises(ConfigError, match="language: 'fr' is not a language studybot ships; write one of en, de, es"):
         settings_from_env({"STUDYBOT_CONFIG": str(config)})
+
+
+async def test_a_learners_choice_is_theirs_in_their_cohort_and_forgotten_with_them(bot: StudyBot) -> None:
+    ana = replace(learner("U1"), locale="de-DE")
+    [chosen] = await bot.handle(Command("language", "es", ana, channel()))
+    assert chosen.text.startswith("A partir de ahora lees en español.")
+    assert await bot.store.area(AREA).chosen(ana) == "es"
+    assert await bot.store.area(AREA).chosen(replace(ana, cohort="T2")) is None  # another cohort: not chosen there
+    assert await bot.store.forget(ana)
+    assert await AREA.make(bot.store.engine).chosen(ana) is None  # read afresh: gone with the learner
