@@ -148,6 +148,7 @@ def test_a_cohorts_language_is_one_studybot_ships(tmp_path: Path) -> None:
         settings_from_env({"STUDYBOT_CONFIG": str(config)})
 
 
+@pytest.mark.both_engines
 async def test_a_learners_choice_is_theirs_in_their_cohort_and_forgotten_with_them(bot: StudyBot) -> None:
     ana = replace(learner("U1"), locale="de-DE")
     [chosen] = await bot.handle(Command("language", "es", ana, channel()))
