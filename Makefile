@@ -7,7 +7,8 @@ STAMP  := $(VENV)/.installed
 PYTHON ?= python3
 LOCK   := requirements.lock
 
-.PHONY: run test bench bench-grading console validate render reliability-doc lock clean
+.PHONY: run test bench bench-grading console validate render reliability-doc lock clean \
+	messages-extract messages-update messages-compile
 
 # The grading benchmark reads the UNT short-answer dataset from STUDYBOT_UNT_DATA; when it is unset, the
 # benchmark targets use a copy beside this checkout if there is one (the data is never kept in the repo).
@@ -77,6 +78,22 @@ lock:
 	$(PY) -m pip install --quiet 'pip-tools>=7,<8'
 	$(VENV)/bin/pip-compile --quiet --strip-extras --build-deps-for=wheel --no-emit-index-url \
 		--no-emit-find-links --output-file $(LOCK) pyproject.toml
+
+# The interface's translations (README, "Languages"): extract the messages into the template, merge the
+# template into every language's catalogue, then translate the new entries and run messages-compile,
+# which checks each catalogue compiles and counts what is translated (the bot reads the .po files).
+LOCALES  := bot/locales
+KEYWORDS := -k _ -k gettext -k ngettext:1,2 -k pgettext:1c,2 -k N_
+messages-extract: $(STAMP)
+	$(VENV)/bin/pybabel -q extract -F babel.cfg $(KEYWORDS) --no-location --sort-output \
+		--project studybot -o $(LOCALES)/studybot.pot .
+
+messages-update: messages-extract
+	$(VENV)/bin/pybabel -q update -i $(LOCALES)/studybot.pot -d $(LOCALES) -D studybot \
+		--no-fuzzy-matching
+
+messages-compile: $(STAMP)
+	$(VENV)/bin/pybabel compile -d $(LOCALES) -D studybot --statistics
 
 clean:
 	rm -rf $(VENV)

@@ -172,7 +172,7 @@ def check(settings: Settings) -> int:
     return 0
 
 
-async def console(settings: Settings) -> int:
+async def console(settings: Settings, language: str | None = None) -> int:
     from adapters.console import run_console
 
     if not settings.database_url and (problem := sqlite_engine.path_problem(settings.db_path)):
@@ -188,7 +188,7 @@ async def console(settings: Settings) -> int:
         try:
             files.check_folder(settings.results_dir)
             with reload_on_hangup(bot):
-                await run_console(bot)
+                await run_console(bot, language=language)
         finally:
             await bot.close()
     return 0
@@ -410,7 +410,11 @@ def _export_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _console(settings: Settings, args: argparse.Namespace) -> Coroutine[Any, Any, int]:
     quiet_for_the_console()
-    return console(settings)
+    return console(settings, args.language)
+
+
+def _console_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--language", metavar="CODE", help="the chat's language, such as es or de (default: LANG)")
 
 
 # Every subcommand, in the order `studybot --help` lists them; one in a module of its own is added here
@@ -423,7 +427,7 @@ def _health_arguments(parser: argparse.ArgumentParser) -> None:
 SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand("run", "start every platform whose token is set", lambda s, a: run(s, a.or_console),
                _run_arguments, logs=True),
-    Subcommand("console", "the terminal chat (no network, no token)", _console),
+    Subcommand("console", "the terminal chat (no network, no token)", _console, _console_arguments),
     Subcommand("check", "check the settings, config, ports, lesson packs and database; start nothing",
                lambda s, a: check(s)),
     Subcommand("validate", "check the lesson packs", lambda s, a: validate(a.folder or s.content_dir), _folder),

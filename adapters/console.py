@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import errno
 import logging
+import os
 import secrets
 import signal
 import sys
@@ -84,10 +85,12 @@ class ConsoleChat(ChatAdapter):
     title = "The console"
     undeliverable = {True: "The console could not show that post.", False: "The console could not show that."}
 
-    def __init__(self, bot: StudyBot, out: TextIO = sys.stdout, user: str = "learner") -> None:
+    def __init__(self, bot: StudyBot, out: TextIO = sys.stdout, user: str = "learner",
+                 language: str | None = None) -> None:
         super().__init__(bot)
         self.out = out
-        self.actor = Actor(PLATFORM, COHORT, user, user, bot.settings.instructors.console)
+        self.actor = Actor(PLATFORM, COHORT, user, user, bot.settings.instructors.console,
+                           language or terminal_language())
         self.place = Place(PLATFORM, COHORT, CHANNEL)
         self.pending = Pending()  # what the next line typed answers (adapters/console_choices.py has the rules)
         self._headings: dict[str, str] = {}  # the first line of each message this chat showed (its edits name it)
@@ -254,8 +257,14 @@ class LineReader:
                 return
 
 
-async def run_console(bot: StudyBot, stdin: TextIO = sys.stdin, out: TextIO = sys.stdout) -> None:
-    chat = ConsoleChat(bot, out)
+def terminal_language() -> str | None:
+    """The terminal's language, as gettext reads it: LANGUAGE, LC_ALL, LC_MESSAGES, then LANG."""
+    return next((v for k in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG") if (v := os.environ.get(k))), None)
+
+
+async def run_console(bot: StudyBot, stdin: TextIO = sys.stdin, out: TextIO = sys.stdout,
+                      language: str | None = None) -> None:
+    chat = ConsoleChat(bot, out, language=language)
     chat.say(BANNER)
     loop = asyncio.get_running_loop()
     reader = LineReader(stdin, out)

@@ -30,7 +30,7 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
-from adapters.discord_commands import slash_command
+from adapters.discord_commands import CatalogueTranslator, slash_command
 from adapters.discord_payloads import (
     BUTTON_PREFIX,
     FORM_PREFIX,
@@ -118,6 +118,7 @@ class StudyClient(commands.Bot):
         self.add_dynamic_items(ChoiceButton)
         if not self.adapter.settings.syncs_commands:
             return  # the process with shard 0 syncs them
+        await self.tree.set_translator(CatalogueTranslator())  # the descriptions in every shipped language
         guilds = self.adapter.settings.sync_guilds
         if not guilds:
             await self.tree.sync()
@@ -386,7 +387,8 @@ class DiscordAdapter(ChatAdapter):
         allowed = {r for r in self.settings.instructor_roles if r.isdecimal()}
         allowed |= self._roles.get(interaction.guild_id or 0, frozenset())
         teacher = self.bot.settings.instructors.listed(Cohort(PLATFORM, cohort), str(user.id)) or bool(roles & allowed)
-        return Actor(PLATFORM, cohort, str(user.id), user.display_name, teacher), place_of(interaction, channel_id)
+        actor = Actor(PLATFORM, cohort, str(user.id), user.display_name, teacher, str(interaction.locale))
+        return actor, place_of(interaction, channel_id)
 
     async def resolve_choice(self, spec: CommandSpec, option: str, value: str | None) -> str | None:
         """An autocomplete value back to the name it stands for (see `choice_value`)."""

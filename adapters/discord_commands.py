@@ -9,11 +9,29 @@ import discord
 from discord import app_commands
 
 from adapters.discord_payloads import MAX_CHOICE_VALUE, choice_value
+from bot.core import i18n
 from bot.core.messages import fit
 from bot.kit.commands import CommandSpec
 from bot.runtime.app import StudyBot
 
 MAX_AUTOCOMPLETE = 25  # Discord shows at most 25 suggestions
+MAX_DESCRIPTION = 100  # Discord's limit on a command's or an option's description
+TRANSLATED = (app_commands.TranslationContextLocation.command_description,
+              app_commands.TranslationContextLocation.parameter_description)
+
+
+class CatalogueTranslator(app_commands.Translator):
+    """The commands' and options' descriptions from the catalogues, as `description_localizations`
+    for each shipped language (Discord's es-ES and es-419 both read Spanish). Names and choices stay
+    English: they are the words /help, the usage lines and the typed forms name, on every platform."""
+
+    async def translate(self, string: app_commands.locale_str, locale: discord.Locale,
+                        context: app_commands.TranslationContextTypes) -> str | None:
+        language = i18n.language_of(locale.value)
+        if context.location not in TRANSLATED or language in (None, i18n.SOURCE, i18n.PSEUDO):
+            return None
+        shown = i18n.translator(language).gettext(string.message)
+        return fit(shown, MAX_DESCRIPTION) if shown != string.message else None
 
 
 class Commanded(Protocol):

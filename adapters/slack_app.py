@@ -241,7 +241,7 @@ class SlackAdapter(ChatAdapter):
             self.app.enable_token_revocation_listeners()  # app_uninstalled, tokens_revoked: the install goes
         self._ignored = RefusalLog(log, verb="ignored")
         self.http = SlackHttp(self.app, bot, settings, self.limits, self.installs, self._ignored)
-        self._admins: dict[tuple[str, str], tuple[bool, float]] = {}
+        self._people: dict[tuple[str, str], tuple[Json, float]] = {}  # users.info, until when it is trusted
         self._dms: dict[tuple[str, str], str] = {}  # (workspace, user) -> DM channel
         self.response_urls = ResponseUrls()  # instead of Bolt's `respond`: see adapters.slack_response_urls
         self._socket: AsyncSocketModeHandler | None = None
@@ -353,31 +353,40 @@ class SlackAdapter(ChatAdapter):
 
     async def _actor(self, body: Json) -> Actor:
         team, user, name = user_of(body)
-        return Actor(PLATFORM, team, user, name, await self._is_instructor(team, user))
+        info = await self._user_info(team, user) if user else {}
+        locale = info.get("locale")
+        return Actor(PLATFORM, team, user, name, await self._is_instructor(team, user, info),
+                     locale if isinstance(locale, str) else None)
 
-    async def _is_instructor(self, team: str, user: str) -> bool:
-        """Listed by id, or (with slack_admins) a workspace admin or owner. The admin flag is
-        looked up with `users.info` before the ack, so the lookup never waits out a rate limit:
-        it fails fast and the last known flag (or "learner") stands; a flag is trusted for
-        `admin_ttl` seconds, so a demoted admin loses instructor powers within that time."""
+    async def _is_instructor(self, team: str, user: str, info: Json | None = None) -> bool:
+        """Listed by id, or (with slack_admins) a workspace admin or owner, as `users.info` says (`info`,
+        else looked up)."""
         if self.bot.settings.instructors.listed(Cohort(PLATFORM, team), user):
             return True
         if self.installs is not None and await self.installs.teaches(team, user, self.bot.settings.instructors):
             return True
         if not self.settings.admins_are_instructors or not user:
             return False
+        info = info if info is not None else await self._user_info(team, user)
+        return bool(info.get("is_admin") or info.get("is_owner"))
+
+    async def _user_info(self, team: str, user: str) -> Json:
+        """What `users.info` says of a person (their admin flag, their locale): looked up once per
+        `admin_ttl` seconds, before the ack, so the lookup never waits out a rate limit: it fails fast
+        and what was last known (or nothing) stands; a demoted admin loses instructor powers, and a
+        changed language shows, within that time."""
         now = time.monotonic()
-        known = self._admins.get((team, user))
+        known = self._people.get((team, user))
         if known is not None and known[1] > now:
             return known[0]
         try:
-            info = (await self.quick.users_info(token=await self.token(team), user=user))["user"]
+            info = (await self.quick.users_info(token=await self.token(team), user=user,
+                                                include_locale=True))["user"]
         except SLACK_FAILURES as exc:
-            log.warning("users.info failed (%s); the user's last known role stands", self.why(exc))
-            return known[0] if known else False
-        flag = bool(info.get("is_admin") or info.get("is_owner"))
-        self._admins[(team, user)] = (flag, now + self.admin_ttl)
-        return flag
+            log.warning("users.info failed (%s); what was known of the user stands", self.why(exc))
+            return known[0] if known else {}
+        self._people[(team, user)] = (info, now + self.admin_ttl)
+        return info
 
     async def token(self, team: str) -> str:
         """The bot token for the workspace: SLACK_BOT_TOKEN's, else its install's (refreshed when it

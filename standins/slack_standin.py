@@ -592,7 +592,12 @@ class SlackStandIn(LoopbackServer):
             "tz": "UTC",
             "profile": {"display_name": uid.lower(), "real_name": uid},
         }
-        return {"user": {**user, **self.users.get(uid, {})}}
+        found = {**user, **self.users.get(uid, {})}
+        if str(params.get("include_locale", "")).lower() not in ("1", "true"):
+            found.pop("locale", None)  # Slack gives the locale only when asked
+        else:
+            found.setdefault("locale", "en-US")
+        return {"user": found}
 
     # -- response_url ----------------------------------------------------------------------
 

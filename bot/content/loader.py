@@ -23,6 +23,7 @@ from bot.core import yamlfile
 from bot.core.errors import ContentErrors, ContentProblem
 from bot.core.suggest import did_you_mean
 from bot.core.yamlcheck import Checker, FieldPath, field_name
+from bot.grading.languages import ENGLISH, GRADED, answers_in
 from bot.grading.reading import Synonyms
 from bot.grading.scoring import teachback_needed
 from bot.grading.selfcheck import audit_rubric
@@ -34,7 +35,7 @@ PRACTICE_FILE = "practice.yaml"  # optional: questions outside the quiz, for /re
 NOTES_FILE, QUIZ_MD = "notes.md", "quiz.md"
 PACK_FILES = (LESSON_FILE, QUIZ_FILE, GLOSSARY_FILE, TEACHBACK_FILE, PRACTICE_FILE)
 
-LESSON_KEYS = frozenset({"id", "title", "summary", "goals", "synonyms"})
+LESSON_KEYS = frozenset({"id", "title", "summary", "goals", "synonyms", "language"})
 GOAL_KEYS = frozenset({"id", "text"})
 QUESTION_KEYS = frozenset({"id", "type", "goal", "prompt", "explanation", "sources", "hints"})
 MOST_HINTS = 3  # hints one question may offer
@@ -69,8 +70,13 @@ def shown(file: Path) -> str:
 def _read_lesson(c: Checker, data: dict, folder: Path) -> Lesson:
     c.known_keys(data, (), LESSON_KEYS)
     goals = tuple(Goal(c.text(g, "id", p), c.text(g, "text", p)) for p, g in c.items(data, "goals", (), GOAL_KEYS))
+    language = data.get("language", ENGLISH)
+    if language not in GRADED:
+        c.fail(("language",), f"{str(language)[:20]!r} is not a language studybot grades; write one of "
+               f"{', '.join(GRADED)} (default {ENGLISH})")
+        language = ENGLISH
     return Lesson(id=c.text(data, "id", ()), title=c.text(data, "title", ()), summary=c.text(data, "summary", ()),
-                  goals=goals, path=folder, synonyms=Synonyms(c.synonyms(data, "synonyms", ())))
+                  goals=goals, path=folder, synonyms=Synonyms(c.synonyms(data, "synonyms", ())), language=language)
 
 
 def _read_questions(c: Checker, data: dict, lesson: Lesson) -> list[tuple[FieldPath, Question]]:
@@ -248,6 +254,15 @@ class _Loading:
         self.check(lesson_file, c)
         parts: dict[str, list[Any]] = {part.lesson_field: [] for part in PARTS}  # questions, prompts, terms, practice
         sources = self.source_ids(folder)
+        with answers_in(lesson.language):  # its rubrics are read, and their examples graded, in its language
+            self._load_parts(folder, lesson, parts, sources)
+        if lesson.id and self._unique("lesson", lesson.id, lesson_file, ("id",), None):
+            self.report.library.add(replace(lesson, questions=tuple(parts["questions"]),
+                                            prompts=tuple(parts["prompts"]), terms=tuple(parts["terms"]),
+                                            practice=tuple(parts["practice"]), sources=dict(sources or {})))
+
+    def _load_parts(self, folder: Path, lesson: Lesson, parts: dict[str, list[Any]],
+                    sources: dict[str, str] | None) -> None:
         for part in PARTS:
             file = folder / part.file
             if not file.exists() or (data := self.parse(file)) is None:
@@ -262,10 +277,6 @@ class _Loading:
                     if fresh:
                         parts[part.lesson_field].append(item)
             self.check(file, c)
-        if lesson.id and self._unique("lesson", lesson.id, lesson_file, ("id",), None):
-            self.report.library.add(replace(lesson, questions=tuple(parts["questions"]),
-                                            prompts=tuple(parts["prompts"]), terms=tuple(parts["terms"]),
-                                            practice=tuple(parts["practice"]), sources=dict(sources or {})))
 
     def unknown_files(self, folder: Path) -> None:
         """A misspelt pack file would silently be left out: name it."""

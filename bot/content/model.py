@@ -56,6 +56,7 @@ class Lesson:
     terms: tuple[Term, ...] = ()
     practice: tuple[Question, ...] = ()  # further questions, outside the quiz: /review and practice rounds
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)  # notes.md's sources by id: title <link>
+    language: str = "en"  # what its rubrics and its learners' answers are written in (`bot.grading.languages`)
 
     @property
     def question_ids(self) -> tuple[str, ...]:

@@ -10,6 +10,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import DamerauLevenshtein
 
 from bot.content.model import Term
+from bot.core.i18n import N_
 from bot.grading.reading import normalise
 
 SUGGESTION_CUTOFF = 60  # rapidfuzz ratio below which a term is not worth suggesting
@@ -52,14 +53,14 @@ class Glossary:
         if (term := self.lookup(wanted)) is not None:
             return term, ""
         if len(begun := self._words_begun(wanted)) == 1:
-            return begun[0], "the only term whose words begin so"
+            return begun[0], N_("the only term whose words begin so")
         key = normalise(wanted)
         if len(key) >= 3:
             most = 1 if len(key) < 8 else 2
             near = {self._by_key[k] for k, _, _ in process.extract(key, self._keys, scorer=DamerauLevenshtein.distance,
                                                                       score_cutoff=most, limit=None)}
             if len(near) == 1:
-                return near.pop(), "the closest term"
+                return near.pop(), N_("the closest term")
         return None, ""
 
     def _words_begun(self, query: str) -> list[Term]:

@@ -23,6 +23,7 @@ from cryptography.fernet import Fernet
 
 from bot.core import yamlfile
 from bot.core.errors import ConfigError
+from bot.core.i18n import SHIPPED, SOURCE, language_of
 from bot.core.messages import Cohort
 from bot.core.suggest import did_you_mean
 from bot.core.yamlcheck import Checker, FieldPath, Invalid, field_name, shown
@@ -41,7 +42,8 @@ LOG_FORMATS = ("text", "json")
 INSTRUCTOR_KEYS = ("everywhere", "console")  # with each platform's own keys between them (its instructor rule)
 PLATFORM_NAMES = ("slack", "discord", "console")  # the old instructors.<platform> lists
 COHORT_KEYS = ("platform", "timezone", "leaderboard", "daily", "instructors", "gradebook", "track", "reader",
-               "review", "streaks", "teams", "team_join", "confidence")
+               "review", "streaks", "teams", "team_join", "confidence",
+               "language")
 TEAM_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,23}$")  # a team's name, as /team join NAME takes it
 LEADERBOARD_KEYS = ("channel", "weekday", "time")
 DAILY_KEYS = ("channel", "time", "lesson", "reveal")
@@ -189,6 +191,7 @@ class CohortSettings:
     teams: Mapping[str, frozenset[str]] = field(default_factory=dict)  # team name -> user ids, as configured
     team_join: bool = False  # learners may /team join a team themselves
     confidence: bool = False  # "How sure were you?" after each answer
+    language: str = SOURCE  # public posts (rounds, the question of the day, the weekly board) are in it
 
 
 @dataclass(frozen=True)
@@ -444,7 +447,15 @@ def _cohort(c: Checker, cohort_id: str, data: object,
         review=_review(c, (*path, "review"), data.get("review")),
         streaks=c.flag(data, "streaks", path, True), teams=_teams(c, (*path, "teams"), data.get("teams")),
         team_join=c.flag(data, "team_join", path, False),
-        confidence=c.flag(data, "confidence", path, False))
+        confidence=c.flag(data, "confidence", path, False),
+        language=_language(c, (*path, "language"), data.get("language", SOURCE)))
+
+
+def _language(c: Checker, path: FieldPath, value: object) -> str:
+    """A cohort's language: one studybot ships (its posts are written in it)."""
+    if not isinstance(value, str) or language_of(value) not in SHIPPED:
+        c.stop(path, f"{shown(value)} is not a language studybot ships; write one of {', '.join(SHIPPED)}")
+    return str(language_of(value))
 
 
 def _track(c: Checker, path: FieldPath, data: object) -> tuple[TrackStep, ...]:

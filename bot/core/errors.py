@@ -22,6 +22,8 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bot.core import i18n
+
 
 class StudyError(Exception):
     """A user's mistake. Its message is shown to them, so it says what to do."""
@@ -40,14 +42,16 @@ class StoreBusy(StudyError):
     """The database was locked or full; nothing was recorded, the user may retry."""
 
     def __init__(self) -> None:
-        super().__init__("The bot is busy and nothing was recorded. Please try again in a moment.")
+        super().__init__(i18n.current().gettext(
+            "The bot is busy and nothing was recorded. Please try again in a moment."))
 
 
 class RoundAlreadyOpen(StudyError):
     """A channel has one open round at a time."""
 
     def __init__(self) -> None:
-        super().__init__("A round is already running in this channel. Answer it, or wait for it to end.")
+        super().__init__(i18n.current().gettext(
+            "A round is already running in this channel. Answer it, or wait for it to end."))
 
 
 class SetupError(Exception):

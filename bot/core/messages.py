@@ -7,7 +7,7 @@ platform would refuse.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -55,13 +55,15 @@ class Cohort:
 class Actor:
     """Who sent an event: the one way a learner is named across the core.
 
-    Adapters set `is_instructor` from the settings."""
+    Adapters set `is_instructor` from the settings, and `locale` from what the platform says of the
+    person's language (Discord's `interaction.locale`, Slack's `users.info`, the console's `LANG`)."""
 
     platform: str
     cohort: str
     user_id: str
     display_name: str = ""
     is_instructor: bool = False
+    locale: str | None = field(default=None, compare=False)
 
     @property
     def in_cohort(self) -> Cohort:

@@ -9,7 +9,8 @@ from datetime import datetime, timedelta
 from bot.core.clock import iso_week
 from bot.core.config import Settings
 from bot.core.errors import StudyError
-from bot.core.messages import Audience, Cohort, Command, Place, Reply, TimerKey, counted
+from bot.core.i18n import N_, Translator, current, reading
+from bot.core.messages import Audience, Cohort, Command, Place, Reply, TimerKey
 from bot.grading.scoring import SelfGraded
 from bot.kit.commands import Option, command
 from bot.kit.context import Context
@@ -19,7 +20,7 @@ from bot.reports.marks import marks_text
 from bot.store.model import Standing
 
 WEEK = re.compile(r"^\d{4}-W(0[1-9]|[1-4]\d|5[0-3])$")
-USAGE = "Use /leaderboard, /leaderboard all, /leaderboard week 2026-W48 or /leaderboard teams."
+USAGE = N_("Use /leaderboard, /leaderboard all, /leaderboard week 2026-W48 or /leaderboard teams.")
 SCHEDULE = "leaderboard"  # the weekly post's timer, one per cohort
 
 
@@ -33,35 +34,44 @@ def parse_period(ctx: Context, cohort: Cohort, words: list[str]) -> str | None:
         return words[1].upper()
     if len(words) == 1 and WEEK.match(words[0].upper()):
         return words[0].upper()
-    raise StudyError(USAGE)
+    raise StudyError(ctx._(USAGE))
 
 
 def points_text(standing: Standing, policy: SelfGraded) -> str:
     """A learner's points as a board's row shows them: "12 (3 self-graded)"."""
-    return f"{standing.points}{marks_text(standing, policy)}"
+    return f"{current().decimal(standing.points)}{marks_text(standing, policy)}"
 
 
-def title_of(ctx: Context, cohort: Cohort, week: str | None, board: str = "Leaderboard") -> str:
-    return f"{board} · week {week} ({ctx.zone(cohort).key})" if week else f"{board} · all time"
+def title_of(ctx: Context, cohort: Cohort, week: str | None, tr: Translator, teams: bool = False) -> str:
+    """A board's heading in `tr`'s language: the learners' board, or the team board."""
+    zone = ctx.zone(cohort).key
+    if teams:
+        return (tr.gettext("Team board · week {week} ({zone})", week=week, zone=zone) if week
+                else tr.gettext("Team board · all time"))
+    return (tr.gettext("Leaderboard · week {week} ({zone})", week=week, zone=zone) if week
+            else tr.gettext("Leaderboard · all time"))
 
 
-async def teams_text(ctx: Context, cohort: Cohort, week: str | None, mine: str | None = None) -> str:
+async def teams_text(ctx: Context, cohort: Cohort, week: str | None, tr: Translator, mine: str | None = None) -> str:
     """The team board (`bot.kit.teams`), for the cohort's teams (with the team `mine` shown, as the viewer's)."""
     if not has_teams(ctx, cohort):
         raise StudyError("This cohort has no teams. An instructor can list them under cohorts.<id>.teams in the "
                          "config, or let learners /team join (team_join: true).")
     standings = await team_board(ctx, cohort, week, ctx.settings.self_graded)
-    return team_board_text(title_of(ctx, cohort, week, "Team board"), standings, mine)
+    return team_board_text(title_of(ctx, cohort, week, tr, teams=True), standings, mine)
 
 
-async def board_text(ctx: Context, cohort: Cohort, week: str | None) -> str:
+async def board_text(ctx: Context, cohort: Cohort, week: str | None, tr: Translator | None = None) -> str:
+    """The board in `tr`'s language: the reader's (a private view, the default) or the cohort's (a post)."""
+    tr = tr or ctx.tr
     policy = ctx.settings.self_graded
     standings = await ctx.store.boards.top(cohort, week, policy)
-    title = title_of(ctx, cohort, week)
+    title = title_of(ctx, cohort, week, tr)
     if not standings:
-        return f"{title}\nNo points yet. Answer with /quiz to get on the board."
-    rows = [f"{s.rank}. {s.display_name or s.user_id} · {points_text(s, policy)}" for s in standings]
-    note = ["(Self-graded points are not counted.)"] if policy is SelfGraded.EXCLUDE else []
+        return title + "\n" + tr.gettext("No points yet. Answer with /quiz to get on the board.")
+    with reading(tr):
+        rows = [f"{s.rank}. {s.display_name or s.user_id} · {points_text(s, policy)}" for s in standings]
+    note = [tr.gettext("(Self-graded points are not counted.)")] if policy is SelfGraded.EXCLUDE else []
     return "\n".join([title, *rows, *note])
 
 
@@ -78,25 +88,30 @@ async def leaderboard(ctx: Context, cmd: Command) -> list[Reply]:
     words = cmd.args.lower().split()
     post = bool(words) and words[0] == "post"
     if post:
-        ctx.require_instructor(cmd.actor, "post the leaderboard")
+        if not cmd.actor.is_instructor:
+            raise StudyError(ctx._("Only instructors can post the leaderboard. Ask your instructor if you need it."))
         if not cmd.place.channel_id:
-            raise StudyError("Post the leaderboard from a channel.")
+            raise StudyError(ctx._("Post the leaderboard from a channel."))
         words = words[1:]
     cohort = cmd.actor.in_cohort
     teams = words[:1] == ["teams"]
     week = parse_period(ctx, cohort, words[1:] if teams else words)
-    if teams and not post:
+    if teams:
+        if post:
+            board = await teams_text(ctx, cohort, week, ctx.public(cohort))
+            return [Reply(board, Audience.PUBLIC), Reply(ctx._("Posted."))]
         team = await team_of(ctx, cmd.actor)
-        text = await teams_text(ctx, cohort, week, team)
+        text = await teams_text(ctx, cohort, week, ctx.tr, team)
         return [Reply(text + (f"\nYour team: {team}." if team else "\nYou are in no team."))]
-    text = await (teams_text if teams else board_text)(ctx, cohort, week)
     if post:
-        return [Reply(text, Audience.PUBLIC), Reply("Posted.")]
+        board = await board_text(ctx, cohort, week, ctx.public(cohort))
+        return [Reply(board, Audience.PUBLIC), Reply(ctx._("Posted."))]
+    text = await board_text(ctx, cohort, week, ctx.tr)
     policy = ctx.settings.self_graded
     mine = await ctx.store.boards.standing(cmd.actor, week, policy)
-    text += (f"\nYou: rank {mine.rank} with {counted(mine.points, 'point')}{marks_text(mine, policy)}."
-             if mine
-             else "\nNo points for you in this period yet.")
+    text += "\n" + (ctx.ngettext("You: rank {rank} with {n} point{marks}.", "You: rank {rank} with {n} points{marks}.",
+                                  mine.points, rank=mine.rank, marks=marks_text(mine, policy))
+                    if mine else ctx._("No points for you in this period yet."))
     return [Reply(text)]
 
 
@@ -135,9 +150,10 @@ async def on_schedule(ctx: Context, key: TimerKey) -> list[Reply]:
         return []
     moment = last_post(ctx, cohort, ctx.clock.now())
     week = iso_week(moment - timedelta(days=1), ctx.zone(cohort))
-    text = await board_text(ctx, cohort, week)
+    public = ctx.public(cohort)
+    text = await board_text(ctx, cohort, week, public)
     if has_teams(ctx, cohort):
-        text += "\n\n" + await teams_text(ctx, cohort, week)
+        text += "\n\n" + await teams_text(ctx, cohort, week, public)
     return [Reply(text, Audience.PUBLIC, place=Place(cohort.platform, cohort.id, plan.channel))]
 
 

@@ -113,8 +113,10 @@ async def start_round(ctx: Context, cmd: Command, words: list[str]) -> list[Repl
     round_id, first = await ctx.store.rounds.open(cmd.place, cmd.actor, lesson.id, chosen, timer_key,
                                                   ctx.clock.now() + timedelta(seconds=per_question), seconds)
     round_ = await _round(ctx, round_id)
-    started = Reply(f"Round started: {counted(len(chosen), 'question')}, {per_question} s each. Press Next on a "
-                    "question to reveal it early; /quiz round stop ends it.")
+    started = Reply(ctx.ngettext("Round started: {n} question, {seconds} s each. Press Next on a question to "
+                                 "reveal it early; /quiz round stop ends it.",
+                                 "Round started: {n} questions, {seconds} s each. Press Next on a question to "
+                                 "reveal it early; /quiz round stop ends it.", len(chosen), seconds=per_question))
     return [started, _question(ctx, round_, first)]
 
 
@@ -189,14 +191,22 @@ def _question(ctx: Context, round_: Round, prompt: Prompt) -> Reply:
     question = ctx.library.questions.get(prompt.item_id or "")
     if question is None:  # removed by a reload meanwhile: the round goes on without it
         return Reply(f"{_header(ctx, round_, position)}\n{REMOVED}", Audience.PUBLIC,
-                     choices=(Choice("Next ▶", f"{prompt.id}.{NEXT}"),), tag=timer_key(round_.id, position),
+                     choices=(_next(ctx, round_, prompt),), tag=timer_key(round_.id, position),
                      place=round_.place)
     return ask(ctx, question, prompt, _header(ctx, round_, position), Audience.PUBLIC,
-               extra=(Choice("Next ▶", f"{prompt.id}.{NEXT}"),), tag=timer_key(round_.id, position), place=round_.place)
+               extra=(_next(ctx, round_, prompt),), tag=timer_key(round_.id, position), place=round_.place)
 
 
 def _header(ctx: Context, round_: Round, position: int) -> str:
-    return f"Round · question {position + 1} of {len(round_.question_ids)} · {_seconds(ctx, round_)} s"
+    """A round question's first line, in its cohort's language (a public post)."""
+    return ctx.public(round_.place.in_cohort).gettext("Round · question {number} of {total} · {seconds} s",
+                                                       number=position + 1, total=len(round_.question_ids),
+                                                       seconds=_seconds(ctx, round_))
+
+
+def _next(ctx: Context, round_: Round, prompt: Prompt) -> Choice:
+    """A round question's Next button, in its cohort's language."""
+    return Choice(ctx.public(round_.place.in_cohort).pgettext("button", "Next ▶"), f"{prompt.id}.{NEXT}")
 
 
 async def on_next(ctx: Context, event: ChoiceMade, prompt: Prompt, suffix: str) -> list[Reply]:

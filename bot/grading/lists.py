@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from bot.grading import languages
+from bot.grading.languages import ENGLISH, answer_language
 from bot.grading.reading import Answer
 from bot.grading.rules import CONNECTIVES, DETERMINERS, LIST_JOINERS, RELATION_WORDS
 
@@ -35,6 +37,8 @@ def _items(text: str) -> list[list[str]]:
 
 
 def _relates(words: list[str]) -> bool:
+    if (lang := answer_language()) != ENGLISH:  # another language: by its function words after the first word
+        return any(w in languages.FUNCTION_WORDS[lang] for w in words[1:])
     return any(w in RELATION_WORDS and w not in CONNECTIVES or n and w in DETERMINERS for n, w in enumerate(words))
 
 
@@ -50,4 +54,7 @@ def is_list(text: str) -> bool:
 def lists_terms(text: str, answer: Answer) -> bool:
     """Whether the answer (`text`, as read) is a list of terms: by its separators, or a bare list of two words or
     more."""
+    if (lang := answer_language()) != ENGLISH:
+        bare = not any(w.text in languages.FUNCTION_WORDS[lang] for w in answer.words)
+        return is_list(text) or (bare and len(answer.words) > 1)
     return is_list(text) or (answer.bare_list and len(answer.words) > 1)

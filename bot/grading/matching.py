@@ -47,6 +47,7 @@ from bot.grading.finding import (  # noqa: F401  (find, states: the finding func
     states,
     stating,
 )
+from bot.grading.languages import answers_in
 from bot.grading.lists import lists_terms
 from bot.grading.reading import NO_SYNONYMS, Answer, Phrase, Synonyms, content_words, phrase, read
 from bot.grading.rubric import KeyPoint, Rubric
@@ -300,8 +301,12 @@ def grade(rubric: Rubric, text: str, *, synonyms: Synonyms | None = None, prompt
     in doubt; partly right when one short with half of a further point said by a word of that point alone (not in
     another point, nor in the `prompt`; a `half_point` rubric; needing one point, three quarters), when enough are
     stated only with one in doubt, or when short only by points also stated apart from their misconception; not yet
-    otherwise (see the module)."""
-    table = synonyms or NO_SYNONYMS
+    otherwise (see the module). Read in the rubric's language (its pack's)."""
+    with answers_in(rubric.language):
+        return _grade(rubric, text, synonyms or NO_SYNONYMS, prompt)
+
+
+def _grade(rubric: Rubric, text: str, table: Synonyms, prompt: str) -> Grade:
     answer = read(text, table)
     asked = frozenset(lemma(w) for w in content_words(prompt, table))
     reading = _cover(rubric.points, answer, table, asked, NEAR_POINT if rubric.needed >= 2 else LONE_POINT)

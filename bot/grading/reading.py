@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cached_property, lru_cache
 
+from bot.grading.languages import answer_language
 from bot.grading.rules import BREAK, CONTRASTS, DETERMINERS, FILLERS, FUNCTION_WORDS, NEGATORS
 from bot.grading.scopes import Word, read_words
 from bot.grading.words import is_content, lemma, similar
@@ -286,9 +287,14 @@ def _anchored(word: str) -> bool:
     return is_content(word) or word in NEGATORS or word in CONTRASTS
 
 
-@lru_cache(maxsize=20_000)
 def phrase(text: str, synonyms: Synonyms = NO_SYNONYMS) -> Phrase:
-    """A phrasing read once: synonyms applied, determiners and fillers dropped, words lemmatised."""
+    """A phrasing read once (per language answers are read in): synonyms applied, determiners and fillers dropped,
+    words lemmatised."""
+    return _phrase(text, synonyms, answer_language())
+
+
+@lru_cache(maxsize=20_000)
+def _phrase(text: str, synonyms: Synonyms, language: str) -> Phrase:
     words = tuple((t, lemma(t)) for t in _tokens(text, synonyms) if t != BREAK)
     return Phrase(words, sum(is_content(t) for t, _ in words))
 

@@ -3,7 +3,9 @@ model, the content checker and the grader, so it imports none of them)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from bot.grading.languages import answer_language
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,7 @@ class Rubric:
     needed: int
     points: tuple[KeyPoint, ...]
     half_point: bool = True
+    language: str = field(default_factory=answer_language)  # its pack's: answers to it are read in it
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Comparing words: by English lemma (simplemma), and with a small typo in a longer word (rapidfuzz).
+"""Comparing words: by lemma (simplemma, in the language answers are read in: `bot.grading.languages`), and with
+a small typo in a longer word (rapidfuzz).
 
 Words of one family are the same word: a lemma and a derivative that names the act, state or manner of it
 ("declaration" and "declare", "execution" and "execute", "recursion" and "recurse": `derived`).
@@ -18,41 +19,53 @@ from functools import lru_cache
 import simplemma
 from rapidfuzz.distance import DamerauLevenshtein
 
+from bot.grading import languages
+from bot.grading.languages import ENGLISH, answer_language
 from bot.grading.rules import FUNCTION_WORDS
 
 
-@lru_cache(maxsize=100_000)
 def lemma(word: str) -> str:
-    """The English lemma of a lower-case word; an unknown plural ("gpus") loses its s; numbers stay."""
+    """The lemma of a lower-case word in the language answers are read in; an unknown English plural ("gpus")
+    loses its s; numbers stay."""
+    return _lemma(word, answer_language())
+
+
+@lru_cache(maxsize=100_000)
+def _lemma(word: str, lang: str) -> str:
     if word[0].isdigit():
         return word
-    found = simplemma.lemmatize(word, lang="en")
-    if (found == word and len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "is"))
-            and not simplemma.is_known(word, lang="en")):
+    found = simplemma.lemmatize(word, lang=lang)
+    if (lang == ENGLISH and found == word and len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "is"))
+            and not simplemma.is_known(word, lang=lang)):
         return word[:-1]
     return found
 
 
 def is_content(word: str) -> bool:
     """Whether a word carries meaning of its own (not an article, filler, joiner or relation word)."""
-    return word not in FUNCTION_WORDS and lemma(word) not in FUNCTION_WORDS
+    function_words = languages.FUNCTION_WORDS.get(answer_language(), FUNCTION_WORDS)
+    return word not in function_words and lemma(word) not in function_words
+
+
+def similar(said: str, said_lemma: str, wanted: str, wanted_lemma: str) -> bool:
+    """Whether a word of the answer is the wanted word: the same lemma or form, or a typo of it."""
+    return _similar(said, said_lemma, wanted, wanted_lemma, answer_language())
 
 
 @lru_cache(maxsize=200_000)
-def similar(said: str, said_lemma: str, wanted: str, wanted_lemma: str) -> bool:
-    """Whether a word of the answer is the wanted word: the same lemma or form, or a typo of it."""
+def _similar(said: str, said_lemma: str, wanted: str, wanted_lemma: str, lang: str) -> bool:
     if said_lemma == wanted_lemma or said == wanted:
         return True
     if derived(said_lemma, wanted_lemma):
         return True
     if len(wanted) <= 3 or said[0] != wanted[0] or said[0].isdigit() or wanted[0].isdigit():
         return False
-    if _abbreviation(wanted):
+    if _abbreviation(wanted, lang):
         return False
     short, long = sorted((said_lemma, wanted_lemma), key=len)
-    if len(long) - len(short) >= 2 and long.startswith(short) and simplemma.is_known(short, lang="en"):
+    if len(long) - len(short) >= 2 and long.startswith(short) and simplemma.is_known(short, lang=lang):
         return False  # a word and a derivative outside its family (point, pointer) are not typos of each other
-    if simplemma.is_known(said, lang="en") and simplemma.is_known(wanted, lang="en"):
+    if simplemma.is_known(said, lang=lang) and simplemma.is_known(wanted, lang=lang):
         return len(wanted) > 5 and _typo(said, wanted, 1)  # two real words
     return _typo(said_lemma, wanted_lemma) or _typo(said, wanted)
 
@@ -60,8 +73,8 @@ def similar(said: str, said_lemma: str, wanted: str, wanted_lemma: str) -> bool:
 ABBREVIATION = 4  # letters at most: a shorter word that no dictionary knows (FIFO, LIFO, FSDP) must be exact
 
 
-def _abbreviation(word: str) -> bool:
-    return len(word) <= ABBREVIATION and not simplemma.is_known(word, lang="en")
+def _abbreviation(word: str, lang: str) -> bool:
+    return len(word) <= ABBREVIATION and not simplemma.is_known(word, lang=lang)
 
 
 def _typo(said: str, wanted: str, allowed: int = 0) -> bool:
@@ -101,6 +114,9 @@ def stem(word: str) -> str:
 
 def derived(one: str, other: str) -> bool:
     """Whether two lemmas are one word family: the same stem of STEM letters or more ("execution" and "execute",
-    "recursion" and "recurse", "locally" and "local"; not "point" and "pointer", nor "state" and "statement")."""
+    "recursion" and "recurse", "locally" and "local"; not "point" and "pointer", nor "state" and "statement").
+    English suffixes: in another language only the lemma and typos tell words apart."""
+    if answer_language() != ENGLISH:
+        return False
     found = stem(one)
     return len(found) >= STEM and found == stem(other)

@@ -24,6 +24,7 @@ from fsrs import Rating, Scheduler
 
 from bot.content.model import Lesson, Library
 from bot.content.term_index import Glossary
+from bot.core import i18n
 from bot.core.clock import Clock, Weeks
 from bot.core.config import Settings
 from bot.core.errors import StudyError
@@ -150,6 +151,27 @@ class Context:
         """Serve another library (a reload); call it between events only (StudyBot.reload does)."""
         self.library = library
         self.glossary = Glossary(library.terms)
+
+    # ------------------------------------------------------------ the reader's language
+
+    def _(self, message: str, /, **values: object) -> str:
+        """A message in the language of the learner this event is for (`bot.core.i18n`), filled in."""
+        return i18n.current().gettext(message, **values)
+
+    def ngettext(self, singular: str, plural: str, n: int, /, **values: object) -> str:
+        return i18n.current().ngettext(singular, plural, n, **values)
+
+    def pgettext(self, context: str, message: str, /, **values: object) -> str:
+        return i18n.current().pgettext(context, message, **values)
+
+    @property
+    def tr(self) -> i18n.Translator:
+        """The event's translator: its messages, dates and numbers (a private reply's language)."""
+        return i18n.current()
+
+    def public(self, cohort: Cohort) -> i18n.Translator:
+        """The translator of a cohort's public posts (`cohorts.<id>.language`), never one learner's."""
+        return i18n.translator(self.settings.cohort(cohort).language)
 
     @asynccontextmanager
     async def files_lock(self, cohort: Cohort) -> AsyncIterator[None]:

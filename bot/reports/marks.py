@@ -3,13 +3,16 @@ self-graded, 1 instructor-graded)"."""
 
 from __future__ import annotations
 
+from bot.core import i18n
 from bot.grading.scoring import SelfGraded
 from bot.store.model import Standing
 
 
 def graded_marks(self_graded: int, instructor_graded: int) -> str:
     """How some points were graded otherwise than by a rubric: " (3 self-graded, 1 instructor-graded)"."""
-    marks = [f"{n} {how}" for n, how in ((self_graded, "self-graded"), (instructor_graded, "instructor-graded")) if n]
+    tr = i18n.current()
+    marks = ([tr.ngettext("{n} self-graded", "{n} self-graded", self_graded)] if self_graded else []) + (
+        [tr.ngettext("{n} instructor-graded", "{n} instructor-graded", instructor_graded)] if instructor_graded else [])
     return f" ({', '.join(marks)})" if marks else ""
 
 

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from bot.answering import questions as answering
 from bot.content.loader import Report, check_library
 from bot.content.model import Library
-from bot.core import logs
+from bot.core import i18n, logs
 from bot.core.clock import Clock, SystemClock
 from bot.core.config import Settings
 from bot.core.errors import ContentErrors, ContentProblem, StudyError, TextRefused, reference_id
@@ -47,6 +47,7 @@ from bot.features import (
     glossary,
     hints,
     insights,
+    language,
     leaderboard,
     lessons,
     progress,
@@ -99,6 +100,7 @@ FEATURES: tuple[Feature, ...] = (  # in the order /help lists their commands (an
     insights.FEATURE,
     daily.FEATURE,
     tracks.FEATURE,
+    language.FEATURE,
 )
 
 
@@ -109,7 +111,8 @@ def declared_commands(features: Sequence[Feature] = FEATURES) -> tuple[CommandSp
     @command(summary="The studybot commands", name="help")
     async def help_command(ctx: Context, cmd: Command) -> list[Reply]:
         """/help: the commands and what they do."""
-        return [Reply(text) for text in pages(["Commands:", *("• " + line for spec in specs for line in spec.usage)])]
+        lines = ("• " + ctx._(line) for spec in specs for line in spec.usage)
+        return [Reply(page) for page in pages([ctx._("Commands:"), *lines])]
 
     specs.append(help_command)
     return tuple(specs)
@@ -245,7 +248,7 @@ class StudyBot:
         outcome = "ok"
         try:
             async with self.gate.event():
-                replies = await self._dispatch(await self._with_cohort(event))
+                replies = await self._answer(await self._with_cohort(event))
         except StudyError as exc:
             outcome = "refused"
             replies = [Reply(exc.user_message, retype=isinstance(exc, TextRefused))]
@@ -253,8 +256,9 @@ class StudyBot:
             outcome = "error"
             ref = reference_id()
             log.exception("bug ref=%s while handling %s", ref, _summary(event))
-            replies = [Reply(f"Something went wrong on our side (reference {ref}). Please try again; "
-                             "if it keeps happening, give the reference to your instructor.")]
+            tr = i18n.translator(None if isinstance(event, TimerFired) else event.actor.locale)
+            replies = [Reply(tr.gettext("Something went wrong on our side (reference {ref}). Please try again; "
+                                        "if it keeps happening, give the reference to your instructor.", ref=ref))]
         seconds = time.perf_counter() - started
         if log.isEnabledFor(logging.INFO):  # the line's fields are worked out only when it is written
             log.info("handled %s outcome=%s latency_ms=%.1f", _summary(event), outcome, seconds * 1000,
@@ -274,8 +278,17 @@ class StudyBot:
             return event
         cohort = await self.ctx.store.learners.last_cohort(event.actor.platform, event.actor.user_id)
         if cohort is None:
-            raise StudyError("Use studybot in your cohort's channel first; after that, direct messages work too.")
+            raise StudyError(i18n.translator(event.actor.locale).gettext(
+                "Use studybot in your cohort's channel first; after that, direct messages work too."))
         return replace(event, actor=replace(event.actor, cohort=cohort), place=replace(event.place, cohort=cohort))
+
+    async def _answer(self, event: Event) -> list[Reply]:
+        """The replies, written for their reader (`bot.core.i18n`): a learner's event in their language
+        (`bot.features.language`), a timer's in its cohort's (its features address each post)."""
+        if isinstance(event, TimerFired):
+            return await self._dispatch(event)
+        with i18n.reading(await language.reader_of(self.ctx, event.actor)):
+            return await self._dispatch(event)
 
     async def _dispatch(self, event: Event) -> list[Reply]:
         if isinstance(event, Command):
@@ -289,18 +302,20 @@ class StudyBot:
             prompt = await self._prompt(prompt_id, event)
             on_choice = self._choices.get(prompt.kind)
             if on_choice is None:
-                raise StudyError("That button is no longer valid. Run the command again for a fresh one.")
+                raise StudyError(self.ctx._("That button is no longer valid. Run the command again for a fresh one."))
             return await on_choice(self.ctx, event, prompt, suffix)
         if isinstance(event, TextSubmitted):
             prompt = await self._prompt(event.form_token, event)
             on_text = self._forms.get(prompt.kind)
             if on_text is None:
-                raise StudyError("That form has expired. Run the command again for a fresh one.")
+                raise StudyError(self.ctx._("That form has expired. Run the command again for a fresh one."))
             if not event.text.strip():
-                raise TextRefused("Your answer is empty. Write a sentence or two and submit again.")
+                raise TextRefused(self.ctx._("Your answer is empty. Write a sentence or two and submit again."))
             if len(event.text) > MAX_FORM_TEXT:
-                raise TextRefused(f"Your answer is {len(event.text):,} characters; keep it under "
-                                 f"{MAX_FORM_TEXT:,} and submit again.")
+                tr = self.ctx.tr
+                raise TextRefused(tr.gettext(
+                    "Your answer is {length} characters; keep it under {most} and submit again.",
+                    length=tr.decimal(len(event.text)), most=tr.decimal(MAX_FORM_TEXT)))
             return await on_text(self.ctx, event, prompt)
         timer = self._timers.get(event.key.kind)
         return await timer.fire(self.ctx, event.key) if timer else []
@@ -308,9 +323,9 @@ class StudyBot:
     async def _prompt(self, prompt_id: str, event: ChoiceMade | TextSubmitted) -> Prompt:
         prompt = await self.ctx.store.prompts.get(prompt_id) if prompt_id else None
         if prompt is None or (prompt.platform, prompt.cohort) != (event.actor.platform, event.actor.cohort):
-            raise StudyError("That button is no longer valid. Use /quiz for a fresh question.")
+            raise StudyError(self.ctx._("That button is no longer valid. Use /quiz for a fresh question."))
         if prompt.owner is not None and prompt.owner != event.actor.user_id:
-            raise StudyError("That button belongs to someone else. Use /quiz for your own question.")
+            raise StudyError(self.ctx._("That button belongs to someone else. Use /quiz for your own question."))
         return prompt
 
     # ------------------------------------------------------------ timers

@@ -124,7 +124,7 @@ async def test_glossary_answers_with_the_definition(adapter: SlackAdapter, fake:
     body = json.loads(text)
     assert body["text"].startswith("*MFU* (Model FLOPs utilization")
     assert "divided by the hardware's peak" in body["blocks"][0]["text"]["text"]
-    assert [c.method for c in fake.calls] == ["auth.test"]
+    assert [c.method for c in fake.calls] == ["auth.test", "users.info"]  # the learner's locale, once
 
 
 async def test_glossary_payload_is_looked_up_like_any_term(adapter: SlackAdapter) -> None:

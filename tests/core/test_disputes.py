@@ -179,8 +179,9 @@ async def test_a_dispute_survives_a_restart_and_its_buttons_still_work(settings,
 
 
 async def test_help_lists_audit_disputes(bot: StudyBot) -> None:
-    help_text = "\n".join(r.text for r in await bot.handle(Command("help", "", learner(), channel())))
-    assert "• /audit disputes: the cohort's open disputes, each settled with one press" in help_text
+    pages = await bot.handle(Command("help", "", learner(), channel()))  # /help takes as many messages as it needs
+    shown = "\n".join(p.text for p in pages)
+    assert "• /audit disputes: the cohort's open disputes, each settled with one press" in shown
 
 
 async def test_a_self_grade_cannot_undo_an_instructors_grade(bot: StudyBot) -> None:

@@ -204,9 +204,9 @@ async def test_unknown_command_and_lesson(bot) -> None:
 
 
 async def test_help_lists_commands_from_docstrings(bot) -> None:
-    text = "\n".join(reply.text for reply in await bot.handle(Command("help", "", learner(), channel())))
-    for name in ("/quiz", "/glossary", "/teachback", "/progress", "/leaderboard", "/results", "/forget"):
-        assert name in text
+    shown = "\n".join(r.text for r in await bot.handle(Command("help", "", learner(), channel())))
+    for name in ("/quiz", "/glossary", "/teachback", "/progress", "/leaderboard", "/results", "/forget", "/language"):
+        assert name in shown
 
 
 async def test_a_bug_gets_a_reference_id_and_the_log_gets_the_traceback(bot, caplog, monkeypatch) -> None:
