@@ -26,6 +26,7 @@ from worst_case import LONG_TERM, worst_case_pack
 
 from adapters.discord_app import DiscordAdapter
 from adapters.discord_settings import DiscordSettings
+from bot.core import i18n
 from bot.core.clock import FixedClock
 from bot.core.config import Secret, Settings
 from bot.runtime.app import StudyBot
@@ -161,7 +162,9 @@ def outcome(seen: Seen, handled: Callable[[Seen], bool]) -> str:
 
 
 def said(text: str) -> Callable[[Seen], bool]:
-    return lambda seen: any(text in t for t in seen.texts)
+    """The reply holds `text` in one of the shipped languages (a payload's locale chooses the reader's)."""
+    wordings = {i18n.translator(code).gettext(text) for code in i18n.SHIPPED} | {text}
+    return lambda seen: any(w in t for t in seen.texts for w in wordings)
 
 
 def discord_cases(world: World) -> dict[str, Callable[[], Awaitable[dict[str, Any]]]]:
@@ -311,7 +314,8 @@ def posted_by_an_instructor(seen: Seen) -> bool:
 def dm_answered(seen: Seen) -> bool:
     """A DM command: /help, or, from someone never seen in a server, the product's rule that a DM
     belongs to the cohort last used (nothing to use yet: "use studybot in your cohort's channel first")."""
-    return said("Commands:")(seen) or said("Use studybot in your cohort's channel first")(seen)
+    return said("Commands:")(seen) or said("Use studybot in your cohort's channel first; after that, direct "
+                                           "messages work too.")(seen)
 
 
 HANDLED: dict[str, Callable[[Seen], bool]] = {
