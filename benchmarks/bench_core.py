@@ -10,6 +10,7 @@ import sqlite3
 import statistics
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -161,6 +162,30 @@ async def bench_answers(learners: int = 500, rounds: int = 4) -> list[str]:
     ]
 
 
+def seed_answers(path: Path, week: str, answers: int, learners: int, rng: random.Random,
+                 answered_at: Callable[[random.Random], str], extra: Sequence[tuple[object, ...]] = ()) -> None:
+    """`answers` round answers (60% right) from `learners` learners of cohort slack/T1 written straight into
+    the database, with each learner's points on the weekly and all-time boards; `extra` answers besides."""
+    points = [0] * learners
+    rows = []
+    for n in range(answers):
+        who = rng.randrange(learners)
+        correct = rng.random() < 0.6
+        points[who] += correct
+        rows.append((who + 1, f"p{n}", "l", f"q{n % 500}", "round", int(correct), 1, int(correct), week,
+                     answered_at(rng)))
+    with sqlite3.connect(path) as c:
+        c.execute("PRAGMA synchronous = OFF")
+        c.executemany("INSERT INTO learners (id, platform, cohort, user_id, display_name, last_seen)"
+                      " VALUES (?, 'slack', 'T1', ?, ?, 'x')",
+                      ((i + 1, f"U{i}", f"learner {i}") for i in range(learners)))
+        c.executemany("INSERT INTO answers (learner_id, prompt_id, lesson_id, question_id, mode, correct, scored,"
+                      " points, week, answered_at) VALUES (?,?,?,?,?,?,?,?,?,?)", [*rows, *extra])
+        c.executemany("INSERT INTO weekly_scores (learner_id, week, platform, cohort, points)"
+                      " VALUES (?, ?, 'slack', 'T1', ?)", ((i + 1, week, p) for i, p in enumerate(points)))
+        c.executemany("UPDATE learners SET points = ? WHERE id = ?", ((p, i + 1) for i, p in enumerate(points)))
+
+
 async def bench_leaderboard(answers: int = 1_000_000, learners: int = 10_000) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "board.db"
@@ -169,25 +194,7 @@ async def bench_leaderboard(answers: int = 1_000_000, learners: int = 10_000) ->
         bot = await StudyBot.start(settings, clock)
         week = bot.ctx.week(Cohort("slack", "T1"))
         await bot.close()
-        rng = random.Random(3)
-        points = [0] * learners
-        with sqlite3.connect(path) as c:
-            c.execute("PRAGMA synchronous = OFF")
-            c.executemany("INSERT INTO learners (id, platform, cohort, user_id, display_name, last_seen)"
-                          " VALUES (?, 'slack', 'T1', ?, ?, 'x')",
-                          ((i + 1, f"U{i}", f"learner {i}") for i in range(learners)))
-            rows = []
-            for n in range(answers):
-                who = rng.randrange(learners)
-                correct = rng.random() < 0.6
-                points[who] += correct
-                rows.append((who + 1, f"p{n}", "l", f"q{n % 500}", "round", int(correct), 1, int(correct), week, "t"))
-            c.executemany("INSERT INTO answers (learner_id, prompt_id, lesson_id, question_id, mode, correct, scored,"
-                          " points, week, answered_at) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
-            c.executemany("INSERT INTO weekly_scores (learner_id, week, platform, cohort, points)"
-                          " VALUES (?, ?, 'slack', 'T1', ?)",
-                          ((i + 1, week, p) for i, p in enumerate(points)))
-            c.executemany("UPDATE learners SET points = ? WHERE id = ?", ((p, i + 1) for i, p in enumerate(points)))
+        seed_answers(path, week, answers, learners, random.Random(3), lambda rng: "t")
         bot = await StudyBot.start(settings, clock)
         top, rank, scan = [], [], []
         for i in range(50):
@@ -267,28 +274,10 @@ async def bench_teams_and_streaks(answers: int = 1_000_000, learners: int = 10_0
         bot = await StudyBot.start(settings, clock)
         week = bot.ctx.week(cohort)
         await bot.close()
-        rng = random.Random(7)
         now = clock.now()
-        points = [0] * learners
-        with sqlite3.connect(path) as c:
-            c.execute("PRAGMA synchronous = OFF")
-            c.executemany("INSERT INTO learners (id, platform, cohort, user_id, display_name, last_seen)"
-                          " VALUES (?, 'slack', 'T1', ?, ?, 'x')",
-                          ((i + 1, f"U{i}", f"learner {i}") for i in range(learners)))
-            rows = []
-            for n in range(answers):
-                who = rng.randrange(learners)
-                correct = rng.random() < 0.6
-                points[who] += correct
-                at = iso(now - timedelta(seconds=rng.uniform(0, days * 86400)))
-                rows.append((who + 1, f"p{n}", "l", f"q{n % 500}", "round", int(correct), 1, int(correct), week, at))
-            rows += [(1, f"daily{d}", "l", "q0", "review", 1, 0, 0, week, iso(now - timedelta(days=d)))
-                     for d in range(365)]
-            c.executemany("INSERT INTO answers (learner_id, prompt_id, lesson_id, question_id, mode, correct, scored,"
-                          " points, week, answered_at) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
-            c.executemany("INSERT INTO weekly_scores (learner_id, week, platform, cohort, points)"
-                          " VALUES (?, ?, 'slack', 'T1', ?)", ((i + 1, week, p) for i, p in enumerate(points)))
-            c.executemany("UPDATE learners SET points = ? WHERE id = ?", ((p, i + 1) for i, p in enumerate(points)))
+        daily = [(1, f"daily{d}", "l", "q0", "review", 1, 0, 0, week, iso(now - timedelta(days=d))) for d in range(365)]
+        seed_answers(path, week, answers, learners, random.Random(7),
+                     lambda rng: iso(now - timedelta(seconds=rng.uniform(0, days * 86400))), daily)
         bot = await StudyBot.start(settings, clock)
         board, all_time, streak_ms, progress = [], [], [], []
         for i in range(30):

@@ -115,17 +115,22 @@ def timed(runs: int, fn) -> list[float]:
     return [fn() for _ in range(runs)]
 
 
+async def seeded(root: Path, learners: int = LEARNERS) -> tuple[Settings, FixedClock]:
+    """A generated library under `root` and a database filled for it (`fill`), ready for a bot to start on."""
+    write_library(root / "content")
+    clock = FixedClock()
+    settings = Settings(db_path=root / "insights.db", content_dir=root / "content", results_dir=root / "r")
+    bot = await StudyBot.start(settings, clock)
+    questions = [(q.lesson_id, q.id, q.kind) for q in bot.library.questions.values()]
+    prompts = [(p.lesson_id, p.id) for p in bot.library.prompts.values()]
+    await bot.close()
+    fill(settings.db_path, clock, questions, prompts, learners)
+    return settings, clock
+
+
 async def bench_insights() -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        write_library(root / "content")
-        clock = FixedClock()
-        settings = Settings(db_path=root / "insights.db", content_dir=root / "content", results_dir=root / "r")
-        bot = await StudyBot.start(settings, clock)
-        questions = [(q.lesson_id, q.id, q.kind) for q in bot.library.questions.values()]
-        prompts = [(p.lesson_id, p.id) for p in bot.library.prompts.values()]
-        await bot.close()
-        fill(settings.db_path, clock, questions, prompts)
+        settings, clock = await seeded(Path(tmp))
         bot = await StudyBot.start(settings, clock)
         teacher, place = Actor("slack", "T1", "UTEACH", "Teacher", True), Place("slack", "T1", "C1")
         view, export, sizes = [], [], []
@@ -138,7 +143,7 @@ async def bench_insights() -> list[str]:
             replies = await bot.handle(Command("insights", "export", teacher, place))
             export.append(time.perf_counter() - started)
             sizes = [len(r.file.content) for r in replies if r.file]
-        answers = await bot.store.count("answers")
+        answers, questions = await bot.store.count("answers"), len(bot.library.questions)
         await bot.close()
         with sqlite3.connect(settings.db_path) as c:
             def bare() -> float:
@@ -150,7 +155,7 @@ async def bench_insights() -> list[str]:
             baseline = timed(20, bare)
     med = statistics.median
     return [
-        f"insights: {LEARNERS:,} learners, {answers:,} answers, {ATTEMPTS:,} teach-backs, {len(questions)} questions",
+        f"insights: {LEARNERS:,} learners, {answers:,} answers, {ATTEMPTS:,} teach-backs, {questions} questions",
         f"  /insights {med(view):.0f} ms {goal('< 200 ms', med(view) < 200)} vs bare SQL, the per-question figures"
         f" alone in two plain GROUP BY queries, {med(baseline):.0f} ms (ratio {med(view) / med(baseline):.2f})",
         f"  /insights export {med(export):.2f} s {goal('< 2 s', med(export) < 2)}: CSV {sizes[0] / 1e6:.1f} MB,"
@@ -171,15 +176,7 @@ async def bench_export_stall(learners: int = STALL_LEARNERS) -> list[str]:
     """/insights export of a cohort of `learners` x 100 answers, with a loop-lag probe beside it: the
     longest the event loop stalled (a press arriving then waits that long to be read)."""
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        write_library(root / "content")
-        clock = FixedClock()
-        settings = Settings(db_path=root / "insights.db", content_dir=root / "content", results_dir=root / "r")
-        bot = await StudyBot.start(settings, clock)
-        questions = [(q.lesson_id, q.id, q.kind) for q in bot.library.questions.values()]
-        prompts = [(p.lesson_id, p.id) for p in bot.library.prompts.values()]
-        await bot.close()
-        fill(settings.db_path, clock, questions, prompts, learners)
+        settings, clock = await seeded(Path(tmp), learners)
         bot = await StudyBot.start(settings, clock)
         try:
             teacher, place = Actor("slack", "T1", "UTEACH", "Teacher", True), Place("slack", "T1", "C1")
